@@ -1,0 +1,65 @@
+"""Typed, range-checked graph parameters built from a plain mapping."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar, get_type_hints
+
+P = TypeVar("P")
+
+
+class ConfigError(ValueError):
+    """Bad user input; the message is one line naming the key and the valid choices."""
+
+
+def bounded(default: Any, low: float | None = None, high: float | None = None, **kw: Any) -> Any:
+    """A dataclass field whose value (or every value of a mapping) must lie in [low, high]."""
+    if isinstance(default, dict):
+        return dataclasses.field(default_factory=lambda: dict(default), metadata={"range": (low, high)}, **kw)
+    return dataclasses.field(default=default, metadata={"range": (low, high)}, **kw)
+
+
+def _check(key: str, value: Any, hint: Any, bounds: tuple[float | None, float | None] | None) -> Any:
+    origin = getattr(hint, "__origin__", hint)
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{key} must be a mapping, got {value!r}")
+        return {k: _check(f"{key}.{k}", v, hint.__args__[1], bounds) for k, v in value.items()}
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key} must be true or false, got {value!r}")
+        return value
+    if hint in (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (hint is int and value != int(value)):
+            raise ConfigError(f"{key} must be {'an integer' if hint is int else 'a number'}, got {value!r}")
+        value = hint(value)
+        low, high = bounds or (None, None)
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ConfigError(f"{key}={value} is out of range; valid range: [{low}, {high}]")
+        return value
+    if hint is str:
+        return str(value)
+    return value
+
+
+def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
+    """Builds dataclass ``cls`` from ``values``, rejecting unknown keys and out-of-range numbers.
+
+    Raises:
+        ConfigError: naming ``prefix.key`` and the valid keys or range.
+    """
+    hints = get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise ConfigError(f"unknown key {prefix}.{unknown[0]}; valid keys: {', '.join(sorted(fields))}")
+    kwargs = {
+        name: _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
+        for name in fields
+        if name in values
+    }
+    params = cls(**kwargs)
+    if hasattr(params, "validate"):
+        params.validate()
+    return params

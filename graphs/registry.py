@@ -1,0 +1,68 @@
+"""The graph registry: each graph module registers one GraphSpec under its config name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sim.registry import Registry
+from sim.termination import TerminationReason
+
+
+@dataclass
+class EpisodeOutcome:
+    """What an episode's final state means to the harness.
+
+    Attributes:
+        termination: Why the episode ended.
+        metrics: Episode-level numbers (rounds, depth, jaccard_agreement, ...).
+        per_round: One dict of numbers per round, in order.
+        transcript: Turns as {round, role, speaker, text}; role "participant"
+            marks the answers whose agreement is measured.
+        artifacts: Text outputs such as a markdown report.
+    """
+
+    termination: TerminationReason
+    metrics: dict[str, float]
+    per_round: list[dict[str, Any]] = field(default_factory=list)
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """How the harness builds, starts and reads one graph.
+
+    Attributes:
+        name: Config name (``graph=NAME``).
+        params_type: Dataclass of the graph's thresholds.
+        build: ``build(deps, params)`` -> compiled LangGraph graph.
+        initial_state: ``initial_state(scenario, params)`` -> input state.
+        outcome: ``outcome(final_state, params)`` -> EpisodeOutcome.
+        recursion_limit: ``recursion_limit(params)`` -> LangGraph recursion limit.
+        validate_scenario: Raises ConfigError for a malformed scenario mapping.
+    """
+
+    name: str
+    params_type: type
+    build: Callable[[Any, Any], Any]
+    initial_state: Callable[[dict[str, Any], Any], dict[str, Any]]
+    outcome: Callable[[dict[str, Any], Any], EpisodeOutcome]
+    recursion_limit: Callable[[Any], int]
+    validate_scenario: Callable[[dict[str, Any]], None]
+
+
+GRAPHS: Registry[GraphSpec] = Registry("graph")
+
+
+def graph(spec: GraphSpec) -> GraphSpec:
+    """Registers a GraphSpec under its name; a second spec with the same name raises."""
+    return GRAPHS.register(spec.name)(spec)
+
+
+def load_all() -> Registry[GraphSpec]:
+    """Imports every graph package so that each registers itself."""
+    import graphs.socratic_panel  # noqa: F401
+
+    return GRAPHS

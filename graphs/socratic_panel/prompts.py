@@ -1,0 +1,54 @@
+"""Prompts the Socratic panel sends to its moderator and experts.
+
+The labelled lines ("Question type:", "Target assumption:") are instructions a
+real LLM reads; scripted models parse the same lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+MODERATOR_SYSTEM = (
+    "You are the moderator of a Socratic panel. You ask one probing question per round, "
+    "never answer it yourself, and aim at the assumptions beneath the experts' positions."
+)
+EXPERT_SYSTEM = (
+    "You are {name}, a {role}, on a Socratic expert panel. Answer the moderator in a few sentences: "
+    "state your position, name the assumptions it rests on (say 'rests on the assumption that ...'), "
+    "and cite evidence with its design, sample and year, saying which assumption it bears on."
+)
+
+
+def moderator_prompt(
+    *, query: str, round_num: int, question_type: str, target: str | None, depth: int, agreement: float,
+    evidence_gaps: Sequence[str],
+) -> list[BaseMessage]:
+    lines = [
+        f"Panel query: {query}",
+        f"Round: {round_num}",
+        f"Question type: {question_type}",
+        f"Target assumption: {target or 'none'}",
+        f"Depth so far: {depth}",
+        f"Agreement so far: {agreement:.2f}",
+        f"Evidence gaps: {'; '.join(evidence_gaps) or 'none'}",
+        "Write one Socratic question of this type for the panel. Reply with the question only.",
+    ]
+    return [SystemMessage(MODERATOR_SYSTEM), HumanMessage("\n".join(lines))]
+
+
+def expert_prompt(
+    *, name: str, role: str, query: str, round_num: int, question: str, previous: Sequence[tuple[str, str]],
+    earlier: Sequence[tuple[str, str]],
+) -> list[BaseMessage]:
+    lines = [f"Panel query: {query}"]
+    if previous:
+        lines.append("Answers in the previous round:")
+        lines += [f"[{speaker}] {text}" for speaker, text in previous]
+    lines.append(f"Round {round_num} question: {question}")
+    if earlier:
+        lines.append("Earlier answers this round:")
+        lines += [f"[{speaker}] {text}" for speaker, text in earlier]
+    lines.append("Your answer:")
+    return [SystemMessage(EXPERT_SYSTEM.format(name=name, role=role)), HumanMessage("\n".join(lines))]

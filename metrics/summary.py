@@ -1,0 +1,131 @@
+"""The aggregate metrics of a graph run, named as in DESIGN.md."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from metrics import METRICS, MetricFn, Record, metric
+from metrics.stats import mean, percentile, wilson_interval
+from sim.termination import TerminationReason
+
+
+def _ok(records: Sequence[Record]) -> list[Record]:
+    return [r for r in records if r["termination_reason"] != TerminationReason.ERROR.value]
+
+
+@metric("convergence")
+def convergence() -> MetricFn:
+    """Convergence rate over all episodes (errors count as not converged), 95% Wilson interval, error rate."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        n = len(records)
+        k = sum(r["termination_reason"] == TerminationReason.CONVERGED.value for r in records)
+        low, high = wilson_interval(k, n)
+        errors = sum(r["termination_reason"] == TerminationReason.ERROR.value for r in records)
+        return {
+            "episodes": n,
+            "convergence_rate": k / n if n else float("nan"),
+            "convergence_rate_ci95_low": low,
+            "convergence_rate_ci95_high": high,
+            "error_rate": errors / n if n else float("nan"),
+        }
+
+    return compute
+
+
+@metric("termination")
+def termination() -> MetricFn:
+    """Share of episodes per termination reason; every reason appears, so columns line up across runs."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        n = len(records) or 1
+        return {
+            f"termination/{reason.value}": sum(r["termination_reason"] == reason.value for r in records) / n
+            for reason in TerminationReason
+        }
+
+    return compute
+
+
+@metric("episode_means")
+def episode_means(keys: dict[str, str] | None = None) -> MetricFn:
+    """Means of episode-level metrics over episodes that did not error (NaN when none)."""
+    keys = keys or {
+        "rounds": "rounds_mean",
+        "depth": "depth_mean",
+        "jaccard_agreement": "jaccard_agreement_mean",
+        "embedding_agreement": "embedding_agreement_mean",
+        "critic_loops": "critic_loops_mean",
+        "reevaluations": "reevaluations_mean",
+    }
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        ok = _ok(records)
+        out = {}
+        for key, name in keys.items():
+            values = [r["metrics"][key] for r in ok if r["metrics"].get(key) is not None]
+            values = [v for v in values if v == v]  # drop NaN
+            if values:
+                out[name] = mean(values)
+        if any("critic_loops" in r["metrics"] for r in ok):
+            out["critic_loops_max"] = float(max(r["metrics"].get("critic_loops", 0) for r in ok))
+        return out
+
+    return compute
+
+
+@metric("timings")
+def timings() -> MetricFn:
+    """Episode wall-time percentiles and the median time of one run of each node."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        out = {
+            "episode_seconds_p50": percentile([r["timings"]["episode_seconds"] for r in records], 50),
+            "episode_seconds_p95": percentile([r["timings"]["episode_seconds"] for r in records], 95),
+        }
+        nodes: dict[str, list[float]] = {}
+        for r in records:
+            for node, seconds in r["timings"]["node_seconds"].items():
+                nodes.setdefault(node, []).extend(seconds)
+        out |= {f"node_seconds_p50/{node}": percentile(times, 50) for node, times in sorted(nodes.items())}
+        return out
+
+    return compute
+
+
+@metric("usage")
+def usage() -> MetricFn:
+    """Mean model calls and tokens per episode."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        return {
+            "llm_calls_mean": mean([r["usage"]["llm_calls"] for r in records]),
+            "tokens_total_mean": mean([r["usage"]["tokens_total"] for r in records]),
+        }
+
+    return compute
+
+
+def aggregate(records: Sequence[Record], names: Sequence[str] | None = None) -> dict[str, float]:
+    """Runs the named metrics (all registered ones by default) and merges their outputs."""
+    out: dict[str, float] = {}
+    for name in names or METRICS.names():
+        out |= METRICS.get(name)()(records)
+    return out
+
+
+def per_round_means(records: Sequence[Record]) -> list[dict[str, float]]:
+    """Mean of each numeric per-round value across episodes, by round index (for step plots)."""
+    rounds: dict[int, dict[str, list[float]]] = {}
+    for r in _ok(records):
+        for i, entry in enumerate(r["per_round"]):
+            for key, value in entry.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "round" and value == value:
+                    rounds.setdefault(i, {}).setdefault(key, []).append(float(value))
+                elif isinstance(value, bool):
+                    rounds.setdefault(i, {}).setdefault(key, []).append(float(value))
+    return [{k: mean(v) for k, v in rounds[i].items()} | {"episodes": len(next(iter(rounds[i].values())))}
+            for i in sorted(rounds)]
+
+

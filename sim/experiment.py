@@ -1,0 +1,130 @@
+"""The experiment driver: every selected graph, N seeded episodes, metrics, outputs, tracking."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+import metrics.summary  # noqa: F401 - registers the aggregate metrics
+from metrics.embedding import Embed, embedding_agreement
+from metrics.summary import aggregate, per_round_means
+from sim.config import GraphRun, RunConfig, flatten
+from sim.episode import EpisodePlan, episode_seed, run_episode
+from sim.plots import by_round_figure
+from sim.tracking import Tracker
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinities become null so the files are strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".partial")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _jsonl(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(_json_safe(r), sort_keys=True) + "\n" for r in records)
+
+
+def run_graph(run: GraphRun, cfg: RunConfig) -> list[dict[str, Any]]:
+    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios."""
+    plans = [
+        EpisodePlan(run.spec.name, i, episode_seed(cfg.seed, run.spec.name, i), run.scenarios[i % len(run.scenarios)],
+                    cfg.participants, cfg.failure_rate)
+        for i in range(cfg.episodes)
+    ]
+    bar = tqdm(plans, desc=run.spec.name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
+    records = []
+    for plan in bar:
+        records.append(run_episode(run.spec, run.params, plan))
+        done = [r["termination_reason"] == "converged" for r in records]
+        bar.set_postfix(converged=f"{sum(done) / len(done):.0%}", errors=sum(r["termination_reason"] == "error" for r in records))
+    return records
+
+
+def add_embedding_agreement(records: list[dict[str, Any]], embed: Embed) -> None:
+    """Stores each round's embedding agreement in ``per_round`` and the last round's in ``metrics``."""
+    for record, by_round in zip(records, embedding_agreement(records, embed)):
+        if not by_round or not record["per_round"]:
+            continue
+        for entry, value in zip(record["per_round"], by_round):
+            entry["embedding_agreement"] = value
+        record["metrics"]["embedding_agreement"] = by_round[-1]
+
+
+def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Runs every graph of ``cfg`` and writes ``episodes.jsonl`` and ``summary.json`` into ``cfg.out_dir``.
+
+    ``summary.json`` is written last, so its presence means the run finished.
+    """
+    if embed is None:
+        from sim.embedding import embed
+    cfg.out_dir.mkdir(parents=True, exist_ok=True)
+    tracker = Tracker(cfg.tracking)
+    summary: dict[str, Any] = {"graphs": {}}
+    all_records: list[dict[str, Any]] = []
+    for run in cfg.graphs:
+        name = run.spec.name
+        tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes)}
+        with tracker.run(name, tags) as log:
+            t0 = time.perf_counter()
+            records = run_graph(run, cfg)
+            t1 = time.perf_counter()
+            add_embedding_agreement(records, embed)
+            values = aggregate(records)
+            by_round = per_round_means(records)
+            t2 = time.perf_counter()
+            graph_dir = cfg.out_dir / name
+            graph_dir.mkdir(exist_ok=True)
+            (graph_dir / "episodes.jsonl").write_text(_jsonl(records))
+            figure = by_round_figure(records, by_round, f"{name}: agreement and convergence by round",
+                                     graph_dir / "by_round.png")
+            (graph_dir / "config.json").write_text(json.dumps(cfg.resolved | {"graph": {"name": name, **run.raw}}, indent=2))
+            entry = {"metrics": _json_safe(values), "mlflow_run_id": log.run_id}
+            (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
+            log.params(flatten(cfg.resolved | {"graph": {"name": name, **run.raw}}))
+            log.metrics(values)
+            log.metric_steps(by_round, "by_round")
+            for path in (graph_dir / "episodes.jsonl", figure, graph_dir / "config.json", graph_dir / "summary.json"):
+                log.artifact(path)
+            t3 = time.perf_counter()
+        entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs_and_tracking": t3 - t2}
+        summary["graphs"][name] = entry
+        all_records += records
+        total = t3 - t0
+        echo(
+            f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
+            f"outputs+tracking {t3 - t2:.1f}s"
+        )
+    _write_atomic(cfg.out_dir / "episodes.jsonl", _jsonl(all_records))
+    _write_atomic(cfg.out_dir / "summary.json", json.dumps(summary, indent=2))
+    return summary
+
+
+TABLE_KEYS = ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "rounds_mean",
+              "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean", "error_rate", "episode_seconds_p50")
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """A fixed-width table of the headline metrics, one row per graph."""
+    header = ["graph", *TABLE_KEYS]
+    rows = [[name, *(entry["metrics"].get(k) for k in TABLE_KEYS)] for name, entry in summary["graphs"].items()]
+    cells = [header] + [[r[0]] + ["-" if v is None else f"{v:.3g}" for v in r[1:]] for r in rows]
+    widths = [max(len(str(row[i])) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) for row in cells)

@@ -1,0 +1,44 @@
+"""Scenarios (personas, claims, evidence) are data under ``datasets/<graph>/scenarios/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from graphs.params import ConfigError
+from graphs.registry import GraphSpec
+
+
+def scenario_paths(datasets: Path, graph: str) -> dict[str, Path]:
+    return {p.stem: p for p in sorted((datasets / graph / "scenarios").glob("*.yaml"))}
+
+
+def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
+    """Reads and validates one scenario file; any problem is a ConfigError naming the file."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"malformed scenario file {path}: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"malformed scenario file {path}: expected a mapping at the top level")
+    try:
+        spec.validate_scenario(data)
+    except ConfigError as exc:
+        raise ConfigError(f"malformed scenario file {path}: {exc}") from exc
+    if data["name"] != path.stem:
+        raise ConfigError(f"malformed scenario file {path}: name {data['name']!r} differs from the file name")
+    return data
+
+
+def load_scenarios(datasets: Path, spec: GraphSpec, select: str) -> list[dict[str, Any]]:
+    """All scenarios of a graph (``select='all'``) or the comma-separated names in ``select``."""
+    paths = scenario_paths(datasets, spec.name)
+    if not paths:
+        raise ConfigError(f"no scenarios for graph {spec.name} under {datasets / spec.name / 'scenarios'}")
+    names = list(paths) if select == "all" else [s.strip() for s in select.split(",")]
+    for name in names:
+        if name not in paths:
+            raise ConfigError(f"unknown scenario={name!r} for graph {spec.name}; valid choices: all, {', '.join(paths)}")
+    return [load_scenario(paths[name], spec) for name in names]

@@ -1,0 +1,1 @@
+"""Deterministic, seeded, offline stand-ins for participants and system roles."""

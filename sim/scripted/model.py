@@ -1,0 +1,50 @@
+"""A langchain-core chat model whose replies come from a seeded Python policy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+Policy = Callable[[list[BaseMessage]], str]
+
+
+def count_tokens(text: str) -> int:
+    """Whitespace tokens: the scripted model's stand-in for a tokenizer."""
+    return len(text.split())
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Chat model that answers with ``policy(messages)``.
+
+    The policy sees exactly what an LLM would see (the messages) and returns
+    natural-language text, so the graph must parse its output like any model's.
+    Usage metadata counts whitespace tokens so accounting works the same way.
+    """
+
+    policy: Any
+    role: str = "scripted"
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = self.policy(messages)
+        n_in = sum(count_tokens(str(m.content)) for m in messages)
+        n_out = count_tokens(text)
+        message = AIMessage(
+            content=text,
+            usage_metadata={"input_tokens": n_in, "output_tokens": n_out, "total_tokens": n_in + n_out},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,127 @@
+"""MLflow tracking: one run per graph run, batched logging, runs never left RUNNING."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from sim.config import PROJECT_ROOT, TrackingConfig
+
+_PARAM_BATCH = 100
+_METRIC_BATCH = 1000
+
+
+class RunLog(Protocol):
+    run_id: str | None
+
+    def params(self, values: dict[str, Any]) -> None: ...
+    def metrics(self, values: dict[str, float], step: int = 0) -> None: ...
+    def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None: ...
+    def artifact(self, path: Path) -> None: ...
+
+
+class NullRun:
+    """What ``tracking=none`` gives: every call does nothing."""
+
+    run_id = None
+
+    def params(self, values: dict[str, Any]) -> None: ...
+    def metrics(self, values: dict[str, float], step: int = 0) -> None: ...
+    def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None: ...
+    def artifact(self, path: Path) -> None: ...
+
+
+class MlflowRun:
+    """One MLflow run written through ``MlflowClient.log_batch``."""
+
+    def __init__(self, client: Any, run_id: str) -> None:
+        self.client = client
+        self.run_id = run_id
+
+    def params(self, values: dict[str, Any]) -> None:
+        from mlflow.entities import Param
+
+        items = [Param(k, str(v)[:6000]) for k, v in sorted(values.items())]
+        for i in range(0, len(items), _PARAM_BATCH):
+            self.client.log_batch(self.run_id, params=items[i : i + _PARAM_BATCH])
+
+    def _log(self, rows: list[tuple[str, float, int]]) -> None:
+        from mlflow.entities import Metric
+
+        now = int(time.time() * 1000)
+        items = [Metric(k, float(v), now, step) for k, v, step in rows if v is not None and math.isfinite(v)]
+        for i in range(0, len(items), _METRIC_BATCH):
+            self.client.log_batch(self.run_id, metrics=items[i : i + _METRIC_BATCH])
+
+    def metrics(self, values: dict[str, float], step: int = 0) -> None:
+        self._log([(k, v, step) for k, v in values.items()])
+
+    def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None:
+        """Logs row i's values as ``prefix/<key>`` at step i + 1 (round numbers), in one batch."""
+        self._log([(f"{prefix}/{k}", v, i + 1) for i, row in enumerate(rows) for k, v in row.items()])
+
+    def artifact(self, path: Path) -> None:
+        self.client.log_artifact(self.run_id, str(path))
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _artifact_root(uri: str) -> str | None:
+    """Artifacts of an SQLite store sit beside its database file, not in the working directory."""
+    if uri.startswith("sqlite:///"):
+        db = Path(uri.removeprefix("sqlite:///"))
+        db.parent.mkdir(parents=True, exist_ok=True)
+        return (db.parent / "mlartifacts").resolve().as_uri()
+    return None
+
+
+class Tracker:
+    """Opens one run per graph; ``enabled=False`` gives NullRun."""
+
+    def __init__(self, config: TrackingConfig) -> None:
+        self.config = config
+        self._client = None
+        self._experiment_id: str | None = None
+
+    def _connect(self) -> tuple[Any, str]:
+        if self._client is None:
+            from mlflow.tracking import MlflowClient
+
+            artifact_root = _artifact_root(self.config.uri)
+            client = MlflowClient(tracking_uri=self.config.uri)
+            experiment = client.get_experiment_by_name(self.config.experiment)
+            self._experiment_id = (
+                experiment.experiment_id if experiment
+                else client.create_experiment(self.config.experiment, artifact_location=artifact_root)
+            )
+            self._client = client
+        return self._client, self._experiment_id
+
+    @contextmanager
+    def run(self, name: str, tags: dict[str, str]) -> Iterator[RunLog]:
+        """A run that ends FINISHED, FAILED on an exception, or KILLED on Ctrl-C."""
+        if not self.config.enabled:
+            yield NullRun()
+            return
+        client, experiment_id = self._connect()
+        run = client.create_run(experiment_id, run_name=name, tags={"git_commit": git_commit(), **tags})
+        try:
+            yield MlflowRun(client, run.info.run_id)
+        except KeyboardInterrupt:
+            client.set_terminated(run.info.run_id, "KILLED")
+            raise
+        except BaseException:
+            client.set_terminated(run.info.run_id, "FAILED")
+            raise
+        client.set_terminated(run.info.run_id, "FINISHED")

@@ -1,0 +1,44 @@
+"""Shared fixtures: a tiny mock scenario and the repo's paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def tiny_scenario() -> dict:
+    """Two experts, one short chain each; small enough to reason about by hand."""
+    return {
+        "name": "tiny",
+        "query": "Should the bakery open on sundays?",
+        "claims": [
+            {"id": "c1", "text": "sunday trade will cover its extra wages"},
+            {"id": "c2", "text": "regular customers will come on sundays"},
+            {"id": "c3", "text": "staff will accept weekend shifts"},
+        ],
+        "assumptions": [
+            {"id": "a1", "text": "tourists walk past the shop on sundays", "parent": None, "claim": "c1"},
+            {"id": "a2", "text": "the market square draws weekend visitors", "parent": "a1", "claim": None},
+            {"id": "a3", "text": "families shop together at weekends", "parent": None, "claim": "c2"},
+        ],
+        "evidence": [
+            {"id": "e1", "assumption": "a1", "finding": "footfall doubled on sundays", "citation": "Town Council",
+             "year": 2022, "source_type": "observational", "strength": "high", "bias_risk": "low",
+             "sample_size": 5200, "unit": "passers-by"},
+            {"id": "e2", "assumption": "a3", "finding": "families made most weekend purchases", "citation": "Baker et al.",
+             "year": 2020, "source_type": "study", "strength": "low", "bias_risk": "high", "sample_size": 25,
+             "unit": "households"},
+        ],
+        "experts": [
+            {"id": "owner", "name": "Ada Brot", "role": "bakery owner", "stubbornness": 0.2, "persuadability": 0.8,
+             "openness": 0.9, "verbosity": 0.9, "claims": ["c1", "c2"], "assumptions": ["a1"], "rejects": [],
+             "evidence": ["e1"]},
+            {"id": "accountant", "name": "Ben Zahl", "role": "accountant", "stubbornness": 0.5, "persuadability": 0.5,
+             "openness": 0.7, "verbosity": 0.8, "claims": ["c1", "c3"], "assumptions": ["a3"], "rejects": ["a1"],
+             "evidence": ["e2"]},
+        ],
+    }

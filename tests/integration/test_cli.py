@@ -1,0 +1,101 @@
+"""The console script end to end: outputs on disk, the run read back from MLflow, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "MLFLOW_API_KEY": "do-not-log-me"}
+    return subprocess.run(
+        [str(BIN), f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}", "progress=false",
+         *args],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def panel_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli")
+    proc = _run(tmp, "graph=socratic_panel", "episodes=6", "seed=3", "+llm.api_key=sk-secret-value")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp, proc
+
+
+def test_outputs_and_mlflow_run(panel_run):
+    from mlflow.tracking import MlflowClient
+
+    tmp, proc = panel_run
+    summary = json.loads((tmp / "run" / "summary.json").read_text())
+    entry = summary["graphs"]["socratic_panel"]
+    metrics = entry["metrics"]
+    for name in ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "error_rate",
+                 "rounds_mean", "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean",
+                 "episode_seconds_p50", "episode_seconds_p95", "llm_calls_mean", "tokens_total_mean",
+                 "termination/converged", "termination/max_rounds", "termination/error"):
+        assert name in metrics, name
+    assert metrics["episodes"] == 6
+    assert any(k.startswith("node_seconds_p50/") for k in metrics)
+    assert metrics["convergence_rate_ci95_low"] <= metrics["convergence_rate"] <= metrics["convergence_rate_ci95_high"]
+
+    lines = (tmp / "run" / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    record = json.loads(lines[0])
+    for key in ("graph", "episode", "seed", "termination_reason", "metrics", "timings", "transcript"):
+        assert key in record
+
+    client = MlflowClient(f"sqlite:///{tmp / 'ml.db'}")
+    run = client.get_run(entry["mlflow_run_id"])
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["graph"] == "socratic_panel" and run.data.tags["seed"] == "3"
+    assert run.data.metrics["convergence_rate"] == pytest.approx(metrics["convergence_rate"])
+    assert run.data.params["graph.convergence_threshold"] == "0.8"
+    assert run.data.params["llm.api_key"] == "***REDACTED***"
+    history = client.get_metric_history(run.info.run_id, "by_round/jaccard_agreement")
+    assert [m.step for m in history][:3] == [1, 2, 3]
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"episodes.jsonl", "summary.json", "config.json", "by_round.png"} <= artifacts
+
+
+def test_secrets_never_reach_outputs(panel_run):
+    tmp, _ = panel_run
+    for path in (tmp / "run").rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".jsonl", ".yaml", ".log"):
+            assert "sk-secret-value" not in path.read_text(), path
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["graph=nope"], "graph='nope'; valid choices: all, socratic_panel"),
+        (["participants=robots"], "participants='robots'; valid choices:"),
+        (["graph=socratic_panel", "scenario=atlantis"], "scenario='atlantis' for graph socratic_panel; valid choices: all,"),
+        (["graph=socratic_panel", "graph.convergence_threshold=1.5"], "graph.convergence_threshold=1.5 is out of range"),
+        (["episodes=0"], "episodes=0 is invalid"),
+        (["graph=socratic_panel", "+graph.bogus=1"], "unknown key graph.bogus; valid keys:"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_no_run(tmp_path, args, fragment):
+    proc = _run(tmp_path, *args)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert not (tmp_path / "run").exists()
+    assert not (tmp_path / "ml.db").exists()
+
+
+def test_malformed_scenario_file_is_named(tmp_path):
+    datasets = tmp_path / "datasets" / "socratic_panel" / "scenarios"
+    datasets.mkdir(parents=True)
+    (datasets / "broken.yaml").write_text("name: broken\nquery: [unclosed\n")
+    proc = _run(tmp_path, "graph=socratic_panel", f"datasets_dir={tmp_path / 'datasets'}")
+    assert proc.returncode == 2
+    assert "broken.yaml" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
