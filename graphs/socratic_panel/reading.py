@@ -22,9 +22,11 @@ _ASSUMPTION = re.compile(
     r" (?:the (?:\w+ )*?assumption )?that " + _CLAUSE.format(name="text") + r"\s*[.!]?$",
     re.IGNORECASE,
 )
-_REJECT = re.compile(r"(?:do not|don't|cannot|can't) accept the assumption that " + _CLAUSE.format(name="text"), re.I)
+_END = r"\s*[.!]?$"
+_REJECT = re.compile(r"(?:do not|don't|cannot|can't) accept the assumption that " + _CLAUSE.format(name="text") + _END, re.I)
 _ACCEPT = re.compile(
-    r"(?:now accept|withdraw my objection to|am persuaded by) the assumption that " + _CLAUSE.format(name="text"), re.I
+    r"(?:now accept|withdraw my objection to|am persuaded by) the assumption that " + _CLAUSE.format(name="text") + _END,
+    re.I,
 )
 _BEARS_ON = re.compile(r"bears on the assumption that " + _CLAUSE.format(name="text") + r"\s*[.!]?$", re.I)
 _SAMPLE = re.compile(r"\bof (?P<n>\d[\d,]*) (?:[a-z-]+ )?[a-z]+", re.I)

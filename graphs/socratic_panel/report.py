@@ -17,20 +17,20 @@ def _level(score: float) -> str:
 def choose_target(question_type: str, assumptions: Sequence[Assumption], evidence_map: Mapping[str, list]) -> str | None:
     """The assumption a question aims at, or None for open questions.
 
-    Assumption questions dig beneath the newest leaf; evidence questions ask about
-    the deepest assumption with no evidence; perspective questions take up a
-    contested assumption.
+    Assumption questions dig beneath the newest leaf; evidence and perspective
+    questions take up a contested assumption first (evidence settles disputes),
+    else evidence questions ask about the deepest assumption with no evidence.
     """
+    contested = [a for a in assumptions if a["contradictions"] and not a["contradiction_resolved"]]
     if question_type == "assumption":
         parents = {p for a in assumptions for p in a["related_assumptions"]}
         leaves = [a for a in assumptions if a["id"] not in parents]
         return leaves[-1]["text"] if leaves else None
+    if question_type in ("evidence", "perspective") and contested:
+        return contested[0]["text"]
     if question_type == "evidence":
         bare = [a for a in assumptions if not evidence_map.get(a["id"])]
         return max(bare, key=lambda a: a["depth_layer"])["text"] if bare else None
-    if question_type == "perspective":
-        contested = [a for a in assumptions if a["contradictions"] and not a["contradiction_resolved"]]
-        return contested[0]["text"] if contested else None
     return None
 
 

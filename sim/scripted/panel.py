@@ -178,15 +178,28 @@ class ScriptedExpert:
         return []
 
     def _object(self, peers: str, qtype: str) -> list[str]:
+        """Objects to contested assumptions once peers voice them; evidence on them wins the objector over."""
         out = []
         for aid, state in self.objections.items():
             text = self.assumptions[aid]["text"]
             if state == "silent" and text in peers:
                 self.objections[aid] = "objecting"
                 out.append(f"I do not accept the assumption that {text}.")
-            elif state == "objecting" and self.rng.random() < self._yield * _MOVE[qtype]:
-                self.objections[aid] = "accepted"
-                out.append(f"On reflection I now accept the assumption that {text}.")
+            elif state == "objecting":
+                cited = peers.count(f"bears on the assumption that {text}")
+                if self.rng.random() < self._yield * _MOVE[qtype] + 0.25 * cited:
+                    self.objections[aid] = "accepted"
+                    out.append(f"On reflection I now accept the assumption that {text}.")
+        return out
+
+    def _defend(self, peers: str) -> list[str]:
+        """Answers a peer's objection to one of my revealed assumptions with my evidence on it."""
+        out = []
+        for root, chain in self.chains.items():
+            for aid in chain[: self.revealed[root]]:
+                text = self.assumptions[aid]["text"]
+                if f"not accept the assumption that {text}" in peers:
+                    out += [self._evidence_sentence(e, text) for e in self.evidence if e["assumption"] == aid]
         return out
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
@@ -205,6 +218,7 @@ class ScriptedExpert:
             for c in self.claims
         ]
         parts += self._object(peers, qtype)
+        parts += self._defend(peers)
         parts += self._dig(qtype, question)
         if self.persona["verbosity"] < 0.4 and len(parts) > 3:
             parts = parts[:3]
@@ -242,6 +256,16 @@ class ScriptedModerator:
     """Phrases the question the graph asked for, from the labelled lines of its prompt."""
 
     rng: random.Random
+
+    def _defend(self, peers: str) -> list[str]:
+        """Answers a peer's objection to one of my revealed assumptions with my evidence on it."""
+        out = []
+        for root, chain in self.chains.items():
+            for aid in chain[: self.revealed[root]]:
+                text = self.assumptions[aid]["text"]
+                if f"not accept the assumption that {text}" in peers:
+                    out += [self._evidence_sentence(e, text) for e in self.evidence if e["assumption"] == aid]
+        return out
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = _last_human(messages)
