@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any, TypeVar, get_type_hints
 
@@ -31,6 +32,8 @@ def _check(key: str, value: Any, hint: Any, bounds: tuple[float | None, float | 
             raise ConfigError(f"{key} must be true or false, got {value!r}")
         return value
     if hint in (int, float):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{key} must be a finite number, got {value!r}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (hint is int and value != int(value)):
             raise ConfigError(f"{key} must be {'an integer' if hint is int else 'a number'}, got {value!r}")
         value = hint(value)

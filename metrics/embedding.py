@@ -1,4 +1,10 @@
-"""Embedding agreement: mean pairwise cosine of the participants' answers within a round."""
+"""Embedding agreement: mean pairwise cosine of the participants' answers within a round.
+
+An answer's vector is the mean of its sentences' vectors. Encoding sentences
+rather than whole answers keeps long answers from being cut at the encoder's
+token limit (256 word pieces for MiniLM), and lets every distinct sentence be
+encoded once: scripted participants reuse sentences across rounds and episodes.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +13,38 @@ from typing import Any
 
 import numpy as np
 
+from graphs.text import sentences
 from metrics.agreement import pairwise_cosine
 
 Embed = Callable[[list[str]], np.ndarray]
 
 
-def round_answers(record: dict[str, Any]) -> list[list[str]]:
-    """Participant answers grouped by round, in round order (fallback answers excluded)."""
+def round_answers(record: dict[str, Any]) -> dict[int, list[str]]:
+    """Participant answers by round number, rounds in order; fallback answers are left out,
+    so a round whose answers all failed maps to [] (and its agreement to NaN)."""
     rounds: dict[int, list[str]] = {}
-    for turn in record.get("transcript", []):
-        if turn["role"] == "participant" and not turn.get("fallback"):
-            rounds.setdefault(turn["round"], []).append(turn["text"])
-    return [rounds[r] for r in sorted(rounds)]
+    for turn in sorted(record.get("transcript", []), key=lambda t: t["round"]):
+        if turn["role"] == "participant":
+            rounds.setdefault(turn["round"], [])
+            if not turn.get("fallback"):
+                rounds[turn["round"]].append(turn["text"])
+    return rounds
 
 
 def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list[list[float]]:
-    """Per record, the agreement of each round; every distinct text is encoded once, in one batch.
+    """Per record, the agreement of each round; every distinct sentence is encoded once, in one call.
 
     Rounds with fewer than two answers give NaN; a record without answers gives [].
     """
-    grouped = [round_answers(r) for r in records]
-    distinct = sorted({text for rounds in grouped for answers in rounds for text in answers})
+    grouped = [list(round_answers(r).values()) for r in records]
+    split = {text: sentences(text) or [text] for rounds in grouped for answers in rounds for text in answers}
+    distinct = sorted({s for parts in split.values() for s in parts})
     if not distinct:
         return [[] for _ in records]
     vectors = embed(distinct)
-    index = {text: i for i, text in enumerate(distinct)}
-    return [[pairwise_cosine(vectors[[index[t] for t in answers]]) for answers in rounds] for rounds in grouped]
+    index = {s: i for i, s in enumerate(distinct)}
+    answer = {text: vectors[[index[s] for s in parts]].mean(axis=0) for text, parts in split.items()}
+    return [
+        [pairwise_cosine(np.stack([answer[t] for t in answers])) if answers else float("nan") for answers in rounds]
+        for rounds in grouped
+    ]

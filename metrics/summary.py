@@ -116,16 +116,19 @@ def aggregate(records: Sequence[Record], names: Sequence[str] | None = None) -> 
 
 
 def per_round_means(records: Sequence[Record]) -> list[dict[str, float]]:
-    """Mean of each numeric per-round value across episodes, by round index (for step plots)."""
-    rounds: dict[int, dict[str, list[float]]] = {}
-    for r in _ok(records):
-        for i, entry in enumerate(r["per_round"]):
+    """Mean of each numeric per-round value across episodes, by round index (for step plots).
+
+    ``episodes`` is how many non-error episodes reached that round; NaN values are skipped.
+    """
+    ok = _ok(records)
+    depth = max((len(r["per_round"]) for r in ok), default=0)
+    rows = []
+    for i in range(depth):
+        values: dict[str, list[float]] = {}
+        reached = [r["per_round"][i] for r in ok if len(r["per_round"]) > i]
+        for entry in reached:
             for key, value in entry.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "round" and value == value:
-                    rounds.setdefault(i, {}).setdefault(key, []).append(float(value))
-                elif isinstance(value, bool):
-                    rounds.setdefault(i, {}).setdefault(key, []).append(float(value))
-    return [{k: mean(v) for k, v in rounds[i].items()} | {"episodes": len(next(iter(rounds[i].values())))}
-            for i in sorted(rounds)]
-
-
+                if isinstance(value, (int, float)) and key != "round" and value == value:
+                    values.setdefault(key, []).append(float(value))
+        rows.append({k: mean(v) for k, v in values.items()} | {"episodes": float(len(reached))})
+    return rows

@@ -13,7 +13,7 @@ from typing import Any
 from tqdm import tqdm
 
 import metrics.summary  # noqa: F401 - registers the aggregate metrics
-from metrics.embedding import Embed, embedding_agreement
+from metrics.embedding import Embed, embedding_agreement, round_answers
 from metrics.summary import aggregate, per_round_means
 from sim.config import GraphRun, RunConfig, flatten
 from sim.episode import EpisodePlan, episode_seed, run_episode
@@ -60,12 +60,13 @@ def run_graph(run: GraphRun, cfg: RunConfig) -> list[dict[str, Any]]:
 
 def add_embedding_agreement(records: list[dict[str, Any]], embed: Embed) -> None:
     """Stores each round's embedding agreement in ``per_round`` and the last round's in ``metrics``."""
-    for record, by_round in zip(records, embedding_agreement(records, embed)):
+    for record, values in zip(records, embedding_agreement(records, embed)):
+        by_round = dict(zip(round_answers(record), values))
         if not by_round or not record["per_round"]:
             continue
-        for entry, value in zip(record["per_round"], by_round):
-            entry["embedding_agreement"] = value
-        record["metrics"]["embedding_agreement"] = by_round[-1]
+        for entry in record["per_round"]:
+            entry["embedding_agreement"] = by_round.get(entry["round"], float("nan"))
+        record["metrics"]["embedding_agreement"] = record["per_round"][-1]["embedding_agreement"]
 
 
 def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:

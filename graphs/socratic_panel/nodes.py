@@ -182,8 +182,9 @@ class PanelNodes:
             self._absorb(tracked, changed, new_evidence, response["expert_id"],
                          read_answer(response["response_text"]), round_num)
         old_evidence = state.get("evidence_map", {})
-        known = {e["id"] for items in old_evidence.values() for e in items}
-        new_evidence = {k: [e for e in v if e["id"] not in known] for k, v in new_evidence.items()}
+        seen = {e["id"] for items in old_evidence.values() for e in items}
+        for key, items in new_evidence.items():  # an item cited twice, in any round, counts once
+            new_evidence[key] = [e for e in items if e["id"] not in seen and not seen.add(e["id"])]
         evidence_map = {k: old_evidence.get(k, []) + new_evidence.get(k, []) for k in old_evidence.keys() | new_evidence.keys()}
         status: dict[str, list[str]] = {"validated": [], "invalidated": [], "unproven": []}
         for key, item in tracked.items():

@@ -1,0 +1,123 @@
+"""Same plan and seed give the same records (timings aside); a failing episode does not sink the run."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim.episode
+from graphs.socratic_panel import SPEC
+from graphs.socratic_panel.params import PanelParams
+from sim.config import GraphRun, RunConfig, TrackingConfig
+from sim.episode import EpisodePlan, run_episode
+from sim.experiment import run_experiment
+
+ROOT = Path(__file__).resolve().parents[2]
+# No real sleeping between retries: the scripted cast's failures would otherwise cost seconds.
+PARAMS = PanelParams(retry_backoff_s=0.0)
+
+
+def _plan(scenario: dict, seed: int, failure_rate: float = 0.2) -> EpisodePlan:
+    return EpisodePlan("socratic_panel", 0, seed, scenario, "scripted", failure_rate)
+
+
+def _strip(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "timings"}
+
+
+def fake_embed(texts: list[str]) -> np.ndarray:
+    return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) - 127.5
+                     for t in texts])
+
+
+@pytest.mark.parametrize("seed", [0, 11])
+def test_same_plan_gives_identical_records(tiny_scenario, seed):
+    first = run_episode(SPEC, PARAMS, _plan(tiny_scenario, seed))
+    second = run_episode(SPEC, PARAMS, _plan(tiny_scenario, seed))
+    assert first["termination_reason"] != "error", first.get("error")
+    assert first["transcript"] and first["per_round"]
+    assert _strip(first) == _strip(second)
+    assert set(first["timings"]) == {"episode_seconds", "node_seconds"}
+
+
+def test_a_different_seed_gives_a_different_transcript(tiny_scenario):
+    transcripts = [json.dumps(run_episode(SPEC, PARAMS, _plan(tiny_scenario, seed))["transcript"]) for seed in (1, 2, 3)]
+    assert len(set(transcripts)) == 3
+
+
+_SCRIPT = """
+import json, sys, yaml
+from graphs.socratic_panel import SPEC
+from graphs.socratic_panel.params import PanelParams
+from sim.episode import EpisodePlan, run_episode
+scenario = yaml.safe_load(open("datasets/socratic_panel/scenarios/drug_launch.yaml"))
+record = run_episode(SPEC, PanelParams(retry_backoff_s=0.0), EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", 0.2))
+record.pop("timings")
+print(json.dumps(record, sort_keys=True))
+"""
+
+
+def test_records_do_not_depend_on_the_string_hash_seed():
+    outputs = []
+    for hash_seed in ("1", "2"):
+        proc = subprocess.run([sys.executable, "-c", _SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outputs.append(json.loads(proc.stdout))
+    assert outputs[0]["termination_reason"] != "error"
+    assert outputs[0] == outputs[1]
+
+
+def _config(out_dir: Path, scenarios: list[dict], episodes: int) -> RunConfig:
+    return RunConfig(
+        graphs=[GraphRun(SPEC, PARAMS, scenarios, raw={})], episodes=episodes, seed=7, participants="scripted",
+        failure_rate=0.2, tracking=TrackingConfig(False, "none", "none"), out_dir=out_dir, progress=False, resolved={},
+    )
+
+
+def _episodes(path: Path) -> list[dict]:
+    return [_strip(json.loads(line)) for line in path.read_text().splitlines()]
+
+
+def test_run_experiment_twice_writes_identical_episodes(tmp_path, tiny_scenario):
+    cfg = _config(tmp_path / "a", [tiny_scenario], episodes=4)
+    run_experiment(cfg, embed=fake_embed, echo=lambda line: None)
+    run_experiment(dataclasses.replace(cfg, out_dir=tmp_path / "b"), embed=fake_embed, echo=lambda line: None)
+    first, second = _episodes(tmp_path / "a" / "episodes.jsonl"), _episodes(tmp_path / "b" / "episodes.jsonl")
+    assert len(first) == 4 and first == second
+    assert len({json.dumps(r["transcript"]) for r in first}) > 1, "episodes must get different seeds"
+    assert all("embedding_agreement" in r["metrics"] for r in first)
+
+
+def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path, tiny_scenario, monkeypatch):
+    real = sim.episode.build_deps
+
+    def build_deps(kind, graph, request):
+        if request.scenario["name"] == "cursed":
+            raise RuntimeError("the cast exploded")
+        return real(kind, graph, request)
+
+    monkeypatch.setattr(sim.episode, "build_deps", build_deps)
+    cursed = {**tiny_scenario, "name": "cursed"}
+    summary = run_experiment(_config(tmp_path, [tiny_scenario, cursed], episodes=4), embed=fake_embed,
+                             echo=lambda line: None)
+    records = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    assert [r["scenario"] for r in records] == ["tiny", "cursed", "tiny", "cursed"]
+    for record in records:
+        if record["scenario"] == "cursed":
+            assert record["termination_reason"] == "error"
+            assert "Traceback" in record["error"] and "RuntimeError: the cast exploded" in record["error"]
+            assert record["transcript"] == [] and "timings" in record
+        else:
+            assert record["termination_reason"] in ("converged", "max_rounds") and record["transcript"]
+            assert "error" not in record
+    metrics = summary["graphs"]["socratic_panel"]["metrics"]
+    assert metrics["error_rate"] == 0.5 and metrics["termination/error"] == 0.5
