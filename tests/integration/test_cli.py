@@ -99,3 +99,15 @@ def test_malformed_scenario_file_is_named(tmp_path):
     proc = _run(tmp_path, "graph=socratic_panel", f"datasets_dir={tmp_path / 'datasets'}")
     assert proc.returncode == 2
     assert "broken.yaml" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_no_graph_argument_runs_every_registered_graph(tmp_path):
+    from graphs.registry import load_all
+
+    proc = _run(tmp_path, "episodes=2", "tracking=none")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert sorted(summary["graphs"]) == load_all().names()
+    assert all(entry["mlflow_run_id"] is None for entry in summary["graphs"].values())
+    assert not (tmp_path / "ml.db").exists()
+    assert "convergence_rate" in proc.stdout  # the summary table

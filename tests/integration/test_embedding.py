@@ -1,0 +1,31 @@
+"""The real all-MiniLM-L6-v2 model, loaded offline from its PyPI package."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import embedding
+
+
+def test_offline_model_separates_paraphrase_from_unrelated(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    vectors = embedding.embed([
+        "Payers in Germany will accept a premium price for the pill.",
+        "German insurers are willing to pay a higher price for the oral drug.",
+        "The bakery should open on Sundays.",
+    ])
+    assert vectors.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+
+
+def test_each_distinct_text_is_encoded_once_per_process(monkeypatch):
+    model = embedding._model()
+    seen: list[list[str]] = []
+    original = model.encode
+    monkeypatch.setattr(model, "encode", lambda texts, **kw: seen.append(list(texts)) or original(texts, **kw))
+    first = embedding.embed(["alpha unique sentence one", "beta unique sentence two", "alpha unique sentence one"])
+    second = embedding.embed(["beta unique sentence two", "gamma unique sentence three"])
+    assert seen == [["alpha unique sentence one", "beta unique sentence two"], ["gamma unique sentence three"]]
+    np.testing.assert_array_equal(first[1], second[0])
+    assert embedding._model() is model  # loaded once

@@ -1,0 +1,56 @@
+"""MLflow runs end FINISHED, FAILED or KILLED, never RUNNING; logging is batched."""
+
+from __future__ import annotations
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sim.config import TrackingConfig
+from sim.tracking import NullRun, Tracker
+
+
+def _tracker(tmp_path) -> tuple[Tracker, MlflowClient]:
+    uri = f"sqlite:///{tmp_path / 'store' / 'ml.db'}"
+    return Tracker(TrackingConfig(True, uri, "test")), MlflowClient(uri)
+
+
+def test_exception_ends_run_failed(tmp_path):
+    tracker, client = _tracker(tmp_path)
+    with pytest.raises(RuntimeError), tracker.run("boom", {"graph": "x"}) as log:
+        run_id = log.run_id
+        raise RuntimeError("episode driver crashed")
+    assert client.get_run(run_id).info.status == "FAILED"
+
+
+def test_interrupt_ends_run_killed(tmp_path):
+    tracker, client = _tracker(tmp_path)
+    with pytest.raises(KeyboardInterrupt), tracker.run("stop", {}) as log:
+        run_id = log.run_id
+        raise KeyboardInterrupt
+    assert client.get_run(run_id).info.status == "KILLED"
+
+
+def test_batched_metrics_params_and_steps(tmp_path, monkeypatch):
+    tracker, client = _tracker(tmp_path)
+    with tracker.run("ok", {"graph": "x"}) as log:
+        calls = []
+        original = log.client.log_batch
+        monkeypatch.setattr(log.client, "log_batch", lambda *a, **k: calls.append(k) or original(*a, **k))
+        log.params({f"p{i}": i for i in range(150)} | {"nested.key": "v"})
+        log.metrics({f"m{i}": float(i) for i in range(250)} | {"skipped": float("nan")})
+        log.metric_steps([{"a": 0.1}, {"a": 0.5}, {"a": 0.9}], "by_round")
+        run_id = log.run_id
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED"
+    assert len(calls) == 2 + 1 + 1  # 151 params in batches of 100, 250 metrics in one batch, steps in one
+    assert run.data.params["p149"] == "149" and run.data.metrics["m249"] == 249.0
+    assert "skipped" not in run.data.metrics
+    assert [(m.step, m.value) for m in client.get_metric_history(run_id, "by_round/a")] == [(1, 0.1), (2, 0.5), (3, 0.9)]
+    assert run.data.tags["git_commit"]
+
+
+def test_disabled_tracking_touches_nothing(tmp_path):
+    tracker = Tracker(TrackingConfig(False, f"sqlite:///{tmp_path / 'ml.db'}", "test"))
+    with tracker.run("off", {}) as log:
+        assert isinstance(log, NullRun) and log.run_id is None
+    assert not any(tmp_path.iterdir())
