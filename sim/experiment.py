@@ -75,7 +75,9 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     ``summary.json`` is written last, so its presence means the run finished.
     """
     if embed is None:
-        from sim.embedding import embed
+        from sim.embedding import Embedder
+
+        embed = Embedder(cfg.embedding_cache)
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
     tracker = Tracker(cfg.tracking)
     summary: dict[str, Any] = {"graphs": {}}

@@ -24,8 +24,20 @@ def test_each_distinct_text_is_encoded_once_per_process(monkeypatch):
     seen: list[list[str]] = []
     original = model.encode
     monkeypatch.setattr(model, "encode", lambda texts, **kw: seen.append(list(texts)) or original(texts, **kw))
-    first = embedding.embed(["alpha unique sentence one", "beta unique sentence two", "alpha unique sentence one"])
-    second = embedding.embed(["beta unique sentence two", "gamma unique sentence three"])
+    embedder = embedding.Embedder()
+    first = embedder(["alpha unique sentence one", "beta unique sentence two", "alpha unique sentence one"])
+    second = embedder(["beta unique sentence two", "gamma unique sentence three"])
     assert seen == [["alpha unique sentence one", "beta unique sentence two"], ["gamma unique sentence three"]]
     np.testing.assert_array_equal(first[1], second[0])
     assert embedding._model() is model  # loaded once
+
+
+def test_disk_cache_serves_a_new_process_without_encoding(tmp_path, monkeypatch):
+    texts = ["the cache keeps this vector", "and this one too"]
+    warm = embedding.Embedder(tmp_path / "cache.sqlite")
+    vectors = warm(texts)
+    assert warm.encoded == 2
+    cold = embedding.Embedder(tmp_path / "cache.sqlite")
+    monkeypatch.setattr(embedding, "_model", lambda: (_ for _ in ()).throw(AssertionError("model was loaded")))
+    np.testing.assert_array_equal(cold(texts), vectors)
+    assert cold.encoded == 0
