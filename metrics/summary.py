@@ -75,6 +75,22 @@ def episode_means(keys: dict[str, str] | None = None) -> MetricFn:
     return compute
 
 
+@metric("by_scenario")
+def by_scenario() -> MetricFn:
+    """Convergence rate per scenario, so a hard scenario cannot hide in the average."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        groups: dict[str, list[Record]] = {}
+        for r in records:
+            groups.setdefault(r["scenario"], []).append(r)
+        return {
+            f"scenario/{name}/convergence_rate": sum(r["termination_reason"] == "converged" for r in rs) / len(rs)
+            for name, rs in sorted(groups.items())
+        }
+
+    return compute
+
+
 @metric("timings")
 def timings() -> MetricFn:
     """Episode wall-time percentiles and the median time of one run of each node."""

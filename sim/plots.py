@@ -22,7 +22,7 @@ def converged_by_round(records: Sequence[dict[str, Any]], rounds: int) -> list[f
 def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str, float]], title: str, path: Path) -> Path:
     """Agreement (Jaccard, embedding) and cumulative convergence against the round number."""
     xs = list(range(1, len(per_round) + 1))
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=110)
+    fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=110)
     for key, label in (("jaccard_agreement", "Jaccard agreement"), ("embedding_agreement", "embedding agreement")):
         ys = [row.get(key, float("nan")) for row in per_round]
         if any(y == y for y in ys):
@@ -33,7 +33,7 @@ def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str,
     ax.set_xticks(xs)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize="small", frameon=False)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

@@ -217,6 +217,7 @@ def _records(seed: int, n: int, with_errors: bool = True) -> list[dict]:
                       "unmet": "depth,agreement"} for j in range(rounds)]
         records.append({
             "graph": "g", "episode": i, "seed": int(rng.integers(1 << 30)), "termination_reason": reason.value,
+            "scenario": f"s{i % 3}",
             "metrics": {"rounds": 1000 if reason is TerminationReason.ERROR else rounds,
                         "depth": float(rng.integers(0, 8)) + (1000 if reason is TerminationReason.ERROR else 0),
                         "jaccard_agreement": float(rng.random())},
@@ -228,6 +229,17 @@ def _records(seed: int, n: int, with_errors: bool = True) -> list[dict]:
             "usage": {"llm_calls": int(rng.integers(0, 50)), "tokens_total": int(rng.integers(0, 5000))},
         })
     return records
+
+
+def test_by_scenario_rates_match_pandas_groupby():
+    import pandas as pd
+
+    records = _records(5, 40)
+    frame = pd.DataFrame({"scenario": [r["scenario"] for r in records],
+                          "converged": [r["termination_reason"] == "converged" for r in records]})
+    expected = frame.groupby("scenario")["converged"].mean()
+    got = aggregate(records, ["by_scenario"])
+    assert got == pytest.approx({f"scenario/{k}/convergence_rate": v for k, v in expected.items()})
 
 
 @pytest.mark.parametrize(("seed", "n"), [(0, 1), (1, 4), (2, 25), (3, 60)])
