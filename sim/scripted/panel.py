@@ -257,16 +257,6 @@ class ScriptedModerator:
 
     rng: random.Random
 
-    def _defend(self, peers: str) -> list[str]:
-        """Answers a peer's objection to one of my revealed assumptions with my evidence on it."""
-        out = []
-        for root, chain in self.chains.items():
-            for aid in chain[: self.revealed[root]]:
-                text = self.assumptions[aid]["text"]
-                if f"not accept the assumption that {text}" in peers:
-                    out += [self._evidence_sentence(e, text) for e in self.evidence if e["assumption"] == aid]
-        return out
-
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = _last_human(messages)
         fields = dict(re.findall(r"^(Question type|Target assumption): (.*)$", prompt, re.MULTILINE))

@@ -1,0 +1,51 @@
+"""Every config in conf/ composes and validates; graph YAML defaults match the params' defaults."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf, open_dict
+
+from graphs.registry import load_all
+from sim.config import CONF_DIR, from_hydra
+
+GRAPH_NAMES = load_all().names()
+
+
+def _compose(overrides: list[str], cwd) -> DictConfig:
+    """Composes like the app does: Hydra's node registered for ``${hydra:...}``, then removed."""
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=[*overrides, f"hydra.runtime.cwd={cwd}"], return_hydra_config=True)
+    HydraConfig.instance().set_config(cfg)
+    with open_dict(cfg):
+        del cfg["hydra"]
+    return cfg
+
+
+@pytest.mark.parametrize("graph", GRAPH_NAMES)
+def test_graph_yaml_defaults_equal_params_defaults(graph):
+    spec = load_all().get(graph)
+    values = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{graph}.yaml"))
+    values.pop("name")
+    defaults = {f.name: getattr(spec.params_type(), f.name) for f in dataclasses.fields(spec.params_type)}
+    assert values == defaults
+
+
+@pytest.mark.parametrize("option", sorted(p.stem for p in (CONF_DIR / "graph").glob("*.yaml")))
+@pytest.mark.parametrize("tracking", sorted(p.stem for p in (CONF_DIR / "tracking").glob("*.yaml")))
+def test_every_group_option_composes_and_validates(option, tracking, tmp_path):
+    cfg = _compose([f"graph={option}", f"tracking={tracking}"], tmp_path)
+    run = from_hydra(cfg, tmp_path / "out")
+    assert [g.spec.name for g in run.graphs] == (GRAPH_NAMES if option == "all" else [option])
+    assert all(g.scenarios for g in run.graphs)
+
+
+def test_experiment_presets_compose(tmp_path):
+    presets = sorted((CONF_DIR / "experiment").glob("*.yaml"))
+    assert presets
+    for preset in presets:
+        cfg = _compose([f"+experiment={preset.stem}"], tmp_path)
+        from_hydra(cfg, tmp_path / "out")
