@@ -41,7 +41,12 @@ class GraphSpec:
         initial_state: ``initial_state(scenario, params)`` -> input state.
         outcome: ``outcome(final_state, params)`` -> EpisodeOutcome.
         recursion_limit: ``recursion_limit(params)`` -> LangGraph recursion limit.
-        validate_scenario: Raises ConfigError for a malformed scenario mapping.
+        validate_scenario: ``validate_scenario(scenario, root)`` raises ConfigError for a malformed
+            scenario; ``root`` is the graph's folder under datasets/.
+        play: ``play(compiled, deps, state, config, params)`` -> final state, for graphs that
+            the harness drives turn by turn; None means one ``invoke``.
+        metrics: Names of extra registered metrics this graph's records support.
+        figures: Names of extra registered figures (``sim/plots.py``) for this graph's runs.
     """
 
     name: str
@@ -50,7 +55,10 @@ class GraphSpec:
     initial_state: Callable[[dict[str, Any], Any], dict[str, Any]]
     outcome: Callable[[dict[str, Any], Any], EpisodeOutcome]
     recursion_limit: Callable[[Any], int]
-    validate_scenario: Callable[[dict[str, Any]], None]
+    validate_scenario: Callable[[dict[str, Any], Any], None]
+    play: Callable[[Any, Any, dict[str, Any], dict[str, Any], Any], dict[str, Any]] | None = None
+    metrics: tuple[str, ...] = ()
+    figures: tuple[str, ...] = ()
 
 
 GRAPHS: Registry[GraphSpec] = Registry("graph")
@@ -63,6 +71,7 @@ def graph(spec: GraphSpec) -> GraphSpec:
 
 def load_all() -> Registry[GraphSpec]:
     """Imports every graph package so that each registers itself."""
+    import graphs.maieutic  # noqa: F401
     import graphs.socratic_panel  # noqa: F401
 
     return GRAPHS

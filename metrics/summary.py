@@ -49,28 +49,18 @@ def termination() -> MetricFn:
 
 
 @metric("episode_means")
-def episode_means(keys: dict[str, str] | None = None) -> MetricFn:
-    """Means of episode-level metrics over episodes that did not error (NaN when none)."""
-    keys = keys or {
-        "rounds": "rounds_mean",
-        "depth": "depth_mean",
-        "jaccard_agreement": "jaccard_agreement_mean",
-        "embedding_agreement": "embedding_agreement_mean",
-        "critic_loops": "critic_loops_mean",
-        "reevaluations": "reevaluations_mean",
-    }
+def episode_means() -> MetricFn:
+    """``<key>_mean`` for every numeric episode metric (``rounds`` -> ``rounds_mean``), and the maximum
+    for keys ending in ``_max``; episodes that errored and NaN values are left out; no values, no key."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        ok = _ok(records)
-        out = {}
-        for key, name in keys.items():
-            values = [r["metrics"][key] for r in ok if r["metrics"].get(key) is not None]
-            values = [v for v in values if v == v]  # drop NaN
-            if values:
-                out[name] = mean(values)
-        if any("critic_loops" in r["metrics"] for r in ok):
-            out["critic_loops_max"] = float(max(r["metrics"].get("critic_loops", 0) for r in ok))
-        return out
+        values: dict[str, list[float]] = {}
+        for r in _ok(records):
+            for key, value in r["metrics"].items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+                    values.setdefault(key, []).append(float(value))
+        return {key if key.endswith("_max") else f"{key}_mean": max(v) if key.endswith("_max") else mean(v)
+                for key, v in sorted(values.items())}
 
     return compute
 
@@ -123,10 +113,13 @@ def usage() -> MetricFn:
     return compute
 
 
+COMMON = ("convergence", "termination", "episode_means", "by_scenario", "timings", "usage")
+
+
 def aggregate(records: Sequence[Record], names: Sequence[str] | None = None) -> dict[str, float]:
-    """Runs the named metrics (all registered ones by default) and merges their outputs."""
+    """Runs the named metrics (the common ones by default) and merges their outputs."""
     out: dict[str, float] = {}
-    for name in names or METRICS.names():
+    for name in names or COMMON:
         out |= METRICS.get(name)()(records)
     return out
 

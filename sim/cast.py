@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from graphs.params import ConfigError
@@ -19,6 +20,9 @@ class CastRequest:
     seed: int
     failure_rate: float = 0.0
     sleep: Callable[[float], None] = field(default=time.sleep)
+    embed: Callable[[list[str]], Any] | None = None  # sentence embeddings, for graphs that retrieve
+    datasets: Path = Path(__file__).resolve().parents[1] / "datasets"
+    roles: dict[str, Any] = field(default_factory=dict)  # options of the models behind system roles
 
 
 CASTS: Registry[Callable[[CastRequest], Any]] = Registry("participants")
@@ -45,4 +49,5 @@ def build_deps(kind: str, graph: str, request: CastRequest) -> Any:
 
 def load_all() -> None:
     """Imports every cast module so that each registers itself."""
+    import sim.scripted.maieutic  # noqa: F401
     import sim.scripted.panel  # noqa: F401

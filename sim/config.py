@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,8 @@ class RunConfig:
     progress: bool
     resolved: dict[str, Any]
     embedding_cache: Path | None = None
+    datasets: Path = PROJECT_ROOT / "datasets"
+    roles: dict[str, Any] = field(default_factory=dict)
 
 
 def redact(tree: Any) -> Any:
@@ -119,4 +121,6 @@ def from_hydra(cfg: DictConfig, out_dir: Path) -> RunConfig:
         progress=bool(cfg.get("progress", True)),
         resolved=redact(resolved),
         embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
+        datasets=datasets,
+        roles=OmegaConf.to_container(cfg.llm, resolve=True),
     )

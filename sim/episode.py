@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,9 +33,12 @@ class EpisodePlan:
     scenario: dict[str, Any]
     participants: str
     failure_rate: float = 0.0
+    datasets: Path = Path(__file__).resolve().parents[1] / "datasets"
+    roles: dict[str, Any] = field(default_factory=dict)
 
 
-def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan) -> dict[str, Any]:
+def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
+                embed: Callable[[list[str]], Any] | None = None) -> dict[str, Any]:
     """Runs one episode; an exception becomes a record with reason ``error`` and its traceback."""
     meter = EpisodeMeter()
     record: dict[str, Any] = {
@@ -42,12 +47,13 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan) -> dict[str, An
     }
     t0 = time.perf_counter()
     try:
-        deps = build_deps(plan.participants, plan.graph, CastRequest(plan.scenario, plan.seed, plan.failure_rate))
+        request = CastRequest(plan.scenario, plan.seed, plan.failure_rate, embed=embed, datasets=plan.datasets,
+                              roles=plan.roles)
+        deps = build_deps(plan.participants, plan.graph, request)
         compiled = spec.build(deps, params)
-        final = compiled.invoke(
-            spec.initial_state(plan.scenario, params),
-            {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]},
-        )
+        state = spec.initial_state(plan.scenario, params)
+        config = {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]}
+        final = spec.play(compiled, deps, state, config, params) if spec.play else compiled.invoke(state, config)
         outcome = spec.outcome(final, params)
         record.update(
             termination_reason=outcome.termination.value, metrics=outcome.metrics, per_round=outcome.per_round,

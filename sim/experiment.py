@@ -12,12 +12,13 @@ from typing import Any
 
 from tqdm import tqdm
 
+import metrics.dialogue  # noqa: F401 - registers the tutoring metrics
 import metrics.summary  # noqa: F401 - registers the aggregate metrics
 from metrics.embedding import Embed, embedding_agreement, round_answers
-from metrics.summary import aggregate, per_round_means
+from metrics.summary import COMMON, aggregate, per_round_means
 from sim.config import GraphRun, RunConfig, flatten
 from sim.episode import EpisodePlan, episode_seed, run_episode
-from sim.plots import by_round_figure
+from sim.plots import FIGURES, by_round_figure
 from sim.tracking import Tracker
 
 
@@ -42,17 +43,17 @@ def _jsonl(records: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(_json_safe(r), sort_keys=True) + "\n" for r in records)
 
 
-def run_graph(run: GraphRun, cfg: RunConfig) -> list[dict[str, Any]]:
+def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed) -> list[dict[str, Any]]:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios."""
     plans = [
         EpisodePlan(run.spec.name, i, episode_seed(cfg.seed, run.spec.name, i), run.scenarios[i % len(run.scenarios)],
-                    cfg.participants, cfg.failure_rate)
+                    cfg.participants, cfg.failure_rate, cfg.datasets, cfg.roles)
         for i in range(cfg.episodes)
     ]
     bar = tqdm(plans, desc=run.spec.name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
     records = []
     for plan in bar:
-        records.append(run_episode(run.spec, run.params, plan))
+        records.append(run_episode(run.spec, run.params, plan, embed))
         done = [r["termination_reason"] == "converged" for r in records]
         bar.set_postfix(converged=f"{sum(done) / len(done):.0%}", errors=sum(r["termination_reason"] == "error" for r in records))
     return records
@@ -87,10 +88,10 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes)}
         with tracker.run(name, tags) as log:
             t0 = time.perf_counter()
-            records = run_graph(run, cfg)
+            records = run_graph(run, cfg, embed)
             t1 = time.perf_counter()
             add_embedding_agreement(records, embed)
-            values = aggregate(records)
+            values = aggregate(records, (*COMMON, *run.spec.metrics))
             by_round = per_round_means(records)
             t2 = time.perf_counter()
             graph_dir = cfg.out_dir / name
@@ -98,13 +99,14 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             (graph_dir / "episodes.jsonl").write_text(_jsonl(records))
             figure = by_round_figure(records, by_round, f"{name}: agreement and convergence by round",
                                      graph_dir / "by_round.png")
+            extra = [FIGURES.get(name)(records, graph_dir) for name in run.spec.figures]
             (graph_dir / "config.json").write_text(json.dumps(cfg.resolved | {"graph": {"name": name, **run.raw}}, indent=2))
             entry = {"metrics": _json_safe(values), "mlflow_run_id": log.run_id}
             (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
             log.params(flatten(cfg.resolved | {"graph": {"name": name, **run.raw}}))
             log.metrics(values)
             log.metric_steps(by_round, "by_round")
-            for path in (graph_dir / "episodes.jsonl", figure, graph_dir / "config.json", graph_dir / "summary.json"):
+            for path in (graph_dir / "episodes.jsonl", figure, *extra, graph_dir / "config.json", graph_dir / "summary.json"):
                 log.artifact(path)
             t3 = time.perf_counter()
         entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs_and_tracking": t3 - t2}

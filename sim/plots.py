@@ -11,6 +11,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from sim.registry import Registry  # noqa: E402
+
+FIGURES: Registry = Registry("figure")
+
 
 def converged_by_round(records: Sequence[dict[str, Any]], rounds: int) -> list[float]:
     """Share of all episodes that had converged by each round (1-based), cumulative."""
@@ -35,6 +39,47 @@ def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str,
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize="small", frameon=False)
     fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _turns(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [t for r in records for t in r.get("per_round", [])]
+
+
+@FIGURES.register("critic_loops")
+def critic_loop_histogram(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
+    """How many times the Critic sent a turn's draft back, over all tutor turns."""
+    loops = [t["critic_loops"] for t in _turns(records) if t.get("move") != "SYNTHESIZE"]
+    fig, ax = plt.subplots(figsize=(6.0, 3.8), dpi=110)
+    top = max(loops, default=0)
+    ax.hist(loops, bins=[x - 0.5 for x in range(top + 2)], rwidth=0.8, color="#4c72b0")
+    ax.set_xticks(range(top + 1))
+    ax.set_xlabel("critic failures in one tutor turn")
+    ax.set_ylabel("turns")
+    ax.set_title(f"Critic loops per turn ({len(loops)} turns)")
+    fig.tight_layout()
+    path = out_dir / "critic_loops.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+@FIGURES.register("moves")
+def move_distribution(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
+    """Share of turns per Socratic move."""
+    from collections import Counter
+
+    counts = Counter(t["move"] for t in _turns(records))
+    total = sum(counts.values()) or 1
+    names = sorted(counts)
+    fig, ax = plt.subplots(figsize=(6.0, 3.8), dpi=110)
+    ax.bar(names, [counts[n] / total for n in names], color="#55a868")
+    ax.set_ylabel("share of turns")
+    ax.set_title("Socratic moves")
+    fig.tight_layout()
+    path = out_dir / "moves.png"
     fig.savefig(path)
     plt.close(fig)
     return path

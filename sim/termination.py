@@ -6,4 +6,5 @@ from enum import Enum
 class TerminationReason(str, Enum):
     CONVERGED = "converged"
     MAX_ROUNDS = "max_rounds"
+    MAX_TURNS = "max_turns"
     ERROR = "error"

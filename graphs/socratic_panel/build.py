@@ -102,7 +102,7 @@ _EXPERT_KEYS = ("id", "name", "role", "stubbornness", "persuadability", "opennes
                 "assumptions", "evidence")
 
 
-def validate_scenario(scenario: dict[str, Any]) -> None:
+def validate_scenario(scenario: dict[str, Any], root: Any = None) -> None:
     """Checks keys, types and cross-references; raises ConfigError naming the first problem."""
     for key, kind in _REQUIRED.items():
         if not isinstance(scenario.get(key), kind):

@@ -1,0 +1,110 @@
+"""``build_maieutic(deps, params)``: Sophia's spiral graph, one learner turn per invocation."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+
+from graphs.maieutic.nodes import MaieuticDeps, MaieuticNodes
+from graphs.maieutic.params import MaieuticParams
+from graphs.maieutic.prompts import learner_prompt
+from graphs.maieutic.state import MaieuticState
+from graphs.params import ConfigError
+from graphs.registry import EpisodeOutcome
+from sim.termination import TerminationReason
+
+
+def build_maieutic(deps: MaieuticDeps, params: MaieuticParams) -> Any:
+    """Analyst -> (Librarian ->) Interlocutor <-> Critic -> user; Analyst -> Synthesizer -> end.
+
+    Compiled with an in-memory checkpointer: each ``invoke`` on the same thread is one
+    learner turn, and the state carries over between turns.
+    """
+    nodes = MaieuticNodes(deps, params)
+    workflow = StateGraph(MaieuticState)
+    for name in ("analyst", "librarian", "interlocutor", "critic", "synthesizer"):
+        workflow.add_node(name, getattr(nodes, name))
+    workflow.add_edge(START, "analyst")
+    workflow.add_conditional_edges(
+        "analyst", nodes.route_after_analyst,
+        {"retrieve": "librarian", "respond": "interlocutor", "synthesize": "synthesizer"},
+    )
+    workflow.add_edge("librarian", "interlocutor")
+    workflow.add_edge("interlocutor", "critic")
+    workflow.add_conditional_edges("critic", nodes.route_after_critic, {"revise": "interlocutor", "deliver": END})
+    workflow.add_edge("synthesizer", END)
+    return workflow.compile(checkpointer=InMemorySaver())
+
+
+def recursion_limit(params: MaieuticParams) -> int:
+    """One turn: analyst, librarian, then up to ``critic_cap`` interlocutor-critic pairs."""
+    return 2 * params.critic_cap + 8
+
+
+def initial_state(scenario: dict[str, Any], params: MaieuticParams) -> dict[str, Any]:
+    return {"topic": scenario["topic"]}
+
+
+def play(compiled: Any, deps: MaieuticDeps, state: dict[str, Any], config: dict[str, Any],
+         params: MaieuticParams) -> dict[str, Any]:
+    """The dialogue loop: learner turns until Sophia synthesises or ``max_turns`` learner turns pass."""
+    config = {**config, "configurable": {"thread_id": "episode"}}
+    tutor: str | None = None
+    final = state
+    for _ in range(params.max_turns):
+        said = str(deps.learner.invoke(learner_prompt(question=deps.question, character=deps.character,
+                                                      tutor=tutor)).content)
+        final = compiled.invoke({**state, "messages": [HumanMessage(said)]}, config)
+        state = {}
+        if final.get("finished"):
+            break
+        tutor = str(final["messages"][-1].content)
+    return final
+
+
+def outcome(state: dict[str, Any], params: MaieuticParams) -> EpisodeOutcome:
+    turns = state.get("turn_log", [])
+    tutor_turns = [t for t in turns if t["move"] != "SYNTHESIZE"]
+    loops = [t["critic_loops"] for t in tutor_turns]
+    retrievals = state.get("retrievals", [])
+    transcript = []
+    for i, message in enumerate(state.get("messages", [])):
+        role = "participant" if message.type == "human" else "system"
+        transcript.append({"round": i // 2 + 1, "role": role, "speaker": "learner" if role == "participant" else "sophia",
+                           "text": str(message.content)})
+    return EpisodeOutcome(
+        termination=TerminationReason.CONVERGED if state.get("finished") else TerminationReason.MAX_TURNS,
+        metrics={
+            "rounds": len(turns),
+            "depth": max(0, len(state.get("thesis_evolution", [])) - 1),
+            "critic_loops": statistics.fmean(loops) if loops else 0.0,
+            "critic_loops_max": max(loops, default=0),
+            "good_will_overrides": state.get("good_will_overrides", 0),
+            "circles": state.get("circle_count", 0),
+            "frustration_final": state.get("frustration_level", 0.0),
+            "retrievals": len(retrievals),
+            "documents": len(state.get("documents", [])),
+        },
+        per_round=turns,
+        transcript=transcript,
+        artifacts={"synthesis.md": state.get("synthesis", ""),
+                   "thesis_evolution.md": "\n".join(f"{i}. {t}" for i, t in enumerate(state.get("thesis_evolution", []), 1))},
+    )
+
+
+def validate_scenario(scenario: dict[str, Any], root: Path) -> None:
+    """Checks the keys and that the topic and persona exist in ``root`` (datasets/maieutic)."""
+    for key in ("name", "topic", "persona"):
+        if not isinstance(scenario.get(key), str):
+            raise ConfigError(f"missing or malformed key {key!r} (expected str)")
+    for key, file, section in (("topic", "topics.yaml", "topics"), ("persona", "personas.yaml", "personas")):
+        known = [item["id"] for item in yaml.safe_load((root / file).read_text())[section]]
+        if scenario[key] not in known:
+            raise ConfigError(f"{key} {scenario[key]!r} is not in {file}; valid choices: {', '.join(known)}")

@@ -1,0 +1,76 @@
+"""Metrics of turn-by-turn tutoring graphs (maieutic), pooled over every turn of every episode."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from graphs.maieutic.critic import CHECKS
+from graphs.maieutic.state import MOVES
+from metrics import MetricFn, Record, metric
+from metrics.stats import mean
+
+
+def _turns(records: Sequence[Record]) -> list[dict]:
+    return [t for r in records if r["termination_reason"] != "error" for t in r["per_round"]]
+
+
+@metric("moves")
+def moves() -> MetricFn:
+    """``moves/<MOVE>``: share of all turns that made each Socratic move (all moves listed)."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        counts = Counter(t["move"] for t in _turns(records))
+        total = sum(counts.values()) or 1
+        return {f"moves/{m}": counts[m] / total for m in MOVES}
+
+    return compute
+
+
+@metric("critic")
+def critic() -> MetricFn:
+    """Critic behaviour over tutor turns: failure shares by check, compliance before and after, cap rate."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        turns = [t for t in _turns(records) if t["move"] != "SYNTHESIZE"]
+        failures = {c: sum(t.get(f"failed/{c}", 0) for t in turns) for c in CHECKS}
+        total = sum(failures.values())
+        out = {f"critic_failures/{c}": (n / total if total else 0.0) for c, n in failures.items()}
+        if turns:
+            out |= {
+                "compliance_before_critic": mean([float(t["first_draft_ok"]) for t in turns]),
+                "compliance_after_critic": mean([float(t["delivered_ok"]) for t in turns]),
+                "critic_cap_rate": mean([float(t["cap_reached"]) for t in turns]),
+            }
+        return out
+
+    return compute
+
+
+@metric("retrieval")
+def retrieval() -> MetricFn:
+    """Librarian: share of searches with at least one passage over the floor, and similarities."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        searches = [t for t in _turns(records) if t.get("retrieved")]
+        if not searches:
+            return {}
+        hits = [t["hit_similarity_mean"] for t in searches if t.get("hit_similarity_mean") is not None]
+        return {
+            "retrieval_hit_rate": sum(t["hits"] > 0 for t in searches) / len(searches),
+            "retrieval_similarity_mean": mean(hits),
+            "retrieval_best_similarity_mean": mean([t["best_similarity"] for t in searches]),
+        }
+
+    return compute
+
+
+@metric("turns_to_synthesis")
+def turns_to_synthesis() -> MetricFn:
+    """Mean learner turns before Sophia synthesised, over the episodes that reached synthesis."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        done = [len(r["per_round"]) for r in records if r["termination_reason"] == "converged"]
+        return {"turns_to_synthesis_mean": mean(done)} if done else {}
+
+    return compute

@@ -1,0 +1,189 @@
+"""Scripted learners and a scripted Sophia (Interlocutor, Synthesizer) for ``graph=maieutic``.
+
+Learners react to what the tutor says: challenges raise frustration, concessions
+lower it, grounded questions can move them to a better thesis. Personas set how
+fast (datasets/maieutic/personas.yaml). The scripted tutor follows the Maieutic
+Standard with a seeded lapse rate, and heeds the Critic's instructions most of the time.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from langchain_core.messages import BaseMessage
+
+from graphs.maieutic.library import Library
+from graphs.maieutic.nodes import MaieuticDeps
+from sim.cast import CastRequest, cast
+from sim.scripted.model import ScriptedChatModel
+
+
+def _last_human(messages: Sequence[BaseMessage]) -> str:
+    return next(str(m.content) for m in reversed(messages) if m.type == "human")
+
+
+def _first_sentence(text: str) -> str:
+    first = re.split(r"(?<=[.!?])\s+", text.strip())[0].rstrip(".")
+    return first[0].lower() + first[1:] if first else first
+
+
+@dataclass
+class ScriptedLearner:
+    """One simulated learner: a topic's ladder of theses and a persona's temperament."""
+
+    topic: dict[str, Any]
+    persona: dict[str, Any]
+    rng: random.Random
+    rung: int = -1  # -1: the opening thesis; 0..n-1: the topic's revisions
+    frustration: float = 0.0
+    fatigue: float = 0.0
+    turn: int = 0
+    said: list[str] = field(default_factory=list)
+    rejoined: bool = False
+
+    @property
+    def thesis(self) -> str:
+        return self.topic["opening"] if self.rung < 0 else self.topic["revisions"][self.rung]
+
+    def _react(self, tutor: str) -> bool:
+        """Updates frustration from the tutor's words; returns whether it was a grounded question."""
+        lowered = tutor.lower()
+        p = self.persona
+        if "you are right" in lowered or "let us simplify" in lowered:
+            self.frustration -= 2.5
+        if any(cue in lowered for cue in (" but ", "strains", "however", "counter")):
+            self.frustration += 2.5 * (1 - p["patience"])
+        grounded = tutor.rstrip().endswith("?") and "<cite>" in tutor
+        self.frustration += -0.3 if grounded else 0.6 * (1 - p["patience"])
+        self.frustration = min(10.0, max(0.0, self.frustration))
+        return grounded
+
+    def _state(self, text: str) -> str:
+        self.said.append(self.thesis)
+        return text
+
+    def reply(self, messages: Sequence[BaseMessage]) -> str:
+        prompt = _last_human(messages)
+        p = self.persona
+        self.turn += 1
+        self.fatigue += p["fatigue_rate"]
+        said = re.search(r"^Sophia said: (.*)$", prompt, re.MULTILINE | re.DOTALL)
+        if said is None:
+            return self._state(f"I think {self.thesis}.")
+        grounded = self._react(said.group(1))
+        roll = self.rng.random
+        if self.fatigue >= 1.0 or self.turn > p["concede_after"]:
+            return "I don't know anymore. I'm tired, can we stop?" if self.fatigue >= 1.0 else "I don't know. I give up."
+        if self.frustration >= 6 and roll() < p["defensiveness"]:
+            return f"Stop asking me trick questions! I already told you that {self.thesis}."
+        if roll() < p["terseness"]:
+            return "Why?"
+        if len(self.said) >= 2 and roll() < p["circling"]:
+            earlier = self.rng.choice(self.said[:-1])
+            return f"Maybe I was right at first: {earlier}."
+        if roll() < p["openness"] * (1.0 if grounded else 0.3):
+            if not self.rejoined and roll() < 0.35:
+                self.rejoined = True
+                return f"No, that's wrong, because {self.topic['rejoinder']}."
+            if self.rung + 1 < len(self.topic["revisions"]):
+                self.rung += 1
+                prefix = "Interesting. " if roll() < 0.5 else ""
+                return self._state(f"{prefix}I think {self.thesis}.")
+            return "I don't know what else to say."
+        if self.fatigue > 0.6:
+            return f"Whatever, I guess {self.thesis}."
+        return f"I still think {self.thesis}."
+
+
+_DOC = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<author>[^,]+), (?P<work>.+?) (?P<locus>\S+): (?P<text>.*)$", re.MULTILINE)
+
+
+@dataclass
+class ScriptedSophia:
+    """Sophia's voices. ``discipline``: chance a first draft keeps each rule; ``compliance``:
+    chance a redraft fixes what the Critic named."""
+
+    rng: random.Random
+    discipline: float = 0.8
+    compliance: float = 0.85
+
+    _CUES = {"long": "too long", "question": "end with one question", "cite": "cite one"}
+
+    def _lapse(self, check: str, named: str) -> bool:
+        """Whether this draft breaks rule ``check``; ``named`` is the Critic's instruction, lower-cased."""
+        keep = self.compliance if self._CUES[check] in named else self.discipline
+        return self.rng.random() >= keep
+
+    def interlocutor(self, messages: Sequence[BaseMessage]) -> str:
+        prompt = _last_human(messages)
+        fields = dict(re.findall(r"^(Move|Thesis|Corrective instruction): (.*)$", prompt, re.MULTILINE))
+        move, thesis = fields.get("Move", "EXAMINE"), fields.get("Thesis", "")
+        named = fields.get("Corrective instruction", "").lower()
+        docs = [m.groupdict() for m in _DOC.finditer(prompt)]
+        doc = docs[0] if docs else None
+        cite = f" <cite>{doc['id']}</cite>" if doc and not self._lapse("cite", named) else ""
+        if move == "CONCEDE":
+            parts = ["You are right to be frustrated; these questions are difficult.",
+                     f"Let us simplify: you hold that {thesis}.", "Can you give one case where that is clearly true?"]
+        elif move == "ELICIT":
+            parts = [f"Let me put your view as strongly as I can: {thesis}.", "What example first made you think so?"]
+        elif move == "CHALLENGE" and doc:
+            parts = [f"You hold, with good reason, that {thesis}.",
+                     f"But {doc['author']} in {doc['work']}{cite} describes a case that strains it: "
+                     f"{_first_sentence(doc['text'])}.", "How would you answer that case?"]
+        elif move == "CHALLENGE":
+            parts = [f"You hold, with good reason, that {thesis}.",
+                     "But can you think of a case where following it would be plainly wrong?"]
+        else:
+            grounding = [f"In {doc['work']} {doc['author']} argues that {_first_sentence(doc['text'])}{cite}."] if doc else []
+            parts = [f"Put at its strongest, your claim is that {thesis}.", *grounding,
+                     "If that holds, what follows from it?"]
+        if self._lapse("long", named):
+            parts[1:1] = ["Let me add some context first.", "This question has a long history.",
+                          "Many have tried to answer it."]
+        if self._lapse("question", named):
+            parts[-1] = "Think about that."
+        return " ".join(parts)
+
+    def synthesizer(self, messages: Sequence[BaseMessage]) -> str:
+        prompt = _last_human(messages)
+        fields = dict(re.findall(r"^(First thesis|Last thesis): (.*)$", prompt, re.MULTILINE))
+        analogies, readings = prompt.split("Readings:")[0], prompt.split("Readings:")[-1]
+        analogy = next(_DOC.finditer(analogies), None)
+        works = [f"{m['work']} ({m['author']})" for m in _DOC.finditer(readings)][:3]
+        parts = [f"We began with the view that {fields.get('First thesis', '')}, and we end with the view that "
+                 f"{fields.get('Last thesis', '')}."]
+        if analogy:
+            parts.append(f"As {analogy['author']} shows in {analogy['work']}, {_first_sentence(analogy['text'])}.")
+        if works:
+            parts.append("For further reading: " + ", ".join(works) + ".")
+        return " ".join(parts)
+
+
+def _load(path: Path, key: str) -> dict[str, dict[str, Any]]:
+    return {item["id"]: item for item in yaml.safe_load(path.read_text())[key]}
+
+
+@cast("scripted", "maieutic")
+def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
+    """A scripted Sophia and a scripted learner for the scenario's topic and persona."""
+    root = request.datasets / "maieutic"
+    topic = _load(root / "topics.yaml", "topics")[request.scenario["topic"]]
+    persona = _load(root / "personas.yaml", "personas")[request.scenario["persona"]]
+    passages = yaml.safe_load((root / "canon.yaml").read_text())["passages"]
+    sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), **request.roles.get("maieutic", {}))
+    learner = ScriptedLearner(topic, persona, random.Random(f"{request.seed}:learner"))
+    return MaieuticDeps(
+        interlocutor=ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor"),
+        synthesizer=ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer"),
+        library=Library(passages, request.embed),
+        learner=ScriptedChatModel(policy=learner.reply, role="learner"),
+        question=topic["question"],
+        character=persona["character"],
+    )

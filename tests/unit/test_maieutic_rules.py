@@ -1,0 +1,130 @@
+"""Sophia's pure parts: the Critic's checks, the Analyst's reading and moves, the routers."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphs.maieutic import critic, moves
+from graphs.maieutic.params import MaieuticParams
+from graphs.maieutic.reading import LearnerReading, extract_thesis, read_learner
+
+P = MaieuticParams()
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("One. Two? Three!", 3),
+        ("Consider e.g. the ring of Gyges. Is it just?", 2),
+        ("As Dr. Jowett translates it, justice is harmony. Is it?", 2),
+        ("In the Republic <cite>rep_331c</cite> Cephalus pays debts. Is that all?", 2),
+        ("", 0),
+    ],
+)
+def test_sentence_count_handles_abbreviations_and_tags(text, count):
+    assert critic.sentence_count(text) == count
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("What is justice?", True),
+        ('Socrates asks "what is justice?" and we agree.', False),  # a "?" inside a quotation is not enough
+        ('You ask, as Socrates did, "what is justice?"', True),  # the closing quote follows the question mark
+        ("Is that so? <cite>meno_80d</cite>", True),
+        ("Think about that.", False),
+        ("", False),
+        ("Why? Because it is.", False),
+    ],
+)
+def test_final_question_check(text, question):
+    assert critic.ends_with_question(text) is question
+
+
+def test_failed_checks_in_order_and_citation_only_with_documents():
+    long_no_q = "One. Two. Three. Four. Five."
+    assert critic.failed_checks(long_no_q, has_documents=True, max_sentences=4) == ["too_long", "no_question", "no_citation"]
+    assert critic.failed_checks(long_no_q, has_documents=False, max_sentences=5) == ["no_question"]
+    assert critic.failed_checks("", has_documents=True, max_sentences=4) == ["no_question", "no_citation"]
+    ok = "You hold that justice is harmony. Plato <cite>rep_443d</cite> agrees. Does it follow?"
+    assert critic.failed_checks(ok, has_documents=True, max_sentences=4) == []
+
+
+def test_instruction_names_every_failed_check():
+    text = critic.instruction(["too_long", "no_citation"], 3)
+    assert "Cut to 3 sentences" in text and "<cite>" in text
+    assert "End with one question" not in text
+    assert "End with one question" in critic.instruction(["no_question"], 3)
+
+
+@pytest.mark.parametrize(
+    ("message", "previous", "thesis", "negation"),
+    [
+        ("I think justice is giving each person what they are owed.", None, "justice is giving each person what they are owed", False),
+        ("Well, I still think courage is endurance of the soul.", "x", "courage is endurance of the soul", False),
+        ("No, that's wrong, because repaying a debt can cause harm.", "justice is repaying debts",
+         "the previous definition (justice is repaying debts) is insufficient because repaying a debt can cause harm", True),
+        ("No.", "virtue is knowledge", "the previous definition (virtue is knowledge) is insufficient because it does not hold in every case", True),
+        ("Why?", "x", None, False),
+        ("I don't know.", "x", None, False),
+    ],
+)
+def test_thesis_extraction(message, previous, thesis, negation):
+    assert extract_thesis(message, previous) == (thesis, negation)
+
+
+def test_reading_cues():
+    angry = read_learner("Stop asking me trick questions! I already told you that piety is prayer.", "piety is prayer")
+    assert angry.sentiment == "defensive" and angry.frustration_delta >= 2
+    assert read_learner("Why?", "x").bare_why and read_learner("But why?", "x").bare_why
+    assert not read_learner("Why is justice good for the just?", "x").bare_why
+    assert read_learner("I don't know anymore.", "x").ignorance
+    assert read_learner("Interesting. I think love is a ladder.", "x").frustration_delta < 0
+
+
+def _reading(**kw) -> LearnerReading:
+    base = dict(thesis=None, negation=False, bare_why=False, ignorance=False, sentiment="curious", frustration_delta=0.0)
+    return LearnerReading(**(base | kw))
+
+
+@pytest.mark.parametrize(
+    ("reading", "frustration", "circles", "revised", "first", "move"),
+    [
+        (_reading(ignorance=True, sentiment="defensive"), 9, 0, False, False, "SYNTHESIZE"),
+        (_reading(), 0, 3, False, False, "SYNTHESIZE"),  # circled three times
+        (_reading(sentiment="defensive"), 9, 2, False, False, "CONCEDE"),  # Good Will beats frustration
+        (_reading(), 7.5, 0, True, False, "ELICIT"),  # frustration above 7
+        (_reading(), 7.0, 0, False, False, "CHALLENGE"),  # at the threshold: not above
+        (_reading(), 0, 0, True, False, "EXAMINE"),
+        (_reading(), 0, 0, False, True, "EXAMINE"),
+        (_reading(bare_why=True), 0, 0, False, False, "EXAMINE"),
+    ],
+)
+def test_choose_move(reading, frustration, circles, revised, first, move):
+    assert moves.choose_move(reading, frustration, circles, revised, first, P) == move
+
+
+def test_thresholds_are_params():
+    strict = MaieuticParams(frustration_threshold=3.0, circling_limit=1)
+    assert moves.choose_move(_reading(), 3.5, 0, False, False, strict) == "ELICIT"
+    assert moves.choose_move(_reading(), 0, 1, False, False, strict) == "SYNTHESIZE"
+
+
+def test_garbage_in_fix_builds_query_from_thesis():
+    query = moves.search_query(_reading(bare_why=True), "EXAMINE", "justice is fairness", P)
+    assert query == "philosophical arguments against justice is fairness"
+    assert moves.search_query(_reading(), "CHALLENGE", "justice is fairness", P) == "justice is fairness"
+    assert moves.search_query(_reading(), "CONCEDE", "justice is fairness", P) == ""
+
+
+@pytest.mark.parametrize(
+    ("move", "query", "route"),
+    [("SYNTHESIZE", "q", "synthesize"), ("EXAMINE", "q", "retrieve"), ("CONCEDE", "", "respond"), ("ELICIT", "", "respond")],
+)
+def test_route_after_analyst(move, query, route):
+    assert moves.route_after_analyst(move, query) == route
+
+
+def test_route_after_critic():
+    assert moves.route_after_critic("revise") == "revise"
+    assert moves.route_after_critic("pass") == moves.route_after_critic("cap") == "deliver"
