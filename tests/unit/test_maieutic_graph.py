@@ -1,0 +1,151 @@
+"""Sophia's graph end to end with fake voices: the seed's two workflows, the critic cap, the dialogue loop."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from langchain_core.messages import HumanMessage
+
+from graphs.maieutic.build import build_maieutic, outcome, play, recursion_limit
+from graphs.maieutic.library import Library
+from graphs.maieutic.nodes import MaieuticDeps
+from graphs.maieutic.params import MaieuticParams
+from sim.scripted.maieutic import ScriptedSophia
+from sim.scripted.model import ScriptedChatModel
+from sim.termination import TerminationReason
+
+PASSAGES = [
+    {"id": "rep_331c", "work": "Republic", "author": "Plato", "locus": "331c", "topics": ["justice"], "kind": "argument",
+     "text": "Cephalus says justice is paying debts. Socrates objects with the madman's weapon."},
+    {"id": "rep_514a", "work": "Republic", "author": "Plato", "locus": "514a", "topics": ["justice"], "kind": "analogy",
+     "text": "Prisoners in a cave take shadows for reality. One is freed and sees the sun."},
+]
+
+
+class RecordingEmbed:
+    """Deterministic fake embeddings; queries that mention justice land near the first passage."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        self.texts += texts
+        rows = []
+        for text in texts:
+            noise = np.frombuffer(hashlib.sha256(text.encode()).digest()[:8], dtype=np.uint8) / 2550.0
+            base = np.array([1.0, 0, 0, 0, 0, 0, 0, 0]) if "justice" in text.lower() else np.array([0, 1.0, 0, 0, 0, 0, 0, 0])
+            rows.append(base + noise)
+        return np.stack(rows)
+
+
+def _deps(interlocutor, learner_lines=(), embed=None, calls=None):
+    lines = iter(learner_lines)
+    embed = embed or RecordingEmbed()
+
+    def voice(messages):
+        if calls is not None:
+            calls.append(messages)
+        return interlocutor(messages)
+
+    return MaieuticDeps(
+        interlocutor=ScriptedChatModel(policy=voice),
+        synthesizer=ScriptedChatModel(policy=lambda m: "We began here and ended there. As in the cave, shadows mislead."),
+        library=Library(PASSAGES, embed),
+        learner=ScriptedChatModel(policy=lambda m: next(lines)),
+        question="What is justice?",
+        character="test",
+    )
+
+
+GOOD = "You hold that justice is fairness. Plato <cite>rep_331c</cite> doubts it. What would Cephalus say?"
+
+
+def _turn(graph, text, thread="t", params=MaieuticParams()):
+    config = {"configurable": {"thread_id": thread}, "recursion_limit": recursion_limit(params)}
+    return graph.invoke({"topic": "justice", "messages": [HumanMessage(text)]}, config)
+
+
+def test_good_will_override():
+    calls: list = []
+    sophia = ScriptedSophia(__import__("random").Random(0), discipline=1.0)
+    graph = build_maieutic(_deps(sophia.interlocutor, calls=calls), MaieuticParams())
+    _turn(graph, "I think justice is fairness.")
+    state = _turn(graph, "Stop asking me trick questions! I already told you that justice is fairness.")
+    assert state["user_sentiment"] == "defensive" and state["socratic_move"] == "CONCEDE"
+    assert state["good_will_overrides"] == 1
+    prompt = calls[-1][-1].content
+    assert "Move: CONCEDE" in prompt and "Do not use Socratic irony. Speak plainly" in prompt
+    assert str(state["messages"][-1].content).startswith("You are right to be frustrated")
+    assert state["search_query"] == ""  # plain speech needs no retrieval
+
+
+def test_garbage_in_fix_searches_for_the_concept():
+    embed = RecordingEmbed()
+    graph = build_maieutic(_deps(lambda m: GOOD, embed=embed), MaieuticParams(similarity_floor=0.5))
+    _turn(graph, "I think justice is fairness.")
+    state = _turn(graph, "Why?")
+    assert state["search_query"] == "philosophical arguments against justice is fairness"
+    assert "Why?" not in embed.texts
+    assert embed.texts[-1] == "philosophical arguments against justice is fairness"
+    assert [d["id"] for d in state["turn_documents"]] == ["rep_331c"]
+    assert state["retrievals"][-1]["hits"] == 1
+
+
+def test_similarity_floor_discards_weak_passages():
+    graph = build_maieutic(_deps(lambda m: GOOD), MaieuticParams(similarity_floor=0.9999))
+    state = _turn(graph, "I think justice is fairness.")
+    assert state["turn_documents"] == [] and state["retrievals"][-1]["best_similarity"] < 0.9999
+
+
+@pytest.mark.parametrize("at_cap", ["release", "fallback"])
+def test_critic_cap_ends_the_loop_and_is_recorded(at_cap):
+    bad = "Much context. More context. Even more. Still more. And more."
+    calls: list = []
+    params = MaieuticParams(critic_cap=3, at_cap=at_cap, similarity_floor=-1.0)
+    graph = build_maieutic(_deps(lambda m: bad, calls=calls), params)
+    state = _turn(graph, "I think justice is fairness.", params=params)
+    assert len(calls) == 3  # one draft per failure, no endless loop
+    entry = state["turn_log"][-1]
+    assert entry["cap_reached"] and entry["critic_loops"] == 3
+    assert entry["failed/too_long"] == 3 and entry["failed/no_question"] == 3 and entry["failed/no_citation"] == 3
+    assert "Corrective instruction: Too long." in calls[1][-1].content
+    delivered = str(state["messages"][-1].content)
+    assert (delivered == bad) == (at_cap == "release")
+    assert entry["delivered_ok"] is False
+
+
+def test_redraft_that_complies_passes_and_counts_loops():
+    drafts = iter(["No question here.", GOOD])
+    graph = build_maieutic(_deps(lambda m: next(drafts)), MaieuticParams(similarity_floor=0.5))
+    state = _turn(graph, "I think justice is fairness.")
+    entry = state["turn_log"][-1]
+    assert entry["critic_loops"] == 1 and not entry["first_draft_ok"] and entry["delivered_ok"]
+    assert not entry["cap_reached"] and str(state["messages"][-1].content) == GOOD
+
+
+def test_dialogue_loop_stops_at_synthesis_or_max_turns():
+    params = MaieuticParams(max_turns=4, similarity_floor=0.5)
+    deps = _deps(lambda m: GOOD, learner_lines=["I think justice is fairness.", "I don't know."])
+    final = play(build_maieutic(deps, params), deps, {"topic": "justice"}, {"recursion_limit": 20}, params)
+    result = outcome(final, params)
+    assert result.termination is TerminationReason.CONVERGED
+    assert result.metrics["rounds"] == 2 and final["synthesis"].startswith("We began")
+    assert not final["synthesis"].rstrip().endswith("?")
+
+    deps = _deps(lambda m: GOOD, learner_lines=["I think justice is fairness."] * 4)
+    final = play(build_maieutic(deps, params), deps, {"topic": "justice"}, {"recursion_limit": 20}, params)
+    result = outcome(final, params)
+    assert result.termination is TerminationReason.MAX_TURNS and result.metrics["rounds"] == 4
+
+
+def test_circling_three_times_synthesizes():
+    params = MaieuticParams(similarity_floor=0.5)
+    graph = build_maieutic(_deps(lambda m: GOOD), params)
+    moves = []
+    for text in ["I think justice is fairness.", "I think justice is harmony of the soul.",
+                 "Maybe I was right at first: justice is fairness.", "I think justice is harmony of the soul.",
+                 "Maybe I was right at first: justice is fairness."]:
+        moves.append(_turn(graph, text)["socratic_move"])
+    assert moves == ["EXAMINE", "EXAMINE", "CHALLENGE", "CHALLENGE", "SYNTHESIZE"]
