@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from metrics import METRICS, MetricFn, Record, metric
 from metrics.stats import mean, percentile, wilson_interval

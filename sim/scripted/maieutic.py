@@ -21,11 +21,8 @@ from langchain_core.messages import BaseMessage
 from graphs.maieutic.library import Library
 from graphs.maieutic.nodes import MaieuticDeps
 from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel
+from sim.scripted.model import ScriptedChatModel, last_human
 
-
-def _last_human(messages: Sequence[BaseMessage]) -> str:
-    return next(str(m.content) for m in reversed(messages) if m.type == "human")
 
 
 def _first_sentence(text: str) -> str:
@@ -69,7 +66,7 @@ class ScriptedLearner:
         return text
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
-        prompt = _last_human(messages)
+        prompt = last_human(messages)
         p = self.persona
         self.turn += 1
         self.fatigue += p["fatigue_rate"]
@@ -121,7 +118,7 @@ class ScriptedSophia:
         return self.rng.random() >= keep
 
     def interlocutor(self, messages: Sequence[BaseMessage]) -> str:
-        prompt = _last_human(messages)
+        prompt = last_human(messages)
         fields = dict(re.findall(r"^(Move|Thesis|Corrective instruction): (.*)$", prompt, re.MULTILINE))
         move, thesis = fields.get("Move", "EXAMINE"), fields.get("Thesis", "")
         named = fields.get("Corrective instruction", "").lower()
@@ -152,7 +149,7 @@ class ScriptedSophia:
         return " ".join(parts)
 
     def synthesizer(self, messages: Sequence[BaseMessage]) -> str:
-        prompt = _last_human(messages)
+        prompt = last_human(messages)
         fields = dict(re.findall(r"^(First thesis|Last thesis): (.*)$", prompt, re.MULTILINE))
         analogies, readings = prompt.split("Readings:")[0], prompt.split("Readings:")[-1]
         analogy = next(_DOC.finditer(analogies), None)

@@ -13,6 +13,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 Policy = Callable[[list[BaseMessage]], str]
 
 
+def last_human(messages: list[BaseMessage]) -> str:
+    """The text of the latest human message: what a scripted policy answers."""
+    return next(str(m.content) for m in reversed(messages) if m.type == "human")
+
+
 def count_tokens(text: str) -> int:
     """Whitespace tokens: the scripted model's stand-in for a tokenizer."""
     return len(text.split())

@@ -19,7 +19,7 @@ from langchain_core.messages import BaseMessage
 from graphs.socratic_panel.nodes import Expert, PanelDeps
 from graphs.socratic_panel.reading import EVIDENCE_DESIGNS
 from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel
+from sim.scripted.model import ScriptedChatModel, last_human
 
 _DESIGN = {value: cue for cue, value in EVIDENCE_DESIGNS.items()}
 _BIAS_WORD = {"high": "industry-funded", "medium": "unblinded", "low": "independent"}
@@ -45,9 +45,6 @@ def question_type(question: str) -> str:
             return qtype
     return "reason"
 
-
-def _last_human(messages: Sequence[BaseMessage]) -> str:
-    return next(str(m.content) for m in reversed(messages) if m.type == "human")
 
 
 @dataclass
@@ -205,7 +202,7 @@ class ScriptedExpert:
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         if self.rng.random() < self.failure_rate:
             raise TimeoutError("simulated expert timeout")
-        prompt = _last_human(messages)
+        prompt = last_human(messages)
         match = re.search(r"^Round \d+ question: (.*)$", prompt, re.MULTILINE)
         question = match.group(1) if match else prompt
         qtype = question_type(question)
@@ -258,7 +255,7 @@ class ScriptedModerator:
     rng: random.Random
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
-        prompt = _last_human(messages)
+        prompt = last_human(messages)
         fields = dict(re.findall(r"^(Question type|Target assumption): (.*)$", prompt, re.MULTILINE))
         qtype = fields.get("Question type", "reason")
         target = fields.get("Target assumption", "none")
