@@ -21,6 +21,8 @@ class EpisodeOutcome:
         transcript: Turns as {round, role, speaker, text}; role "participant"
             marks the answers whose agreement is measured.
         artifacts: Text outputs such as a markdown report.
+        timings: Wall-clock figures the graph measured itself (kept out of ``metrics`` so that
+            records stay reproducible apart from ``timings``).
     """
 
     termination: TerminationReason
@@ -28,6 +30,7 @@ class EpisodeOutcome:
     per_round: list[dict[str, Any]] = field(default_factory=list)
     transcript: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -73,5 +76,6 @@ def load_all() -> Registry[GraphSpec]:
     """Imports every graph package so that each registers itself."""
     import graphs.maieutic  # noqa: F401
     import graphs.socratic_panel  # noqa: F401
+    import graphs.tribunal  # noqa: F401
 
     return GRAPHS

@@ -51,3 +51,4 @@ def load_all() -> None:
     """Imports every cast module so that each registers itself."""
     import sim.scripted.maieutic  # noqa: F401
     import sim.scripted.panel  # noqa: F401
+    import sim.scripted.tribunal  # noqa: F401

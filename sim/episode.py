@@ -41,6 +41,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
                 embed: Callable[[list[str]], Any] | None = None) -> dict[str, Any]:
     """Runs one episode; an exception becomes a record with reason ``error`` and its traceback."""
     meter = EpisodeMeter()
+    graph_timings: dict[str, Any] = {}
     record: dict[str, Any] = {
         "graph": plan.graph, "episode": plan.index, "seed": plan.seed, "scenario": plan.scenario["name"],
         "participants": plan.participants,
@@ -59,6 +60,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
             termination_reason=outcome.termination.value, metrics=outcome.metrics, per_round=outcome.per_round,
             transcript=outcome.transcript, artifacts=outcome.artifacts,
         )
+        graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others
         record.update(
             termination_reason=TerminationReason.ERROR.value, metrics={}, per_round=[], transcript=[], artifacts={},
@@ -67,6 +69,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
     record["timings"] = {
         "episode_seconds": time.perf_counter() - t0,
         "node_seconds": {node: list(times) for node, times in meter.node_seconds.items()},
+        **graph_timings,
     }
     record["usage"] = meter.summary()
     return record

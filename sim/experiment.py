@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 import metrics.dialogue  # noqa: F401 - registers the tutoring metrics
 import metrics.summary  # noqa: F401 - registers the aggregate metrics
+import metrics.tribunal  # noqa: F401 - registers the tribunal metrics
 from metrics.embedding import Embed, embedding_agreement, round_answers
 from metrics.summary import COMMON, aggregate, per_round_means
 from sim.config import GraphRun, RunConfig, flatten

@@ -7,4 +7,5 @@ class TerminationReason(str, Enum):
     CONVERGED = "converged"
     MAX_ROUNDS = "max_rounds"
     MAX_TURNS = "max_turns"
+    PARTIAL = "partial_report"
     ERROR = "error"

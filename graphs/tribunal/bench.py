@@ -1,0 +1,57 @@
+"""The judicial bench: personas, the prompt each judge gets, and how opinions are read back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from graphs.tribunal.state import Evidence, Opinion
+
+JUDGES: dict[str, str] = {
+    "prosecutor": "You are the Prosecutor. Assume nothing works until the evidence proves it; find every flaw.",
+    "defense": "You are the Defense. Credit effort, intent and what the evidence shows working.",
+    "tech_lead": "You are the Tech Lead. Judge soundness and maintainability pragmatically, from the evidence.",
+}
+FORMAT = (
+    "For every criterion write one line exactly like: "
+    "Criterion c1: score 3. Cited: e1, e2. Argument: one or two sentences."
+)
+_LINE = re.compile(
+    r"Criterion (?P<id>[\w-]+): score (?P<score>[1-5])\.\s*Cited: (?P<cited>[^.]*)\.\s*Argument: (?P<argument>.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def judge_prompt(judge: str, subject: str, criteria: Sequence[dict[str, Any]], evidence: Sequence[Evidence],
+                 feedback: str) -> list[BaseMessage]:
+    lines = [f"Case: {subject}", "Criteria:"]
+    lines += [f"- {c['id']} ({c['dimension']}) {c['title']}: {c['description']}" for c in criteria]
+    lines.append("Evidence:")
+    lines += [
+        f"- {e['id']} [{e['criterion']}] {'found' if e['found'] else 'NOT FOUND'} by {e['collector']} at "
+        f"{e['location']}: {e['content']} (tags: {', '.join(e['tags']) or 'none'})"
+        for e in evidence
+    ]
+    if feedback:
+        lines.append(f"Chief Justice: {feedback}")
+    lines.append(FORMAT)
+    return [SystemMessage(JUDGES[judge]), HumanMessage("\n".join(lines))]
+
+
+def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict[str, Any]]) -> list[Opinion]:
+    """One opinion per criterion; a criterion the text does not score gets a neutral 3 marked unparsed."""
+    found = {m["id"].lower(): m for m in _LINE.finditer(text)}
+    opinions = []
+    for c in criteria:
+        m = found.get(c["id"].lower())
+        if m:
+            cited = [x.strip() for x in m["cited"].split(",") if x.strip() and x.strip().lower() != "none"]
+            opinions.append(Opinion(round=round_num, judge=judge, criterion=c["id"], score=int(m["score"]),
+                                    cited=cited, argument=m["argument"].strip(), parsed=True))
+        else:
+            opinions.append(Opinion(round=round_num, judge=judge, criterion=c["id"], score=3, cited=[],
+                                    argument="", parsed=False))
+    return opinions

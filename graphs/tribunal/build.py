@@ -1,0 +1,130 @@
+"""``build_tribunal(deps, params)``: parallel detective and judicial layers, ChiefJustice, error routing."""
+
+from __future__ import annotations
+
+import statistics
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from graphs.params import ConfigError
+from graphs.registry import EpisodeOutcome
+from graphs.tribunal.bench import JUDGES
+from graphs.tribunal.nodes import TribunalDeps, TribunalNodes
+from graphs.tribunal.params import TribunalParams
+from graphs.tribunal.state import TribunalState
+from metrics.agreement import jaccard
+from sim.termination import TerminationReason
+
+
+def build_tribunal(deps: TribunalDeps, params: TribunalParams) -> Any:
+    """detective_dispatch fans out to every collector; evidence_aggregator waits for all of them (fan-in)
+    and routes to the judicial layer or the ErrorHandler; judicial_dispatch fans out to the three judges;
+    chief_justice waits for all three and routes to report, re-evaluation or the ErrorHandler."""
+    nodes = TribunalNodes(deps, params)
+    g = StateGraph(TribunalState)
+    g.add_node("detective_dispatch", nodes.detective_dispatch)
+    for name in deps.collectors:
+        g.add_node(name, nodes.collector(name))
+        g.add_edge("detective_dispatch", name)
+    g.add_node("evidence_aggregator", nodes.evidence_aggregator)
+    g.add_edge(list(deps.collectors), "evidence_aggregator")
+    g.add_node("judicial_dispatch", nodes.judicial_dispatch)
+    for name in JUDGES:
+        g.add_node(name, nodes.judge(name))
+        g.add_edge("judicial_dispatch", name)
+    g.add_node("chief_justice", nodes.chief_justice)
+    g.add_edge(list(JUDGES), "chief_justice")
+    g.add_node("error_handler", nodes.error_handler)
+    g.add_node("report_generator", nodes.report_generator)
+    g.add_edge(START, "detective_dispatch")
+    g.add_conditional_edges("evidence_aggregator", nodes.route_after_detectives,
+                            {"judge": "judicial_dispatch", "error": "error_handler"})
+    g.add_conditional_edges("chief_justice", nodes.route_after_chief,
+                            {"report": "report_generator", "reevaluate": "judicial_dispatch", "error": "error_handler"})
+    g.add_edge("error_handler", END)
+    g.add_edge("report_generator", END)
+    return g.compile()
+
+
+def recursion_limit(params: TribunalParams) -> int:
+    """Four supersteps for the detectives, three per judicial round, one to close, with slack."""
+    return 4 + 3 * (params.max_reevaluations + 1) + 6
+
+
+def initial_state(scenario: dict[str, Any], params: TribunalParams) -> dict[str, Any]:
+    """The case as the graph may see it: the criteria's hidden truth stays with the scripted judges."""
+    criteria = [{k: c[k] for k in ("id", "dimension", "title", "description")} for c in scenario["criteria"]]
+    return {"subject": scenario["subject"], "criteria": criteria, "reevaluations": 0, "evaluation_round": 0}
+
+
+def _agreement(opinions: list[dict[str, Any]]) -> tuple[float, float]:
+    """(mean pairwise Jaccard of cited evidence, mean score standard deviation) over criteria."""
+    by_criterion: dict[str, list[dict[str, Any]]] = {}
+    for op in opinions:
+        by_criterion.setdefault(op["criterion"], []).append(op)
+    jac = [jaccard(set(a["cited"]), set(b["cited"])) for ops in by_criterion.values() for a, b in combinations(ops, 2)]
+    spread = [statistics.pstdev([o["score"] for o in ops]) for ops in by_criterion.values() if len(ops) > 1]
+    return (statistics.fmean(jac) if jac else float("nan"), statistics.fmean(spread) if spread else float("nan"))
+
+
+def outcome(state: dict[str, Any], params: TribunalParams) -> EpisodeOutcome:
+    rounds = state.get("evaluation_round", 0)
+    opinions = state.get("opinions", [])
+    last = [o for o in opinions if o["round"] == rounds]
+    jac, dispersion = _agreement(last)
+    branches = state.get("branch_timings", [])
+    per_round = []
+    for r in range(1, rounds + 1):
+        jr, dr = _agreement([o for o in opinions if o["round"] == r])
+        per_round.append({"round": r, "jaccard_agreement": jr, "score_dispersion": dr})
+    transcript = [
+        {"round": r, "role": "participant", "speaker": judge,
+         "text": " ".join(o["argument"] for o in opinions if o["round"] == r and o["judge"] == judge)}
+        for r in range(1, rounds + 1) for judge in JUDGES
+        if any(o["round"] == r and o["judge"] == judge and o["argument"] for o in opinions)
+    ]
+    rule_counts = {f"rules/{rule}": 0 for rule in ("security_override", "fact_supremacy", "functionality_weight")}
+    for t in state.get("applied_rules", []):
+        if t["round"] == rounds:
+            rule_counts[f"rules/{t['rule']}"] += 1
+    verdicts = state.get("verdicts", [])
+    return EpisodeOutcome(
+        termination=TerminationReason.PARTIAL if state.get("partial") else TerminationReason.CONVERGED,
+        metrics={
+            "rounds": rounds,
+            "reevaluations": state.get("reevaluations", 0),
+            "jaccard_agreement": jac,
+            "score_dispersion": dispersion,
+            "timeouts": sum(b["timed_out"] for b in branches),
+            "branches": len(branches),
+            "unparsed_opinions": sum(not o["parsed"] for o in opinions),
+            "criteria_passed": sum(v["passed"] for v in verdicts),
+            **rule_counts,
+        },
+        per_round=per_round,
+        transcript=transcript,
+        artifacts={"report.md": state.get("report", "")},
+        timings={"branches": branches, "layers": state.get("layer_timings", [])},
+    )
+
+
+_COLLECTOR_KEYS = ("id", "delay_s", "fault", "evidence")
+
+
+def validate_scenario(scenario: dict[str, Any], root: Path) -> None:
+    for key, kind in (("name", str), ("subject", str), ("criteria", list), ("collectors", list)):
+        if not isinstance(scenario.get(key), kind):
+            raise ConfigError(f"missing or malformed key {key!r} (expected {kind.__name__})")
+    for c in scenario["criteria"]:
+        if c.get("dimension") not in ("security", "fact", "functionality"):
+            raise ConfigError(f"criterion {c.get('id')!r} has dimension {c.get('dimension')!r}; "
+                              "valid choices: security, fact, functionality")
+    for collector in scenario["collectors"]:
+        missing = [k for k in _COLLECTOR_KEYS if k not in collector]
+        if missing:
+            raise ConfigError(f"collector {collector.get('id', '?')!r} lacks key {missing[0]!r}")
+        if collector["fault"] not in ("none", "raise", "hang"):
+            raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; valid choices: none, raise, hang")

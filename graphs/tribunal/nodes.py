@@ -1,0 +1,115 @@
+"""Tribunal nodes: detective and judicial layers, ChiefJustice, ErrorHandler, ReportGenerator."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from graphs.tribunal import rules
+from graphs.tribunal.bench import judge_prompt, read_opinions
+from graphs.tribunal.deadline import run_with_deadline
+from graphs.tribunal.params import TribunalParams
+from graphs.tribunal.report import render_report
+from graphs.tribunal.state import Evidence, TribunalState
+
+Collector = Callable[[], list[dict[str, Any]]]
+
+
+@dataclass
+class TribunalDeps:
+    """Evidence collectors (tools) by name and a chat model per judge."""
+
+    collectors: dict[str, Collector]
+    judges: dict[str, BaseChatModel]
+
+
+class TribunalNodes:
+    def __init__(self, deps: TribunalDeps, params: TribunalParams) -> None:
+        self.deps = deps
+        self.p = params
+
+    # --- detective layer -----------------------------------------------------
+    def detective_dispatch(self, state: TribunalState) -> dict[str, Any]:
+        return {"detective_started": time.perf_counter()}
+
+    def collector(self, name: str) -> Callable[[TribunalState], dict[str, Any]]:
+        def collect(state: TribunalState) -> dict[str, Any]:
+            status, value, seconds = run_with_deadline(self.deps.collectors[name], self.p.layer_timeout_s)
+            timing = {"layer": "detective", "branch": name, "seconds": seconds, "timed_out": status == "timeout"}
+            if status == "error":
+                return {"errors": [{"layer": "detective", "branch": name, "error": f"{type(value).__name__}: {value}"}],
+                        "branch_timings": [timing]}
+            if status == "timeout":
+                missing = Evidence(id=f"{name}-timeout", collector=name, criterion="", goal="collect evidence",
+                                   found=False, content=f"{name} ran past its {self.p.layer_timeout_s} s deadline",
+                                   location="", confidence=0.0, tags=["timeout"])
+                return {"evidence": [missing], "branch_timings": [timing]}
+            return {"evidence": [Evidence(collector=name, **item) for item in value], "branch_timings": [timing]}
+
+        collect.__name__ = name
+        return collect
+
+    def evidence_aggregator(self, state: TribunalState) -> dict[str, Any]:
+        wall = time.perf_counter() - state["detective_started"]
+        return {"layer_timings": [{"layer": "detective", "round": 0, "wall_seconds": wall}]}
+
+    def route_after_detectives(self, state: TribunalState) -> str:
+        return "error" if state.get("errors") else "judge"
+
+    # --- judicial layer --------------------------------------------------------
+    def judicial_dispatch(self, state: TribunalState) -> dict[str, Any]:
+        return {"judicial_started": time.perf_counter(), "evaluation_round": state.get("evaluation_round", 0) + 1}
+
+    def judge(self, name: str) -> Callable[[TribunalState], dict[str, Any]]:
+        def deliberate(state: TribunalState) -> dict[str, Any]:
+            round_num = state["evaluation_round"]
+            messages = judge_prompt(name, state["subject"], state["criteria"],
+                                    [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
+            status, value, seconds = run_with_deadline(lambda: self.deps.judges[name].invoke(messages),
+                                                       self.p.layer_timeout_s)
+            timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
+                      "round": round_num}
+            if status == "error":
+                return {"errors": [{"layer": "judicial", "branch": name, "error": f"{type(value).__name__}: {value}"}],
+                        "branch_timings": [timing]}
+            text = str(value.content) if status == "ok" else ""
+            return {"opinions": read_opinions(text, name, round_num, state["criteria"]), "branch_timings": [timing]}
+
+        deliberate.__name__ = name
+        return deliberate
+
+    def chief_justice(self, state: TribunalState) -> dict[str, Any]:
+        round_num = state["evaluation_round"]
+        timing = {"layer": "judicial", "round": round_num, "wall_seconds": time.perf_counter() - state["judicial_started"]}
+        if state.get("errors"):
+            return {"layer_timings": [timing], "route": "error"}
+        evidence = {e["id"]: e for e in state.get("evidence", [])}
+        current = [o for o in state.get("opinions", []) if o["round"] == round_num]
+        verdicts, trace = [], []
+        for criterion in state["criteria"]:
+            verdict, applied = rules.judge_criterion(
+                criterion, [o for o in current if o["criterion"] == criterion["id"]], evidence, self.p)
+            verdicts.append(verdict)
+            trace += [t | {"round": round_num} for t in applied]
+        contested = rules.needs_reevaluation(verdicts, state.get("reevaluations", 0), self.p)
+        update = {"layer_timings": [timing], "verdicts": verdicts, "applied_rules": trace}
+        if contested:
+            feedback = (f"re-examine {', '.join(contested)}: the bench disagreed by more than "
+                        f"{self.p.dispersion_threshold} points; weigh the cited evidence, not your brief.")
+            return update | {"route": "reevaluate", "reevaluations": state.get("reevaluations", 0) + 1,
+                             "chief_feedback": feedback}
+        return update | {"route": "report"}
+
+    def route_after_chief(self, state: TribunalState) -> str:
+        return state["route"]
+
+    # --- endings -------------------------------------------------------------
+    def error_handler(self, state: TribunalState) -> dict[str, Any]:
+        return {"report": render_report(state, partial=True), "partial": True}
+
+    def report_generator(self, state: TribunalState) -> dict[str, Any]:
+        return {"report": render_report(state, partial=False), "partial": False}
