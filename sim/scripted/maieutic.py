@@ -70,7 +70,7 @@ class ScriptedLearner:
         p = self.persona
         self.turn += 1
         self.fatigue += p["fatigue_rate"]
-        said = re.search(r"^Sophia said: (.*)$", prompt, re.MULTILINE | re.DOTALL)
+        said = re.search(r"^Sophia said: (.*?)\s*(?:\nYour reply:|\Z)", prompt, re.MULTILINE | re.DOTALL)
         if said is None:
             return self._state(f"I think {self.thesis}.")
         grounded = self._react(said.group(1))

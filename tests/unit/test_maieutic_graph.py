@@ -149,3 +149,23 @@ def test_circling_three_times_synthesizes():
                  "Maybe I was right at first: justice is fairness."]:
         moves.append(_turn(graph, text)["socratic_move"])
     assert moves == ["EXAMINE", "EXAMINE", "CHALLENGE", "CHALLENGE", "SYNTHESIZE"]
+
+
+def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions():
+    import random
+
+    from graphs.maieutic.prompts import learner_prompt
+    from sim.scripted.maieutic import ScriptedLearner
+
+    topic = {"opening": "justice is paying debts", "revisions": ["justice is harmony", "justice is fairness"],
+             "rejoinder": "debts can harm"}
+    persona = {"openness": 1.0, "patience": 1.0, "fatigue_rate": 0.0, "defensiveness": 0.0, "terseness": 0.0,
+               "circling": 0.0, "concede_after": 99}
+    learner = ScriptedLearner(topic, persona, random.Random(0), rejoined=True)
+    assert learner.reply(learner_prompt(question="What is justice?", character="", tutor=None)) == \
+        "I think justice is paying debts."
+    reply = learner.reply(learner_prompt(question="q", character="", tutor=GOOD))
+    assert reply.endswith("I think justice is harmony.")
+    ungrounded = ScriptedLearner(topic, persona | {"openness": 0.0}, random.Random(0), rejoined=True)
+    ungrounded.reply(learner_prompt(question="q", character="", tutor=None))
+    assert ungrounded.reply(learner_prompt(question="q", character="", tutor=GOOD)) == "I still think justice is paying debts."
