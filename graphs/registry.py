@@ -23,6 +23,7 @@ class EpisodeOutcome:
         artifacts: Text outputs such as a markdown report.
         timings: Wall-clock figures the graph measured itself (kept out of ``metrics`` so that
             records stay reproducible apart from ``timings``).
+        labels: Categories to break metrics down by (for example the discovery schema).
     """
 
     termination: TerminationReason
@@ -31,6 +32,7 @@ class EpisodeOutcome:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
     timings: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,12 @@ class GraphSpec:
         params_type: Dataclass of the graph's thresholds.
         build: ``build(deps, params)`` -> compiled LangGraph graph.
         initial_state: ``initial_state(scenario, params)`` -> input state.
-        outcome: ``outcome(final_state, params)`` -> EpisodeOutcome.
+        outcome: ``outcome(final_state, params, scenario)`` -> EpisodeOutcome (the scenario may hold
+            hidden ground truth that the graph never saw).
         recursion_limit: ``recursion_limit(params)`` -> LangGraph recursion limit.
-        validate_scenario: ``validate_scenario(scenario, root)`` raises ConfigError for a malformed
-            scenario; ``root`` is the graph's folder under datasets/.
+        prepare_scenario: ``prepare_scenario(scenario, root)`` -> the scenario, checked and with its
+            references (personas, schemas) resolved from ``root``, the graph's folder under datasets/;
+            raises ConfigError when it is malformed.
         play: ``play(compiled, deps, state, config, params)`` -> final state, for graphs that
             the harness drives turn by turn; None means one ``invoke``.
         metrics: Names of extra registered metrics this graph's records support.
@@ -56,9 +60,9 @@ class GraphSpec:
     params_type: type
     build: Callable[[Any, Any], Any]
     initial_state: Callable[[dict[str, Any], Any], dict[str, Any]]
-    outcome: Callable[[dict[str, Any], Any], EpisodeOutcome]
+    outcome: Callable[[dict[str, Any], Any, dict[str, Any]], EpisodeOutcome]
     recursion_limit: Callable[[Any], int]
-    validate_scenario: Callable[[dict[str, Any], Any], None]
+    prepare_scenario: Callable[[dict[str, Any], Any], dict[str, Any]]
     play: Callable[[Any, Any, dict[str, Any], dict[str, Any], Any], dict[str, Any]] | None = None
     metrics: tuple[str, ...] = ()
     figures: tuple[str, ...] = ()
@@ -74,6 +78,7 @@ def graph(spec: GraphSpec) -> GraphSpec:
 
 def load_all() -> Registry[GraphSpec]:
     """Imports every graph package so that each registers itself."""
+    import graphs.interview  # noqa: F401
     import graphs.maieutic  # noqa: F401
     import graphs.socratic_panel  # noqa: F401
     import graphs.tribunal  # noqa: F401

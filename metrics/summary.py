@@ -80,6 +80,25 @@ def by_scenario() -> MetricFn:
     return compute
 
 
+@metric("by_label")
+def by_label() -> MetricFn:
+    """``<label>/<value>/convergence_rate`` and ``<label>/<value>/<metric>_mean`` for every label an
+    episode carries (for example ``schema/job_shop/ascr_recall_mean``)."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        groups: dict[str, list[Record]] = {}
+        for r in records:
+            for key, value in r.get("labels", {}).items():
+                groups.setdefault(f"{key}/{value}", []).append(r)
+        out = {}
+        for prefix, rs in sorted(groups.items()):
+            out[f"{prefix}/convergence_rate"] = sum(r["termination_reason"] == "converged" for r in rs) / len(rs)
+            out |= {f"{prefix}/{k}": v for k, v in episode_means()(rs).items()}
+        return out
+
+    return compute
+
+
 @metric("timings")
 def timings() -> MetricFn:
     """Episode wall-time percentiles and the median time of one run of each node."""

@@ -55,10 +55,10 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
         state = spec.initial_state(plan.scenario, params)
         config = {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]}
         final = spec.play(compiled, deps, state, config, params) if spec.play else compiled.invoke(state, config)
-        outcome = spec.outcome(final, params)
+        outcome = spec.outcome(final, params, plan.scenario)
         record.update(
             termination_reason=outcome.termination.value, metrics=outcome.metrics, per_round=outcome.per_round,
-            transcript=outcome.transcript, artifacts=outcome.artifacts,
+            transcript=outcome.transcript, artifacts=outcome.artifacts, labels=outcome.labels,
         )
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others

@@ -24,7 +24,7 @@ def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"malformed scenario file {path}: expected a mapping at the top level")
     try:
-        spec.validate_scenario(data, path.parents[1])
+        data = spec.prepare_scenario(data, path.parents[1])
     except ConfigError as exc:
         raise ConfigError(f"malformed scenario file {path}: {exc}") from exc
     if data["name"] != path.stem:

@@ -8,4 +8,5 @@ class TerminationReason(str, Enum):
     MAX_ROUNDS = "max_rounds"
     MAX_TURNS = "max_turns"
     PARTIAL = "partial_report"
+    BUDGET = "budget_exhausted"
     ERROR = "error"

@@ -1,6 +1,6 @@
 """``graph=maieutic``: Sophia, a Socratic tutor with a Critic loop, questions one learner."""
 
-from graphs.maieutic.build import build_maieutic, initial_state, outcome, play, recursion_limit, validate_scenario
+from graphs.maieutic.build import build_maieutic, initial_state, outcome, play, recursion_limit, prepare_scenario
 from graphs.maieutic.params import MaieuticParams
 from graphs.registry import GraphSpec, graph
 
@@ -12,7 +12,7 @@ SPEC = graph(
         initial_state=initial_state,
         outcome=outcome,
         recursion_limit=recursion_limit,
-        validate_scenario=validate_scenario,
+        prepare_scenario=prepare_scenario,
         play=play,
         metrics=("moves", "critic", "retrieval", "turns_to_synthesis"),
         figures=("critic_loops", "moves"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def play(compiled: Any, deps: MaieuticDeps, state: dict[str, Any], config: dict[
     return final
 
 
-def outcome(state: dict[str, Any], params: MaieuticParams) -> EpisodeOutcome:
+def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
     turns = state.get("turn_log", [])
     tutor_turns = [t for t in turns if t["move"] != "SYNTHESIZE"]
     loops = [t["critic_loops"] for t in tutor_turns]
@@ -99,12 +100,26 @@ def outcome(state: dict[str, Any], params: MaieuticParams) -> EpisodeOutcome:
     )
 
 
-def validate_scenario(scenario: dict[str, Any], root: Path) -> None:
-    """Checks the keys and that the topic and persona exist in ``root`` (datasets/maieutic)."""
+def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
+    """Checks the keys and resolves the topic and persona from ``root`` (datasets/maieutic)."""
     for key in ("name", "topic", "persona"):
         if not isinstance(scenario.get(key), str):
             raise ConfigError(f"missing or malformed key {key!r} (expected str)")
+    resolved = dict(scenario)
     for key, file, section in (("topic", "topics.yaml", "topics"), ("persona", "personas.yaml", "personas")):
-        known = [item["id"] for item in yaml.safe_load((root / file).read_text())[section]]
+        known = {item["id"]: item for item in yaml.safe_load((root / file).read_text())[section]}
         if scenario[key] not in known:
             raise ConfigError(f"{key} {scenario[key]!r} is not in {file}; valid choices: {', '.join(known)}")
+        resolved[f"{key}_spec"] = known[scenario[key]]
+    resolved["canon"] = canon(root / "canon.yaml")
+    return resolved
+
+
+@lru_cache(maxsize=4)
+def _canon(path: str, mtime: float) -> tuple:
+    return tuple(yaml.safe_load(Path(path).read_text())["passages"])
+
+
+def canon(path: Path) -> list[dict[str, Any]]:
+    """The canon's passages, parsed once per process."""
+    return list(_canon(str(path), path.stat().st_mtime))

@@ -59,7 +59,7 @@ def initial_state(scenario: dict[str, Any], params: PanelParams) -> dict[str, An
     }
 
 
-def outcome(state: dict[str, Any], params: PanelParams) -> EpisodeOutcome:
+def outcome(state: dict[str, Any], params: PanelParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
     """Reads the final state: termination, episode metrics, per-round series, transcript."""
     counts = {k: len(state.get(f"assumptions_{k}", [])) for k in ("validated", "invalidated", "unproven")}
     responses = state.get("response_history", [])
@@ -102,7 +102,7 @@ _EXPERT_KEYS = ("id", "name", "role", "stubbornness", "persuadability", "opennes
                 "assumptions", "evidence")
 
 
-def validate_scenario(scenario: dict[str, Any], root: Any = None) -> None:
+def prepare_scenario(scenario: dict[str, Any], root: Any = None) -> dict[str, Any]:
     """Checks keys, types and cross-references; raises ConfigError naming the first problem."""
     for key, kind in _REQUIRED.items():
         if not isinstance(scenario.get(key), kind):
@@ -119,3 +119,4 @@ def validate_scenario(scenario: dict[str, Any], root: Any = None) -> None:
             unknown = set(expert.get(field, [])) - ids[section]
             if unknown:
                 raise ConfigError(f"expert {expert['id']!r} {field} names unknown id {sorted(unknown)[0]!r}")
+    return scenario

@@ -1,7 +1,7 @@
 """``graph=tribunal``: a layered judging pipeline with parallel layers, error routing and re-evaluation."""
 
 from graphs.registry import GraphSpec, graph
-from graphs.tribunal.build import build_tribunal, initial_state, outcome, recursion_limit, validate_scenario
+from graphs.tribunal.build import build_tribunal, initial_state, outcome, recursion_limit, prepare_scenario
 from graphs.tribunal.params import TribunalParams
 
 SPEC = graph(
@@ -12,7 +12,7 @@ SPEC = graph(
         initial_state=initial_state,
         outcome=outcome,
         recursion_limit=recursion_limit,
-        validate_scenario=validate_scenario,
+        prepare_scenario=prepare_scenario,
         metrics=("tribunal",),
     )
 )

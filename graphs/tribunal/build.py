@@ -70,7 +70,7 @@ def _agreement(opinions: list[dict[str, Any]]) -> tuple[float, float]:
     return (statistics.fmean(jac) if jac else float("nan"), statistics.fmean(spread) if spread else float("nan"))
 
 
-def outcome(state: dict[str, Any], params: TribunalParams) -> EpisodeOutcome:
+def outcome(state: dict[str, Any], params: TribunalParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
     rounds = state.get("evaluation_round", 0)
     opinions = state.get("opinions", [])
     last = [o for o in opinions if o["round"] == rounds]
@@ -114,7 +114,7 @@ def outcome(state: dict[str, Any], params: TribunalParams) -> EpisodeOutcome:
 _COLLECTOR_KEYS = ("id", "delay_s", "fault", "evidence")
 
 
-def validate_scenario(scenario: dict[str, Any], root: Path) -> None:
+def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
     for key, kind in (("name", str), ("subject", str), ("criteria", list), ("collectors", list)):
         if not isinstance(scenario.get(key), kind):
             raise ConfigError(f"missing or malformed key {key!r} (expected {kind.__name__})")
@@ -128,3 +128,4 @@ def validate_scenario(scenario: dict[str, Any], root: Path) -> None:
             raise ConfigError(f"collector {collector.get('id', '?')!r} lacks key {missing[0]!r}")
         if collector["fault"] not in ("none", "raise", "hang"):
             raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; valid choices: none, raise, hang")
+    return scenario

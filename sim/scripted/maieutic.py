@@ -12,10 +12,8 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import yaml
 from langchain_core.messages import BaseMessage
 
 from graphs.maieutic.library import Library
@@ -163,23 +161,16 @@ class ScriptedSophia:
         return " ".join(parts)
 
 
-def _load(path: Path, key: str) -> dict[str, dict[str, Any]]:
-    return {item["id"]: item for item in yaml.safe_load(path.read_text())[key]}
-
-
 @cast("scripted", "maieutic")
 def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
     """A scripted Sophia and a scripted learner for the scenario's topic and persona."""
-    root = request.datasets / "maieutic"
-    topic = _load(root / "topics.yaml", "topics")[request.scenario["topic"]]
-    persona = _load(root / "personas.yaml", "personas")[request.scenario["persona"]]
-    passages = yaml.safe_load((root / "canon.yaml").read_text())["passages"]
+    topic, persona = request.scenario["topic_spec"], request.scenario["persona_spec"]
     sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), **request.roles.get("maieutic", {}))
     learner = ScriptedLearner(topic, persona, random.Random(f"{request.seed}:learner"))
     return MaieuticDeps(
         interlocutor=ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor"),
         synthesizer=ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer"),
-        library=Library(passages, request.embed),
+        library=Library(request.scenario["canon"], request.embed),
         learner=ScriptedChatModel(policy=learner.reply, role="learner"),
         question=topic["question"],
         character=persona["character"],

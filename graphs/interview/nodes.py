@@ -1,0 +1,80 @@
+"""The five nodes of the interview loop."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from graphs.interview.interpret import interpret
+from graphs.interview.params import InterviewParams
+from graphs.interview.schema import DiscoverySchema
+from graphs.interview.state import InterviewState
+
+INTERVIEWER_SYSTEM = (
+    "You interview a domain expert about how their business schedules its work. Ask one short, concrete "
+    "question at a time about the field you are given; never ask about something already known."
+)
+EXPERT_SYSTEM = "You are the scheduling expert at {business}. Answer the interviewer briefly and only what is asked."
+
+
+@dataclass
+class InterviewDeps:
+    interviewer: BaseChatModel
+    expert: BaseChatModel
+    schema: DiscoverySchema
+    business: str = "a manufacturing business"
+
+
+class InterviewNodes:
+    def __init__(self, deps: InterviewDeps, params: InterviewParams) -> None:
+        self.deps = deps
+        self.p = params
+
+    def formulate_question(self, state: InterviewState) -> dict[str, Any]:
+        asked = Counter(m["field"] for m in state.get("messages", []) if m["from"] == "interviewer")
+        field = self.deps.schema.next_field(state.get("ascr", {}), asked)
+        prompt = "\n".join([
+            f"Discovery schema: {self.deps.schema.title}", f"Field: {field.name}", f"What we need: {field.question}",
+            f"Times asked before: {asked.get(field.name, 0)}", f"Already known: {json.dumps(state.get('ascr', {}))}",
+            "Ask one question.",
+        ])
+        text = str(self.deps.interviewer.invoke([SystemMessage(INTERVIEWER_SYSTEM), HumanMessage(prompt)]).content).strip()
+        return {"messages": [{"from": "interviewer", "content": text or field.question, "field": field.name}],
+                "target_field": field.name}
+
+    def check_budget(self, state: InterviewState) -> dict[str, Any]:
+        return {"budget_left": state["budget_left"] - self.p.question_cost}
+
+    def get_answer(self, state: InterviewState) -> dict[str, Any]:
+        question = state["messages"][-1]["content"]
+        messages = [SystemMessage(EXPERT_SYSTEM.format(business=self.deps.business)),
+                    HumanMessage(f"Interviewer: {question}\nYour answer:")]
+        try:
+            content: Any = self.deps.expert.invoke(messages).content
+            errors = []
+        except Exception as exc:  # noqa: BLE001 - a failed answer is a wasted turn, not a failed interview
+            content, errors = "", [{"node": "get_answer", "error": f"{type(exc).__name__}: {exc}"}]
+        return {"messages": [{"from": "expert", "content": content, "field": state["target_field"]}], "errors": errors}
+
+    def interpret_response(self, state: InterviewState) -> dict[str, Any]:
+        scr = interpret(state["messages"][-1]["content"], self.deps.schema, state["target_field"])
+        return {"ascr": scr, "turn_log": [{
+            "round": len(state.get("turn_log", [])) + 1, "field": state["target_field"], "scr": scr,
+            "wasted": not scr, "budget_left": state["budget_left"],
+        }]}
+
+    def evaluate_completion(self, state: InterviewState) -> dict[str, Any]:
+        ascr = state.get("ascr", {})
+        if self.deps.schema.complete(ascr):
+            return {"complete": True, "end_reason": "criteria"}
+        if state["budget_left"] < self.p.question_cost:
+            return {"complete": True, "end_reason": "budget"}
+        return {"complete": False}
+
+    def route(self, state: InterviewState) -> str:
+        return "done" if state["complete"] else "ask"

@@ -1,0 +1,22 @@
+"""Interview state: last-write fields, an appending message list, and the ASCR merged by a reducer."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from graphs.interview.ascr import merge_ascr
+
+
+class InterviewState(TypedDict, total=False):
+    ds_id: str
+    project_id: str
+    conversation_id: str
+    budget_left: float
+    complete: bool
+    end_reason: str  # criteria | budget
+    target_field: str
+    ascr: Annotated[dict[str, Any], merge_ascr]
+    messages: Annotated[list[dict[str, Any]], operator.add]  # {"from": interviewer|expert, "content", "field"}
+    turn_log: Annotated[list[dict[str, Any]], operator.add]
+    errors: Annotated[list[dict[str, Any]], operator.add]
