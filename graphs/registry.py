@@ -78,6 +78,7 @@ def graph(spec: GraphSpec) -> GraphSpec:
 
 def load_all() -> Registry[GraphSpec]:
     """Imports every graph package so that each registers itself."""
+    import graphs.committee  # noqa: F401
     import graphs.interview  # noqa: F401
     import graphs.maieutic  # noqa: F401
     import graphs.socratic_panel  # noqa: F401

@@ -49,6 +49,7 @@ def build_deps(kind: str, graph: str, request: CastRequest) -> Any:
 
 def load_all() -> None:
     """Imports every cast module so that each registers itself."""
+    import sim.scripted.committee  # noqa: F401
     import sim.scripted.interview  # noqa: F401
     import sim.scripted.maieutic  # noqa: F401
     import sim.scripted.panel  # noqa: F401

@@ -9,7 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
 from graphs.maieutic import critic, moves
-from graphs.maieutic.library import Library
+from graphs.retrieval import Library
 from graphs.maieutic.params import MaieuticParams
 from graphs.maieutic.prompts import interlocutor_prompt, synthesizer_prompt
 from graphs.maieutic.reading import read_learner, same_thesis

@@ -16,7 +16,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from graphs.maieutic.library import Library
+from graphs.retrieval import Library
 from graphs.maieutic.nodes import MaieuticDeps
 from sim.cast import CastRequest, cast
 from sim.scripted.model import ScriptedChatModel, last_human

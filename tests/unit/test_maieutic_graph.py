@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from graphs.maieutic.build import build_maieutic, outcome, play, recursion_limit
-from graphs.maieutic.library import Library
+from graphs.retrieval import Library
 from graphs.maieutic.nodes import MaieuticDeps
 from graphs.maieutic.params import MaieuticParams
 from sim.scripted.maieutic import ScriptedSophia

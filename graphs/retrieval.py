@@ -1,4 +1,8 @@
-"""The Librarian's vector search over the canon (passages embedded once per process)."""
+"""Vector search over a small corpus of passages (Sophia's canon, a committee's evidence).
+
+Passages are embedded once per Library; ``embed`` is injected (MiniLM in the harness).
+A hit is the passage's own mapping plus its ``similarity``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from graphs.maieutic.state import Citation
 
 Embed = Callable[[list[str]], np.ndarray]
 
 
+Hit = dict[str, Any]
+
+
 class Library:
-    """Cosine search over passages; ``embed`` is injected (MiniLM in the harness)."""
+    """Cosine search over passages (mappings with at least ``id`` and ``text``)."""
 
     def __init__(self, passages: Sequence[dict[str, Any]], embed: Embed) -> None:
         self.passages = list(passages)
@@ -31,26 +37,24 @@ class Library:
         vector = self.embed([query])[0]
         return self.matrix @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
 
-    def search(self, query: str, floor: float, k: int) -> tuple[list[Citation], float]:
+    def search(self, query: str, floor: float, k: int) -> tuple[list[Hit], float]:
         """Top ``k`` passages at or above ``floor``, and the best similarity found at all."""
         scores = self.scores(query)
         order = np.argsort(-scores, kind="stable")[:k]
         hits = [self._citation(i, float(scores[i])) for i in order if scores[i] >= floor]
         return hits, float(scores[order[0]]) if len(order) else float("nan")
 
-    def _citation(self, i: int, score: float) -> Citation:
-        p = self.passages[i]
-        return Citation(id=p["id"], work=p["work"], author=p["author"], locus=p["locus"], text=p["text"],
-                        similarity=round(score, 4))
+    def _citation(self, i: int, score: float) -> Hit:
+        return {**self.passages[i], "similarity": round(score, 4)}
 
-    def analogies(self, query: str, topic: str) -> list[Citation]:
+    def analogies(self, query: str, topic: str) -> list[Hit]:
         """Analogy passages, the topic's own first, each group by similarity to ``query``."""
         scores = self.scores(query)
         picks = [i for i, p in enumerate(self.passages) if p.get("kind") == "analogy"]
         picks.sort(key=lambda i: (topic not in self.passages[i].get("topics", []), -scores[i]))
         return [self._citation(i, float(scores[i])) for i in picks]
 
-    def readings(self, topic: str) -> list[Citation]:
+    def readings(self, topic: str) -> list[Hit]:
         """One passage per distinct work on the topic, in corpus order."""
         seen: dict[str, int] = {}
         for i, p in enumerate(self.passages):

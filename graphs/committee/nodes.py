@@ -1,0 +1,164 @@
+"""The committee's nodes, from initialisation to the documented dissent."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from langchain_core.language_models import BaseChatModel
+
+from graphs.committee import argument_graph
+from graphs.committee.consensus import detect_consensus
+from graphs.committee.params import CommitteeParams
+from graphs.committee.prompts import chair_prompt, member_prompt
+from graphs.committee.reading import read_statement, read_vote
+from graphs.committee.state import CommitteeState
+from graphs.retrieval import Library
+
+
+@dataclass
+class CommitteeDeps:
+    """A chat model per candidate member (roster order is speaking order), the chair, the evidence library."""
+
+    members: dict[str, BaseChatModel]
+    roster: list[dict[str, Any]]
+    chair: BaseChatModel
+    library: Library
+    embed: Callable[[list[str]], np.ndarray]
+
+
+def divergence(positions: dict[str, str]) -> float:
+    """1 - the share of the most common position (0: unanimous)."""
+    if not positions:
+        return 0.0
+    return 1.0 - max(Counter(positions.values()).values()) / len(positions)
+
+
+class CommitteeNodes:
+    def __init__(self, deps: CommitteeDeps, params: CommitteeParams) -> None:
+        self.deps = deps
+        self.p = params
+
+    def _current(self, state: CommitteeState) -> dict[str, str]:
+        return {m: history[-1]["position"] for m, history in state.get("expert_positions", {}).items() if history}
+
+    def _speak(self, state: CommitteeState, phase: str, round_num: int | None = None) -> dict[str, Any]:
+        """Every member speaks in roster order, hearing this round's and the last round's statements."""
+        round_num = round_num or state["round_number"]
+        prior = [s for s in state.get("statements", []) if s["round"] >= round_num - 1]
+        current = self._current(state)
+        said, positions, changes = [], {}, []
+        for member in state["members"]:
+            text = str(self.deps.members[member["id"]].invoke(member_prompt(
+                member, question=state["question"], phase=phase, round_num=round_num,
+                evidence=state.get("evidence_pool", []), heard=prior + said)).content)
+            read = read_statement(text)
+            position = read.position or current.get(member["id"])
+            said.append({"round": round_num, "phase": phase, "member": member["id"], "text": text, "position": position,
+                         "confidence": read.confidence, "cited": list(read.cited), "target": read.target})
+            if position:
+                positions[member["id"]] = [{"round": round_num, "phase": phase, "position": position}]
+                before = current.get(member["id"])
+                if before and before != position:
+                    why = read.change_reason or (f"evidence {', '.join(read.cited)}" if read.cited else "unstated")
+                    changes.append({"member": member["id"], "round": round_num, "phase": phase, "from": before,
+                                    "to": position, "why": why})
+        return {"statements": said, "expert_positions": positions, "position_changes": changes}
+
+    def initialize_committee(self, state: CommitteeState) -> dict[str, Any]:
+        members = [{k: m[k] for k in ("id", "name", "expertise", "weight")} for m in self.deps.roster[: self.p.committee_size]]
+        if len(members) < self.p.committee_size:
+            raise ValueError(f"the scenario offers {len(members)} members; graph.committee_size={self.p.committee_size}")
+        return {"members": members, "chair_id": "chair", "voting_mechanism": self.p.voting_mechanism, "round_number": 1}
+
+    def retrieve_evidence_pool(self, state: CommitteeState) -> dict[str, Any]:
+        hits, _ = self.deps.library.search(state["question"], floor=-1.0, k=self.p.evidence_top_k)
+        return {"evidence_pool": [{"id": h["id"], "text": h["text"], "similarity": h["similarity"]} for h in hits]}
+
+    def opening_statements(self, state: CommitteeState) -> dict[str, Any]:
+        return self._speak(state, "opening")
+
+    def analyze_initial_positions(self, state: CommitteeState) -> dict[str, Any]:
+        return {"divergence_level": divergence(self._current(state))}
+
+    def evidence_presentation(self, state: CommitteeState) -> dict[str, Any]:
+        """Starts a deliberation cycle: round 1 continues after the openings, a loop-back opens the next round."""
+        round_num = state["round_number"]
+        if any(entry["round"] == round_num for entry in state.get("round_log", [])):
+            round_num += 1
+        return self._speak(state, "evidence", round_num) | {"round_number": round_num}
+
+    def build_evidence_graph(self, state: CommitteeState) -> dict[str, Any]:
+        graph = argument_graph.build(state.get("statements", []))
+        return {"argument_graph": argument_graph.to_json(graph)}
+
+    def check_divergence(self, state: CommitteeState) -> dict[str, Any]:
+        return {"divergence_level": divergence(self._current(state))}
+
+    def route_divergence(self, state: CommitteeState) -> str:
+        return "rebuttals" if state["divergence_level"] > self.p.divergence_threshold else "synthesis"
+
+    def rebuttals_round(self, state: CommitteeState) -> dict[str, Any]:
+        update = self._speak(state, "rebuttal")
+        graph = argument_graph.build(state.get("statements", []) + update["statements"])
+        return update | {"argument_graph": argument_graph.to_json(graph)}
+
+    def synthesis_round(self, state: CommitteeState) -> dict[str, Any]:
+        return self._speak(state, "synthesis")
+
+    def voting_round(self, state: CommitteeState) -> dict[str, Any]:
+        round_num = state["round_number"]
+        heard = [s for s in state.get("statements", []) if s["round"] == round_num]
+        votes, said = {}, []
+        for member in state["members"]:
+            text = str(self.deps.members[member["id"]].invoke(member_prompt(
+                member, question=state["question"], phase="vote", round_num=round_num,
+                evidence=state.get("evidence_pool", []), heard=heard)).content)
+            vote, confidence, rationale = read_vote(text)
+            votes[member["id"]] = {"vote": vote, "confidence": confidence, "rationale": rationale}
+            read = read_statement(rationale)
+            said.append({"round": round_num, "phase": "vote", "member": member["id"], "text": rationale,
+                         "position": vote, "confidence": confidence, "cited": list(read.cited), "target": None})
+        return {"votes": votes, "statements": said}
+
+    def check_consensus(self, state: CommitteeState) -> dict[str, Any]:
+        votes = state["votes"]
+        result = detect_consensus(
+            {m: v["vote"] for m, v in votes.items()}, {m: v["rationale"] for m, v in votes.items()},
+            {m: v["confidence"] for m, v in votes.items()}, embed=self.deps.embed, threshold=self.p.consensus_threshold,
+            weights=(self.p.vote_weight, self.p.semantic_weight, self.p.confidence_weight),
+            mechanism=self.p.voting_mechanism, member_weights={m["id"]: m["weight"] for m in state["members"]},
+        )
+        round_num = state["round_number"]
+        statements = [s for s in state.get("statements", []) if s["round"] == round_num]
+        entry = {"round": round_num, "divergence": state["divergence_level"],
+                 "rebuttals": any(s["phase"] == "rebuttal" for s in statements),
+                 "consensus_score": result["consensus_score"], "vote_share": result["vote_share"],
+                 "semantic_agreement": result["semantic_agreement"], "dissenters": len(result["dissenting_experts"]),
+                 "consensus_reached": result["consensus_reached"]}
+        return {"consensus": result, "consensus_reached": result["consensus_reached"], "round_log": [entry]}
+
+    def route_consensus(self, state: CommitteeState) -> str:
+        """consensus / max_rounds / continue (back to evidence presentation)."""
+        if state["consensus_reached"]:
+            return "consensus"
+        return "max_rounds" if state["round_number"] >= self.p.max_rounds else "continue"
+
+    def generate_recommendation(self, state: CommitteeState) -> dict[str, Any]:
+        dissent = self._dissent(state)
+        cited = Counter(c for s in state.get("statements", []) for c in s["cited"]).most_common(5)
+        text = str(self.deps.chair.invoke(chair_prompt(
+            question=state["question"], rounds=state["round_number"], consensus=state["consensus"],
+            members=len(state["members"]), dissent=dissent, cited=[c for c, _ in cited])).content)
+        return {"committee_recommendation": text}
+
+    def _dissent(self, state: CommitteeState) -> list[dict[str, Any]]:
+        votes = state.get("votes", {})
+        return [{"member": m, "vote": votes[m]["vote"], "confidence": votes[m]["confidence"],
+                 "rationale": votes[m]["rationale"]} for m in state["consensus"]["dissenting_experts"]]
+
+    def document_dissent(self, state: CommitteeState) -> dict[str, Any]:
+        return {"dissenting_opinions": self._dissent(state)}

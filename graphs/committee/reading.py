@@ -1,0 +1,52 @@
+"""How the committee reads its members' statements and votes (cue phrases, not hidden labels)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_POSITION = re.compile(r"\bI (?:now |still |firmly |cautiously )?(support|oppose)\b", re.I)
+_NUANCED = re.compile(r"\bnuanced\b", re.I)
+_CONFIDENCE = re.compile(r"Confidence:\s*(\d{1,3})\s*%", re.I)
+_CITE = re.compile(r"\[(d\d+)\]")
+_TARGET = re.compile(r"In reply to ([\w-]+)", re.I)
+_VOTE = re.compile(r"Vote:\s*(support|oppose|abstain)\b", re.I)
+_RATIONALE = re.compile(r"Rationale:\s*(.+)$", re.I | re.S)
+_BECAUSE = re.compile(r"changed my position[^.]*?because ([^.]+)", re.I)
+
+
+@dataclass(frozen=True)
+class Statement:
+    position: str | None  # support | oppose | nuanced
+    confidence: float | None  # 0..1
+    cited: tuple[str, ...]
+    target: str | None  # the member a rebuttal answers
+    change_reason: str | None
+
+
+def read_statement(text: str) -> Statement:
+    if _NUANCED.search(text):
+        position = "nuanced"
+    else:
+        m = _POSITION.search(text)
+        position = m.group(1).lower() if m else None
+    conf = _CONFIDENCE.search(text)
+    target = _TARGET.search(text)
+    because = _BECAUSE.search(text)
+    return Statement(
+        position=position,
+        confidence=min(100, int(conf.group(1))) / 100 if conf else None,
+        cited=tuple(dict.fromkeys(_CITE.findall(text))),
+        target=target.group(1) if target else None,
+        change_reason=because.group(1).strip() if because else None,
+    )
+
+
+def read_vote(text: str) -> tuple[str, float, str]:
+    """(vote, confidence 0..1, rationale); an unreadable vote is an abstention at confidence 0.5."""
+    vote = _VOTE.search(text)
+    conf = _CONFIDENCE.search(text)
+    rationale = _RATIONALE.search(text)
+    return (vote.group(1).lower() if vote else "abstain",
+            min(100, int(conf.group(1))) / 100 if conf else 0.5,
+            rationale.group(1).strip() if rationale else text.strip())

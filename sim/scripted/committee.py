@@ -1,0 +1,142 @@
+"""Scripted committee members and chair for ``graph=committee``.
+
+A member holds a stance, a confidence and the evidence it knows. It listens to the
+statements in its prompt, weighs the evidence the others cite (by strength, against
+its side), and moves one step (support -> nuanced -> oppose) with a chance set by its
+persuadability; stubborn members never move.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from graphs.committee.nodes import CommitteeDeps
+from graphs.retrieval import Library
+from sim.cast import CastRequest, cast
+from sim.scripted.model import ScriptedChatModel, last_human
+
+STRENGTH = {"high": 1.0, "medium": 0.6, "low": 0.3}
+PHASE_PULL = {"opening": 0.0, "evidence": 0.6, "rebuttal": 1.0, "synthesis": 0.8, "vote": 0.0}
+_HEARD = re.compile(r"^<([\w-]+)> \((\w+), round (\d+)\) (.*)$", re.MULTILINE)
+_SAYS = {"support": "I support the proposal", "oppose": "I oppose the proposal", "nuanced": "My view is nuanced"}
+
+
+def _short(text: str) -> str:
+    first = re.split(r"(?<=[.!?])\s+", text.strip())[0].rstrip(".")
+    return first[0].lower() + first[1:]
+
+
+@dataclass
+class ScriptedMember:
+    persona: dict[str, Any]
+    evidence: dict[str, dict[str, Any]]
+    rng: random.Random
+    position: str = field(init=False)
+    confidence: float = field(init=False)
+    lean: str | None = None
+
+    def __post_init__(self) -> None:
+        self.position = self.persona["stance"]
+        self.confidence = self.persona["confidence"]
+
+    def _side(self) -> str | None:
+        return self.position if self.position != "nuanced" else self.lean
+
+    def _mine(self, side: str | None, k: int) -> list[str]:
+        own = [e for e in self.persona["evidence"] if side is None or self.evidence[e]["stance"] == side]
+        own.sort(key=lambda e: -STRENGTH[self.evidence[e]["strength"]])
+        return own[:k] or self.persona["evidence"][:1]
+
+    def _pressure(self, heard: list[tuple[str, str, str]]) -> tuple[dict[str, float], list[str]]:
+        """Strength of the distinct evidence others cited, per side, and those items strongest first."""
+        mass = {"support": 0.0, "oppose": 0.0}
+        cited = sorted({d for member, _, text in heard if member != self.persona["id"]
+                        for d in re.findall(r"\[(d\d+)\]", text) if d in self.evidence})
+        for d in cited:
+            mass[self.evidence[d]["stance"]] += STRENGTH[self.evidence[d]["strength"]]
+        cited.sort(key=lambda d: -STRENGTH[self.evidence[d]["strength"]])
+        return mass, cited
+
+    def _move(self, mass: dict[str, float], phase: str) -> str | None:
+        """Steps toward the side whose cited evidence outweighs this member's; returns that side."""
+        if self.persona["stubborn"] or not PHASE_PULL[phase]:
+            return None
+        side = self._side()
+        against = "oppose" if side == "support" else "support" if side == "oppose" else max(sorted(mass), key=mass.get)
+        push = mass[against] - 0.5 * mass.get(side or "", 0.0)
+        if push <= 0 or self.rng.random() >= self.persona["persuadability"] * PHASE_PULL[phase] * min(1.0, push / 2.0):
+            return None
+        if self.position == "nuanced":
+            self.position = against
+        else:
+            self.position, self.lean = "nuanced", against
+        self.confidence = max(0.3, self.confidence - 0.1)
+        return against
+
+    def reply(self, messages: Sequence[BaseMessage]) -> str:
+        prompt = last_human(messages)
+        phase = re.search(r"phase: (\w+)", prompt).group(1)
+        heard = [(m.group(1), m.group(2), m.group(4)) for m in _HEARD.finditer(prompt)]
+        mass, cited = self._pressure(heard)
+        moved = self._move(mass, phase)
+        strongest = next((d for d in cited if self.evidence[d]["stance"] == moved), None)
+        conf = f"Confidence: {round(self.confidence * 100)}%."
+        side = self._side()
+        if phase == "vote":
+            vote = side or "abstain"
+            best = self._mine(side, 1)[0]
+            return (f"Vote: {vote}. {conf} Rationale: The strongest evidence is [{best}]: "
+                    f"{_short(self.evidence[best]['text'])}.")
+        if phase == "opening":
+            cites = self._mine(side, 2)
+            return (f"My position: {_SAYS[self.position]}. {conf} The key evidence is "
+                    f"{' and '.join(f'[{c}]' for c in cites)}: {_short(self.evidence[cites[0]]['text'])}.")
+        if moved and strongest:
+            return (f"I have changed my position because [{strongest}] shows that "
+                    f"{_short(self.evidence[strongest]['text'])}. {_SAYS[self.position]} now. {conf}")
+        if phase == "rebuttal":
+            rivals = [m for m, _, t in heard if m != self.persona["id"] and _SAYS.get(self.position, "") not in t]
+            target = rivals[-1] if rivals else None
+            cite = self._mine(side, 1)[0]
+            opener = f"In reply to {target}: their evidence is weaker than it looks, and [{cite}] shows that " \
+                if target else f"Nobody has answered [{cite}], which shows that "
+            return f"{opener}{_short(self.evidence[cite]['text'])}. {_SAYS[self.position]} still. {conf}"
+        if phase == "synthesis":
+            return f"Common ground: we all want this decision to rest on evidence. {_SAYS[self.position]}. {conf}"
+        cites = self._mine(side, 3)[1:] or self._mine(side, 1)
+        return f"{_SAYS[self.position]} still. Further evidence: {' '.join(f'[{c}]' for c in cites)}. {conf}"
+
+
+def chair_reply(messages: Sequence[BaseMessage]) -> str:
+    prompt = last_human(messages)
+    fields = dict(re.findall(r"^([A-Z][\w ]+): (.*)$", prompt, re.MULTILINE))
+    dissent = [line[2:] for line in prompt.splitlines() if line.startswith("- ")]
+    reached = fields.get("Consensus reached") == "True"
+    score = float(fields.get("Consensus score", "0"))
+    strength = "Strong" if reached and score >= 0.85 else "Moderate" if reached else "Weak"
+    return "\n\n".join([
+        f"## Committee Recommendation\nThe committee's position is: {fields.get('Majority position', 'none')}.",
+        f"## Strength of Recommendation\n{strength} (consensus score {score:.2f} after "
+        f"{fields.get('Rounds of deliberation', '?')} rounds).",
+        f"## Supporting Evidence\nMost cited: {fields.get('Most cited evidence', 'none')}.",
+        "## Dissenting Views\n" + ("\n".join(f"- {d}" for d in dissent) or "None."),
+        "## Caveats and Limitations\nScripted deliberation; positions follow the evidence cited in the room.",
+        f"## Confidence Level\n{'High' if reached else 'Low'}.",
+    ])
+
+
+@cast("scripted", "committee")
+def scripted_committee(request: CastRequest) -> CommitteeDeps:
+    scenario = request.scenario
+    roster = scenario["members"]
+    evidence = {e["id"]: e for e in scenario["evidence"]}
+    members = {m["id"]: ScriptedChatModel(policy=ScriptedMember(m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply,
+                                          role="member") for m in roster}
+    return CommitteeDeps(members=members, roster=roster, chair=ScriptedChatModel(policy=chair_reply, role="chair"),
+                         library=Library(scenario["evidence"], request.embed), embed=request.embed)

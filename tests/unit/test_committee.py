@@ -1,0 +1,157 @@
+"""Committee: divergence routing both ways, the consensus arithmetic by hand, weighted voting,
+the max-rounds exit, and the argument graph's structure."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from graphs.committee import argument_graph
+from graphs.committee.build import build_committee, outcome, recursion_limit
+from graphs.committee.consensus import detect_consensus, vote_share
+from graphs.committee.nodes import CommitteeDeps, CommitteeNodes, divergence
+from graphs.committee.params import CommitteeParams
+from graphs.committee.reading import read_statement, read_vote
+from graphs.retrieval import Library
+from sim.scripted.model import ScriptedChatModel
+from sim.termination import TerminationReason
+
+
+def unit_embed(texts):
+    """One-hot vectors by hash: identical texts agree (cosine 1), different ones do not (0)."""
+    rows = np.zeros((len(texts), 4096))
+    for i, text in enumerate(texts):
+        rows[i, int(hashlib.sha256(text.encode()).hexdigest(), 16) % 4096] = 1.0
+    return rows
+
+
+def test_consensus_arithmetic_by_hand():
+    votes = {"a": "support", "b": "support", "c": "support", "d": "oppose"}
+    rationales = {"a": "same", "b": "same", "c": "same", "d": "other"}
+    conf = {"a": 0.8, "b": 0.6, "c": 0.7, "d": 0.9}
+    result = detect_consensus(votes, rationales, conf, embed=unit_embed)
+    semantic = 3 / 6  # pairs (a,b), (a,c), (b,c) agree out of six
+    expected = 0.5 * 0.75 + 0.3 * semantic + 0.2 * 0.75
+    assert result["consensus_score"] == pytest.approx(expected)
+    assert result["consensus_reached"] is False  # 0.675 < 0.75
+    assert result["majority_position"] == "support" and result["dissenting_experts"] == ["d"]
+    assert result["vote_distribution"] == {"oppose": 1, "support": 3}
+    lenient = detect_consensus(votes, rationales, conf, embed=unit_embed, threshold=0.6, weights=(0.8, 0.1, 0.1))
+    assert lenient["consensus_score"] == pytest.approx(0.8 * 0.75 + 0.1 * semantic + 0.1 * 0.75)
+    assert lenient["consensus_reached"] is True
+
+
+def test_weighted_voting_can_change_the_majority():
+    votes = {"a": "support", "b": "support", "c": "oppose"}
+    assert vote_share(votes) == ("support", pytest.approx(2 / 3), {"oppose": 1, "support": 2})
+    majority, share, _ = vote_share(votes, {"a": 1.0, "b": 1.0, "c": 3.0})
+    assert (majority, share) == ("oppose", pytest.approx(0.6))
+    result = detect_consensus(votes, {m: "r" for m in votes}, {m: 1.0 for m in votes}, embed=unit_embed,
+                              mechanism="weighted", member_weights={"a": 1.0, "b": 1.0, "c": 3.0})
+    assert result["majority_position"] == "oppose" and result["dissenting_experts"] == ["a", "b"]
+    assert result["consensus_score"] == pytest.approx(0.5 * 0.6 + 0.3 + 0.2)
+
+
+def test_consensus_mechanism_rejects_any_dissenting_vote():
+    votes = {"a": "support", "b": "support", "c": "support", "d": "oppose"}
+    same = {m: "r" for m in votes}
+    full = {m: 1.0 for m in votes}
+    assert detect_consensus(votes, same, full, embed=unit_embed, threshold=0.5)["consensus_reached"]
+    assert not detect_consensus(votes, same, full, embed=unit_embed, threshold=0.5, mechanism="consensus")["consensus_reached"]
+    abstaining = votes | {"d": "abstain"}
+    assert detect_consensus(abstaining, same, full, embed=unit_embed, threshold=0.5, mechanism="consensus")["consensus_reached"]
+
+
+def test_reading_statements_and_votes():
+    s = read_statement("In reply to cfo: [d3] and [d1] show otherwise. I still support the proposal. Confidence: 72%.")
+    assert (s.position, s.confidence, s.cited, s.target) == ("support", 0.72, ("d3", "d1"), "cfo")
+    assert read_statement("I have changed my position because [d9] shows costs rise. My view is nuanced now.").position == "nuanced"
+    assert read_statement("I have changed my position because [d9] shows costs rise.").change_reason == "[d9] shows costs rise"
+    assert read_vote("Vote: oppose. Confidence: 90%. Rationale: costs.") == ("oppose", 0.9, "costs.")
+    assert read_vote("I am not sure.") == ("abstain", 0.5, "I am not sure.")
+
+
+def test_divergence():
+    assert divergence({}) == 0.0
+    assert divergence({"a": "support", "b": "support"}) == 0.0
+    assert divergence({"a": "support", "b": "oppose", "c": "nuanced", "d": "support"}) == pytest.approx(0.5)
+
+
+def _nodes(params=CommitteeParams()):
+    return CommitteeNodes(CommitteeDeps({}, [], ScriptedChatModel(policy=lambda m: ""), Library([], unit_embed), unit_embed), params)
+
+
+@pytest.mark.parametrize(("level", "route"), [(0.31, "rebuttals"), (0.3, "synthesis"), (0.0, "synthesis")])
+def test_divergence_routing_both_ways(level, route):
+    assert _nodes().route_divergence({"divergence_level": level}) == route
+    assert _nodes(CommitteeParams(divergence_threshold=0.1)).route_divergence({"divergence_level": 0.2}) == "rebuttals"
+
+
+@pytest.mark.parametrize(("reached", "round_num", "route"),
+                         [(True, 1, "consensus"), (False, 2, "continue"), (False, 3, "max_rounds"), (True, 3, "consensus")])
+def test_consensus_routing(reached, round_num, route):
+    assert _nodes().route_consensus({"consensus_reached": reached, "round_number": round_num}) == route
+
+
+EVIDENCE = [{"id": "d1", "text": "pilot found output held"}, {"id": "d2", "text": "costs rose in care homes"}]
+
+
+def _committee(answer, size=5, params=None):
+    roster = [{"id": f"m{i}", "name": f"M{i}", "expertise": "x", "weight": 1.0} for i in range(size)]
+    members = {m["id"]: ScriptedChatModel(policy=lambda msgs, m=m: answer(m["id"], msgs[-1].content)) for m in roster}
+    deps = CommitteeDeps(members, roster, ScriptedChatModel(policy=lambda m: "## Committee Recommendation"),
+                         Library(EVIDENCE, unit_embed), unit_embed)
+    params = params or CommitteeParams(committee_size=size)
+    return build_committee(deps, params).invoke({"question": "q?", "round_number": 0},
+                                                {"recursion_limit": recursion_limit(params)}), params
+
+
+def test_split_committee_exits_at_max_rounds_with_rebuttals():
+    def answer(member, prompt):
+        side = "support" if member in ("m0", "m1", "m2") else "oppose"
+        if "Final vote" in prompt:
+            return f"Vote: {side}. Confidence: 60%. Rationale: because {member}."
+        target = "m3" if side == "support" else "m0"
+        return f"In reply to {target}: [d1] matters. I {side} the proposal. Confidence: 60%."
+
+    state, params = _committee(answer)
+    result = outcome(state, params)
+    assert result.termination is TerminationReason.MAX_ROUNDS and state["round_number"] == params.max_rounds
+    assert [e["rebuttals"] for e in state["round_log"]] == [True] * 3 and result.metrics["rebuttal_rate"] == 1.0
+    assert state["dissenting_opinions"] and {d["member"] for d in state["dissenting_opinions"]} == {"m3", "m4"}
+    assert result.metrics["depth"] >= 2  # rebuttals of rebuttals chain across members
+
+
+def test_agreeing_committee_reaches_consensus_in_round_one_without_rebuttals():
+    def answer(member, prompt):
+        if "Final vote" in prompt:
+            return "Vote: support. Confidence: 90%. Rationale: the pilot [d1]."
+        return "I support the proposal. Confidence: 90%. [d1]"
+
+    state, params = _committee(answer, size=7)
+    assert state["consensus_reached"] and state["round_number"] == 1
+    assert state["round_log"][0]["rebuttals"] is False and len(state["members"]) == 7
+    assert outcome(state, params).termination is TerminationReason.CONVERGED
+
+
+def test_argument_graph_structure():
+    statements = [
+        {"round": 1, "phase": "opening", "member": "a", "position": "support", "cited": ["d1"], "target": None},
+        {"round": 1, "phase": "opening", "member": "b", "position": "support", "cited": ["d1", "d2"], "target": None},
+        {"round": 1, "phase": "opening", "member": "c", "position": "oppose", "cited": ["d3"], "target": None},
+        {"round": 1, "phase": "rebuttal", "member": "c", "position": "oppose", "cited": [], "target": "a"},
+        {"round": 1, "phase": "rebuttal", "member": "a", "position": "support", "cited": [], "target": "c"},
+        {"round": 1, "phase": "rebuttal", "member": "b", "position": "support", "cited": [], "target": "c"},
+        {"round": 1, "phase": "vote", "member": "a", "position": "support", "cited": ["d1"], "target": None},
+    ]
+    graph = argument_graph.build(statements)
+    assert graph.number_of_nodes() == 6  # votes are not arguments
+    edges = {(u, v, d["relationship"]) for u, v, d in graph.edges(data=True)}
+    assert ("b:1:opening", "a:1:opening", "supports") in edges  # same position, shared evidence
+    assert ("c:1:rebuttal", "a:1:opening", "opposes") in edges
+    assert ("a:1:rebuttal", "c:1:rebuttal", "opposes") in edges  # a rebuttal of a rebuttal
+    assert argument_graph.longest_rebuttal_chain(graph) == 2
+    data = argument_graph.to_json(graph)
+    assert {n["member"] for n in data["nodes"]} == {"a", "b", "c"} and all("round" in n for n in data["nodes"])
