@@ -75,7 +75,7 @@ def test_secrets_never_reach_outputs(panel_run):
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["graph=nope"], "graph='nope'; valid choices: all, interview, maieutic, socratic_panel, tribunal"),
+        (["graph=nope"], "graph='nope'; valid choices: all, committee, interview, maieutic, socratic_panel, tribunal"),
         (["participants=robots"], "participants='robots'; valid choices:"),
         (["graph=socratic_panel", "scenario=atlantis"], "scenario='atlantis' for graph socratic_panel; valid choices: all,"),
         (["graph=socratic_panel", "graph.convergence_threshold=1.5"], "graph.convergence_threshold=1.5 is out of range"),
