@@ -46,6 +46,7 @@ class RunConfig:
     progress: bool
     resolved: dict[str, Any]
     embedding_cache: Path | None = None
+    embeddings: bool = True
     datasets: Path = PROJECT_ROOT / "datasets"
     roles: dict[str, Any] = field(default_factory=dict)
 
@@ -121,6 +122,23 @@ def from_hydra(cfg: DictConfig, out_dir: Path) -> RunConfig:
         progress=bool(cfg.get("progress", True)),
         resolved=redact(resolved),
         embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
+        embeddings=bool(cfg.get("embeddings", True)),
         datasets=datasets,
         roles=OmegaConf.to_container(cfg.llm, resolve=True),
     )
+
+
+def compose(overrides: list[str], cwd: Path) -> DictConfig:
+    """The app's config composed outside a Hydra run (notebooks, tests, dialectica-compare):
+    ``${hydra:...}`` resolves against ``cwd``."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import open_dict
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = hydra_compose("config", overrides=[*overrides, f"hydra.runtime.cwd={cwd}"], return_hydra_config=True)
+    HydraConfig.instance().set_config(cfg)
+    with open_dict(cfg):
+        del cfg["hydra"]
+    return cfg

@@ -77,7 +77,7 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     ``summary.json`` is written last, so its presence means the run finished.
     """
     if embed is None:
-        from sim.embedding import Embedder
+        from sim.embedding import Embedder  # lazy: its import costs seconds
 
         embed = Embedder(cfg.embedding_cache)
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
@@ -91,7 +91,8 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             t0 = time.perf_counter()
             records = run_graph(run, cfg, embed)
             t1 = time.perf_counter()
-            add_embedding_agreement(records, embed)
+            if cfg.embeddings:
+                add_embedding_agreement(records, embed)
             values = aggregate(records, (*COMMON, *run.spec.metrics))
             by_round = per_round_means(records)
             t2 = time.perf_counter()
@@ -100,23 +101,24 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             (graph_dir / "episodes.jsonl").write_text(_jsonl(records))
             figure = by_round_figure(records, by_round, f"{name}: agreement and convergence by round",
                                      graph_dir / "by_round.png")
-            extra = [FIGURES.get(name)(records, graph_dir) for name in run.spec.figures]
+            extra = [FIGURES.get(name)(records, graph_dir) for name in ("node_times", *run.spec.figures)]
             (graph_dir / "config.json").write_text(json.dumps(cfg.resolved | {"graph": {"name": name, **run.raw}}, indent=2))
             entry = {"metrics": _json_safe(values), "mlflow_run_id": log.run_id}
             (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
+            t_out = time.perf_counter()
             log.params(flatten(cfg.resolved | {"graph": {"name": name, **run.raw}}))
             log.metrics(values)
             log.metric_steps(by_round, "by_round")
             for path in (graph_dir / "episodes.jsonl", figure, *extra, graph_dir / "config.json", graph_dir / "summary.json"):
                 log.artifact(path)
             t3 = time.perf_counter()
-        entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs_and_tracking": t3 - t2}
+        entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
         summary["graphs"][name] = entry
         all_records += records
         total = t3 - t0
         echo(
             f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
-            f"outputs+tracking {t3 - t2:.1f}s"
+            f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s"
         )
     _write_atomic(cfg.out_dir / "episodes.jsonl", _jsonl(all_records))
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(summary, indent=2))

@@ -116,3 +116,29 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+@FIGURES.register("node_times")
+def node_times(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
+    """Where an episode's time goes: median and 95th percentile seconds per node run (log scale)."""
+    import numpy as np
+
+    pooled: dict[str, list[float]] = {}
+    for r in records:
+        for node, seconds in r["timings"]["node_seconds"].items():
+            pooled.setdefault(node, []).extend(seconds)
+    names = sorted(pooled, key=lambda n: np.median(pooled[n]))
+    fig, ax = plt.subplots(figsize=(6.4, 0.35 * len(names) + 1.6), dpi=110)
+    ys = range(len(names))
+    ax.barh(ys, [np.percentile(pooled[n], 95) for n in names], color="#c6d4e1", label="p95")
+    ax.barh(ys, [np.median(pooled[n]) for n in names], color="#4c72b0", label="median")
+    ax.set_yticks(list(ys), names, fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds per node run")
+    ax.set_title(f"Node timings over {len(records)} episodes")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    path = out_dir / "node_times.png"
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -5,24 +5,16 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hydra import compose, initialize_config_dir
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, OmegaConf
 
 from graphs.registry import load_all
-from sim.config import CONF_DIR, from_hydra
+from sim.config import CONF_DIR, compose, from_hydra
 
 GRAPH_NAMES = load_all().names()
 
 
 def _compose(overrides: list[str], cwd) -> DictConfig:
-    """Composes like the app does: Hydra's node registered for ``${hydra:...}``, then removed."""
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=[*overrides, f"hydra.runtime.cwd={cwd}"], return_hydra_config=True)
-    HydraConfig.instance().set_config(cfg)
-    with open_dict(cfg):
-        del cfg["hydra"]
-    return cfg
+    return compose(overrides, cwd)
 
 
 @pytest.mark.parametrize("graph", GRAPH_NAMES)

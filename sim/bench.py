@@ -1,0 +1,153 @@
+"""``dialectica-bench``: performance figures measured side by side in one run.
+
+Prints a table and writes ``results/benchmarks/<timestamp>.json`` (and ``latest.json``):
+scripted episodes per second per graph; the harness's time against calling the same compiled
+graph directly; embedding-agreement throughput against a raw ``SentenceTransformer.encode`` of the
+same sentences; MLflow's share of a 200-episode job; start-up time of a one-episode run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sim.config import PROJECT_ROOT, compose, from_hydra
+
+OUT = PROJECT_ROOT / "results" / "benchmarks"
+
+
+def _run_config(graph: str, episodes: int, tmp: Path, *extra: str):
+    cfg = compose([f"graph={graph}", f"episodes={episodes}", "tracking=none", "progress=false", "seed=7",
+                   "llm.tribunal.hang_s=0.2", "embedding_cache=null", *extra], tmp)
+    return from_hydra(cfg, tmp / graph)
+
+
+def episodes_per_second(graph: str, episodes: int, tmp: Path, embed: Any) -> float:
+    from sim.experiment import run_graph
+
+    cfg = _run_config(graph, episodes, tmp)
+    run_graph(cfg.graphs[0], _run_config(graph, 1, tmp), embed)  # warm-up: imports, first compile
+    start = time.perf_counter()
+    run_graph(cfg.graphs[0], cfg, embed)
+    return episodes / (time.perf_counter() - start)
+
+
+def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> tuple[float, float, float]:
+    """(harness seconds, direct seconds, ratio): ``run_episode`` against the same compiled graph's own
+    invoke (or play loop) with the same models, built outside the timed region."""
+    from sim.cast import CastRequest, build_deps
+    from sim.episode import EpisodePlan, episode_seed, run_episode
+
+    run = _run_config(graph, episodes, tmp).graphs[0]
+    spec, params = run.spec, run.params
+    harness = direct = 0.0
+    for i in range(episodes):
+        scenario, seed = run.scenarios[i % len(run.scenarios)], episode_seed(7, graph, i)
+        deps = build_deps("scripted", graph, CastRequest(scenario, seed, embed=embed, roles={"tribunal": {"hang_s": 0.2}}))
+        compiled = spec.build(deps, params)
+        state, config = spec.initial_state(scenario, params), {"recursion_limit": spec.recursion_limit(params)}
+        start = time.perf_counter()
+        spec.play(compiled, deps, state, config, params) if spec.play else compiled.invoke(state, config)
+        direct += time.perf_counter() - start
+        start = time.perf_counter()
+        run_episode(spec, params, EpisodePlan(graph, i, seed, scenario, "scripted", roles={"tribunal": {"hang_s": 0.2}}), embed)
+        harness += time.perf_counter() - start
+    return harness, direct, harness / direct
+
+
+def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
+    """(ours seconds, raw seconds, raw/ours): agreement over a panel run's answers, cold caches both."""
+    from graphs.text import sentences
+    from metrics.embedding import embedding_agreement, round_answers
+    from sim.embedding import Embedder, _model
+    from sim.experiment import run_graph
+
+    cfg = _run_config("socratic_panel", 60, tmp, "embeddings=false")
+    records = run_graph(cfg.graphs[0], cfg, Embedder())
+    distinct = sorted({s for r in records for answers in round_answers(r).values() for a in answers for s in sentences(a)})
+    model = _model()
+    model.encode(distinct[:64])  # warm-up
+    start = time.perf_counter()
+    model.encode(distinct, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    raw = time.perf_counter() - start
+    start = time.perf_counter()
+    embedding_agreement(records, Embedder())
+    ours = time.perf_counter() - start
+    return ours, raw, raw / ours
+
+
+def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
+    """(tracking seconds, share of the job's wall time) for a 200-episode panel job into SQLite."""
+    from sim.experiment import run_experiment
+
+    cfg = compose(["graph=socratic_panel", f"episodes={episodes}", "progress=false", "seed=7",
+                   f"tracking.uri=sqlite:///{tmp / 'ml' / 'mlflow.db'}"], tmp)
+    start = time.perf_counter()
+    summary = run_experiment(from_hydra(cfg, tmp / "tracked"), echo=lambda _: None)
+    total = time.perf_counter() - start
+    seconds = summary["graphs"]["socratic_panel"]["phase_seconds"]["tracking"]
+    return seconds, seconds / total
+
+
+def startup_seconds(tmp: Path) -> float:
+    """Wall time of ``dialectica`` for one episode with embeddings and tracking off (a fresh process)."""
+    exe = Path(sys.executable).parent / "dialectica"
+    start = time.perf_counter()
+    subprocess.run([str(exe), "graph=socratic_panel", "episodes=1", "tracking=none", "embeddings=false", "progress=false",
+                    f"hydra.run.dir={tmp / 'startup'}"], check=True, capture_output=True, cwd=tmp)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="dialectica-bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
+    parser.add_argument("--tracked-episodes", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    from graphs.registry import load_all
+    from sim.embedding import Embedder
+
+    embed = Embedder()
+    figures: dict[str, Any] = {"graphs": {}}
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        for graph in load_all().names():
+            harness, direct, ratio = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed)
+            figures["graphs"][graph] = {"episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed),
+                                        "harness_seconds": harness, "direct_seconds": direct, "harness_overhead_ratio": ratio}
+        ours, raw, ratio = embedding_throughput(tmp)
+        figures["embedding"] = {"ours_seconds": ours, "raw_encode_seconds": raw, "throughput_ratio": ratio}
+        seconds, share = tracking_share(tmp, args.tracked_episodes)
+        figures["tracking"] = {"seconds": seconds, "share_of_job": share, "episodes": args.tracked_episodes}
+        figures["startup_seconds"] = startup_seconds(tmp)
+    rows = [(f"{g}: episodes/s", f"{v['episodes_per_second']:.1f}", "") for g, v in figures["graphs"].items()]
+    rows += [(f"{g}: harness / direct invoke", f"{v['harness_overhead_ratio']:.2f}", "<= 1.15")
+             for g, v in figures["graphs"].items()]
+    rows += [("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
+             (f"MLflow share of a {args.tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),
+             ("start-up, one episode, no embeddings/tracking (s)", f"{figures['startup_seconds']:.2f}", "< 3")]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':{width}}  {'measured':>9}  aim")
+    for label, value, aim in rows:
+        print(f"{label:{width}}  {value:>9}  {aim}")
+    figures["measured_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(figures, indent=2)
+    (args.out / f"bench-{figures['measured_at'].replace(':', '')}.json").write_text(text)
+    (args.out / "latest.json").write_text(text)
+    return figures
+
+
+def entry() -> None:
+    main()
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,39 @@
+"""The analysis notebook runs headless against a small run it makes first, and every cell succeeds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from sim.config import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+def _run(tmp: Path, *args: str) -> None:
+    proc = subprocess.run([str(BIN), *args, f"tracking.uri=sqlite:///{tmp / 'ml.db'}", "progress=false"],
+                          capture_output=True, text=True, cwd=tmp, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_analysis_notebook_executes_against_a_fresh_store(tmp_path, monkeypatch):
+    _run(tmp_path, "-m", "graph=socratic_panel", "graph.convergence_threshold=0.6,0.9", "episodes=4",
+         f"hydra.sweep.dir={tmp_path / 'sweep'}")
+    _run(tmp_path, "graph=maieutic", "episodes=3", f"hydra.run.dir={tmp_path / 'maieutic'}")
+    monkeypatch.setenv("DIALECTICA_TRACKING_URI", f"sqlite:///{tmp_path / 'ml.db'}")
+    notebook = nbformat.read(PROJECT_ROOT / "notebooks" / "analysis.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(PROJECT_ROOT / "notebooks")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    images = [o for o in outputs if o.output_type == "display_data" and "image/png" in o.data]
+    assert len(images) >= 4  # two sweep points make one sweep plot, plus agreement, critic loops, timings
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "3 finished runs" in text and "1 sweep plot(s)" in text
