@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 from sim.registry import Registry
@@ -76,12 +77,18 @@ def graph(spec: GraphSpec) -> GraphSpec:
     return GRAPHS.register(spec.name)(spec)
 
 
+GRAPH_NAMES = ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
+
+
+def load(name: str) -> GraphSpec:
+    """Imports only the graph ``name`` (start-up stays short); an unknown name lists the choices."""
+    if name in GRAPH_NAMES and name not in GRAPHS:
+        import_module(f"graphs.{name}")
+    return load_all().get(name, key="graph") if name not in GRAPHS else GRAPHS.get(name)
+
+
 def load_all() -> Registry[GraphSpec]:
     """Imports every graph package so that each registers itself."""
-    import graphs.committee  # noqa: F401
-    import graphs.interview  # noqa: F401
-    import graphs.maieutic  # noqa: F401
-    import graphs.socratic_panel  # noqa: F401
-    import graphs.tribunal  # noqa: F401
-
+    for name in GRAPH_NAMES:
+        import_module(f"graphs.{name}")
     return GRAPHS

@@ -39,27 +39,36 @@ def episodes_per_second(graph: str, episodes: int, tmp: Path, embed: Any) -> flo
     return episodes / (time.perf_counter() - start)
 
 
-def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> tuple[float, float, float]:
-    """(harness seconds, direct seconds, ratio): ``run_episode`` against the same compiled graph's own
-    invoke (or play loop) with the same models, built outside the timed region."""
+def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[str, float]:
+    """``run_episode`` against the same compiled graph's own invoke (or play loop) with the same models.
+
+    Each episode runs once untimed first, so both timed paths find the embedding cache equally warm.
+    ``build_seconds`` (participants and compile) is part of the harness path but not of ``direct``.
+    """
     from sim.cast import CastRequest, build_deps
     from sim.episode import EpisodePlan, episode_seed, run_episode
 
     run = _run_config(graph, episodes, tmp).graphs[0]
     spec, params = run.spec, run.params
-    harness = direct = 0.0
+    roles = {"tribunal": {"hang_s": 0.2}}
+    harness = direct = build = 0.0
     for i in range(episodes):
         scenario, seed = run.scenarios[i % len(run.scenarios)], episode_seed(7, graph, i)
-        deps = build_deps("scripted", graph, CastRequest(scenario, seed, embed=embed, roles={"tribunal": {"hang_s": 0.2}}))
+        plan = EpisodePlan(graph, i, seed, scenario, "scripted", roles=roles)
+        run_episode(spec, params, plan, embed)  # warm-up
+        start = time.perf_counter()
+        deps = build_deps("scripted", graph, CastRequest(scenario, seed, embed=embed, roles=roles))
         compiled = spec.build(deps, params)
+        build += time.perf_counter() - start
         state, config = spec.initial_state(scenario, params), {"recursion_limit": spec.recursion_limit(params)}
         start = time.perf_counter()
         spec.play(compiled, deps, state, config, params) if spec.play else compiled.invoke(state, config)
         direct += time.perf_counter() - start
         start = time.perf_counter()
-        run_episode(spec, params, EpisodePlan(graph, i, seed, scenario, "scripted", roles={"tribunal": {"hang_s": 0.2}}), embed)
+        run_episode(spec, params, plan, embed)
         harness += time.perf_counter() - start
-    return harness, direct, harness / direct
+    return {"harness_seconds": harness, "direct_seconds": direct, "build_seconds": build,
+            "harness_overhead_ratio": harness / direct, "harness_over_build_and_invoke": harness / (build + direct)}
 
 
 def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
@@ -119,9 +128,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         for graph in load_all().names():
-            harness, direct, ratio = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed)
-            figures["graphs"][graph] = {"episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed),
-                                        "harness_seconds": harness, "direct_seconds": direct, "harness_overhead_ratio": ratio}
+            figures["graphs"][graph] = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed) | {
+                "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)}
         ours, raw, ratio = embedding_throughput(tmp)
         figures["embedding"] = {"ours_seconds": ours, "raw_encode_seconds": raw, "throughput_ratio": ratio}
         seconds, share = tracking_share(tmp, args.tracked_episodes)
@@ -129,6 +137,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         figures["startup_seconds"] = startup_seconds(tmp)
     rows = [(f"{g}: episodes/s", f"{v['episodes_per_second']:.1f}", "") for g, v in figures["graphs"].items()]
     rows += [(f"{g}: harness / direct invoke", f"{v['harness_overhead_ratio']:.2f}", "<= 1.15")
+             for g, v in figures["graphs"].items()]
+    rows += [(f"{g}: harness / (build + direct invoke)", f"{v['harness_over_build_and_invoke']:.2f}", "")
              for g, v in figures["graphs"].items()]
     rows += [("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
              (f"MLflow share of a {args.tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ def cast(kind: str, graph: str) -> Callable:
 
 def check(kind: str, graph: str) -> None:
     """Raises a ConfigError naming the valid choices when no ``kind`` cast exists for ``graph``."""
-    load_all()
+    load(graph)
     if f"{kind}/{graph}" not in CASTS:
         valid = sorted(name.split("/")[0] for name in CASTS if name.endswith(f"/{graph}"))
         raise ConfigError(f"unknown participants={kind!r} for graph {graph}; valid choices: {', '.join(valid)}")
@@ -47,10 +48,11 @@ def build_deps(kind: str, graph: str, request: CastRequest) -> Any:
     return CASTS.get(f"{kind}/{graph}")(request)
 
 
-def load_all() -> None:
-    """Imports every cast module so that each registers itself."""
-    import sim.scripted.committee  # noqa: F401
-    import sim.scripted.interview  # noqa: F401
-    import sim.scripted.maieutic  # noqa: F401
-    import sim.scripted.panel  # noqa: F401
-    import sim.scripted.tribunal  # noqa: F401
+def load(graph: str) -> None:
+    """Imports the cast modules of one graph (``sim/<kind>/<graph>.py``) so that they register."""
+    for kind in ("scripted",):
+        try:
+            import_module(f"sim.{kind}.{graph}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"sim.{kind}.{graph}":
+                raise

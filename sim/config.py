@@ -10,7 +10,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from graphs.params import ConfigError, build_params
-from graphs.registry import GRAPHS, GraphSpec, load_all
+from graphs.registry import GraphSpec, load, load_all
 from sim import cast
 from sim.scenarios import load_scenarios
 
@@ -78,18 +78,16 @@ def _int(cfg: DictConfig, key: str, low: int) -> int:
 
 
 def _graph_runs(cfg: DictConfig, datasets: Path) -> list[GraphRun]:
-    registry = load_all()
     graph_cfg = OmegaConf.to_container(cfg.graph, resolve=True)
     name = graph_cfg.pop("name", None)
     if name == "all":
-        raws = {n: OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{n}.yaml")) for n in registry.names()}
+        raws = {n: OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{n}.yaml")) for n in load_all().names()}
     else:
-        registry.get(str(name), key="graph")
         raws = {name: graph_cfg}
     runs = []
     for graph_name, raw in raws.items():
         raw = {k: v for k, v in raw.items() if k != "name"}
-        spec = GRAPHS.get(graph_name, key="graph")
+        spec = load(str(graph_name))
         params = build_params(spec.params_type, raw, "graph")
         runs.append(GraphRun(spec, params, load_scenarios(datasets, spec, str(cfg.scenario)), raw))
     return runs
