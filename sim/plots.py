@@ -16,6 +16,13 @@ from sim.registry import Registry  # noqa: E402
 FIGURES: Registry = Registry("figure")
 
 
+def _save(fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def converged_by_round(records: Sequence[dict[str, Any]], rounds: int) -> list[float]:
     """Share of all episodes that had converged by each round (1-based), cumulative."""
     n = len(records) or 1
@@ -38,10 +45,7 @@ def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str,
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize="small", frameon=False)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def _turns(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -59,11 +63,7 @@ def critic_loop_histogram(records: Sequence[dict[str, Any]], out_dir: Path) -> P
     ax.set_xlabel("critic failures in one tutor turn")
     ax.set_ylabel("turns")
     ax.set_title(f"Critic loops per turn ({len(loops)} turns)")
-    fig.tight_layout()
-    path = out_dir / "critic_loops.png"
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "critic_loops.png")
 
 
 @FIGURES.register("moves")
@@ -78,11 +78,7 @@ def move_distribution(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
     ax.bar(names, [counts[n] / total for n in names], color="#55a868")
     ax.set_ylabel("share of turns")
     ax.set_title("Socratic moves")
-    fig.tight_layout()
-    path = out_dir / "moves.png"
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "moves.png")
 
 
 @FIGURES.register("argument_graph")
@@ -111,11 +107,7 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
         ax.set_xlabel("statement order")
         ax.set_title(f"episode {record['episode']} ({record['scenario']}): {graph.number_of_nodes()} arguments", fontsize=9)
         ax.tick_params(left=True, labelleft=True)
-    fig.tight_layout()
-    path = out_dir / "argument_graphs.png"
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "argument_graphs.png")
 
 
 @FIGURES.register("node_times")
@@ -137,8 +129,4 @@ def node_times(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
     ax.set_xlabel("seconds per node run")
     ax.set_title(f"Node timings over {len(records)} episodes")
     ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    path = out_dir / "node_times.png"
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, out_dir / "node_times.png")
