@@ -109,6 +109,7 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             log.params(flatten(cfg.resolved | {"graph": {"name": name, **run.raw}}))
             log.metrics(values)
             log.metric_steps(by_round, "by_round")
+            extra += sorted(graph_dir.glob("argument_graph_episode*.json"))
             for path in (graph_dir / "episodes.jsonl", figure, *extra, graph_dir / "config.json", graph_dir / "summary.json"):
                 log.artifact(path)
             t3 = time.perf_counter()

@@ -16,8 +16,8 @@ from sim.registry import Registry  # noqa: E402
 FIGURES: Registry = Registry("figure")
 
 
-def _save(fig: Any, path: Path) -> Path:
-    fig.tight_layout()
+def _save(fig: Any, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
+    fig.tight_layout(rect=rect)
     fig.savefig(path)
     plt.close(fig)
     return path
@@ -90,6 +90,8 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
     import networkx as nx
 
     shown = [r for r in records if r.get("artifacts", {}).get("argument_graph.json")][:sample]
+    for record in shown:  # the sampled graphs as JSON too, beside the picture
+        (out_dir / f"argument_graph_episode{record['episode']}.json").write_text(record["artifacts"]["argument_graph.json"])
     fig, axes = plt.subplots(1, max(1, len(shown)), figsize=(6.0 * max(1, len(shown)), 5.0), dpi=100, squeeze=False)
     colours = {"support": "#55a868", "oppose": "#c44e52", "nuanced": "#8172b2"}
     for ax, record in zip(axes[0], shown):
@@ -107,7 +109,13 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
         ax.set_xlabel("statement order")
         ax.set_title(f"episode {record['episode']} ({record['scenario']}): {graph.number_of_nodes()} arguments", fontsize=9)
         ax.tick_params(left=True, labelleft=True)
-    return _save(fig, out_dir / "argument_graphs.png")
+        ax.set_ylim(-len(members) + 0.5, 0.5)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", linestyle="", color=c, label=p) for p, c in colours.items()]
+    handles += [Line2D([], [], color="#55a868", label="supports"), Line2D([], [], color="#c44e52", label="opposes")]
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    return _save(fig, out_dir / "argument_graphs.png", rect=(0, 0.06, 1, 1))
 
 
 @FIGURES.register("node_times")

@@ -1,0 +1,25 @@
+"""dialectica-bench runs end to end on a tiny budget and writes every figure it prints."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sim.bench import main
+
+pytestmark = pytest.mark.slow
+
+
+def test_bench_writes_every_figure(tmp_path, capsys):
+    figures = main(["--episodes", "4", "--tracked-episodes", "6", "--out", str(tmp_path)])
+    saved = json.loads((tmp_path / "latest.json").read_text())
+    assert saved == json.loads(json.dumps(figures))
+    for graph, values in saved["graphs"].items():
+        assert values["episodes_per_second"] > 0 and values["direct_seconds"] > 0, graph
+        assert values["harness_seconds"] > 0 and values["build_seconds"] > 0, graph
+    assert saved["embedding"]["throughput_ratio"] > 0
+    assert 0 < saved["tracking"]["share_of_job"] < 1
+    assert saved["startup_seconds"] > 0
+    out = capsys.readouterr().out
+    assert "harness / direct invoke" in out and "start-up" in out
