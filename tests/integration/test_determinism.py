@@ -121,3 +121,20 @@ def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path,
             assert "error" not in record
     metrics = summary["graphs"]["socratic_panel"]["metrics"]
     assert metrics["error_rate"] == 0.5 and metrics["termination/error"] == 0.5
+
+
+@pytest.mark.parametrize("graph", ["committee", "interview", "maieutic", "socratic_panel", "tribunal"])
+def test_every_graph_is_reproducible_from_its_seed(graph):
+    from graphs.registry import load
+    from sim.config import PROJECT_ROOT
+    from sim.scenarios import load_scenarios
+
+    spec = load(graph)
+    params = spec.params_type()
+    scenarios = load_scenarios(PROJECT_ROOT / "datasets", spec, "all")
+    roles = {"tribunal": {"hang_s": 0.01}}
+    for i, scenario in enumerate(scenarios[:3]):
+        plan = EpisodePlan(graph, i, 1000 + i, scenario, "scripted", roles=roles)
+        first, second = run_episode(spec, params, plan, fake_embed), run_episode(spec, params, plan, fake_embed)
+        assert first["termination_reason"] != "error", first.get("error")
+        assert json.dumps(_strip(first), sort_keys=True, default=str) == json.dumps(_strip(second), sort_keys=True, default=str)
