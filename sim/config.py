@@ -32,6 +32,7 @@ class TrackingConfig:
     enabled: bool
     uri: str
     experiment: str
+    parent_run_id: str | None = None  # the sweep's parent run, when this run is a job of a multirun
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class RunConfig:
     resolved: dict[str, Any]
     embedding_cache: Path | None = None
     embeddings: bool = True
+    overrides: tuple[str, ...] = ()
     datasets: Path = PROJECT_ROOT / "datasets"
     roles: dict[str, Any] = field(default_factory=dict)
 
@@ -58,6 +60,11 @@ def redact(tree: Any) -> Any:
     if isinstance(tree, list):
         return [redact(v) for v in tree]
     return tree
+
+
+def redact_overrides(overrides) -> list[str]:
+    """Command-line overrides with the values of secret-looking keys replaced."""
+    return [o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else o for o in overrides]
 
 
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -93,7 +100,7 @@ def _graph_runs(cfg: DictConfig, datasets: Path) -> list[GraphRun]:
     return runs
 
 
-def from_hydra(cfg: DictConfig, out_dir: Path) -> RunConfig:
+def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), parent_run_id: str | None = None) -> RunConfig:
     """Validates the composed config and returns typed objects.
 
     Raises:
@@ -115,12 +122,14 @@ def from_hydra(cfg: DictConfig, out_dir: Path) -> RunConfig:
         seed=_int(cfg, "seed", 0),
         participants=str(participants["kind"]),
         failure_rate=float(failure_rate),
-        tracking=TrackingConfig(bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment"))),
+        tracking=TrackingConfig(bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment")),
+                                parent_run_id),
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),
         resolved=redact(resolved),
         embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
         embeddings=bool(cfg.get("embeddings", True)),
+        overrides=tuple(redact_overrides(overrides)),
         datasets=datasets,
         roles=OmegaConf.to_container(cfg.llm, resolve=True),
     )

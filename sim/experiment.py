@@ -82,7 +82,7 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         embed = Embedder(cfg.embedding_cache)
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
     tracker = Tracker(cfg.tracking)
-    summary: dict[str, Any] = {"graphs": {}}
+    summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
     all_records: list[dict[str, Any]] = []
     for run in cfg.graphs:
         name = run.spec.name

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf
 
 from graphs.params import ConfigError
 from sim.config import CONF_DIR, from_hydra
 from sim.registry import UnknownNameError
+from sim.sweep import parent_run_id
 
 GROUPS = ("graph", "participants", "llm", "tracking")
 
@@ -41,13 +44,27 @@ def check_group_overrides(args: list[str]) -> None:
                 fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
 
 
+def limit_threads(hydra_cfg) -> None:
+    """Parallel sweep jobs share the cores: each gets cores // jobs threads for torch and BLAS."""
+    n_jobs = OmegaConf.select(hydra_cfg, "launcher.n_jobs")
+    if hydra_cfg.mode != RunMode.MULTIRUN or not n_jobs:
+        return
+    cores = os.cpu_count() or 1
+    threads = str(max(1, cores // (cores if n_jobs < 0 else min(n_jobs, cores))))
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = threads
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def app(cfg: DictConfig) -> None:
     from sim.experiment import format_table, run_experiment
 
-    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    hydra_cfg = HydraConfig.get()
+    limit_threads(hydra_cfg)
+    out_dir = Path(hydra_cfg.runtime.output_dir)
+    parent = parent_run_id(Path(hydra_cfg.sweep.dir)) if hydra_cfg.mode == RunMode.MULTIRUN else None
     try:
-        run_cfg = from_hydra(cfg, out_dir)
+        run_cfg = from_hydra(cfg, out_dir, tuple(hydra_cfg.overrides.task), parent)
     except (ConfigError, UnknownNameError) as exc:
         fail(str(exc), out_dir)
     summary = run_experiment(run_cfg)

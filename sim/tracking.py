@@ -115,7 +115,8 @@ class Tracker:
             yield NullRun()
             return
         client, experiment_id = self._connect()
-        run = client.create_run(experiment_id, run_name=name, tags={"git_commit": git_commit(), **tags})
+        parent = {"mlflow.parentRunId": self.config.parent_run_id} if self.config.parent_run_id else {}
+        run = client.create_run(experiment_id, run_name=name, tags={"git_commit": git_commit(), **parent, **tags})
         try:
             yield MlflowRun(client, run.info.run_id)
         except KeyboardInterrupt:

@@ -1,0 +1,139 @@
+"""Sweeps: one MLflow parent run per multirun, created before any job starts (with the store, so
+parallel jobs cannot race to create it); each job's runs nest under it; at the end the parent gets a
+comparison table of the configs with pass^k and a mark on those that differ from the best.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+from metrics.passk import mean_pass_hat_k
+from metrics.stats import wilson_interval
+
+PARENT_FILE = "mlflow_parent.json"
+
+
+def _tracking(config: DictConfig) -> dict[str, Any]:
+    return OmegaConf.to_container(config.tracking, resolve=True)
+
+
+def parent_run_id(sweep_dir: Path) -> str | None:
+    """The parent run a job of the sweep in ``sweep_dir`` nests under, if the sweep is tracked."""
+    path = sweep_dir / PARENT_FILE
+    return json.loads(path.read_text())["run_id"] if path.exists() else None
+
+
+def _config_keys(jobs: list[list[str]]) -> list[str]:
+    """Each job's configuration as the overrides that vary across the sweep, seed left out so that
+    repeated seeds pool into one row."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for overrides in jobs:
+        for o in overrides:
+            key, _, value = o.partition("=")
+            values[key].add(value)
+    varying = {k for k, v in values.items() if len(v) > 1 and k != "seed"}
+    return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
+
+
+def _two_proportion_p(c1: int, n1: int, c2: int, n2: int) -> float:
+    """Two-sided p-value of a pooled two-proportion z-test (1.0 when it cannot be computed)."""
+    from scipy.stats import norm
+
+    pooled = (c1 + c2) / (n1 + n2) if n1 + n2 else 0.0
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2)) if n1 and n2 else 0.0
+    if se == 0:
+        return 1.0 if c1 * n2 == c2 * n1 else 0.0
+    return float(2 * norm.sf(abs(c1 / n1 - c2 / n2) / se))
+
+
+def comparison(sweep_dir: Path, alpha: float = 0.05):
+    """One row per (graph, configuration): pooled convergence with its interval, pass^1 and pass^k over
+    scenarios (k = the number of seeds), and whether it differs from the graph's best (p < alpha)."""
+    import pandas as pd
+
+    pooled: dict[tuple[str, str], dict[str, Any]] = {}
+    paths = sorted(sweep_dir.glob("*/summary.json"))
+    summaries = [json.loads(p.read_text()) for p in paths]
+    for summary_path, summary, key_overrides in zip(paths, summaries, _config_keys([s.get("overrides", []) for s in summaries])):
+        for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            row = pooled.setdefault((record["graph"], key_overrides), {"tasks": defaultdict(lambda: [0, 0]), "seeds": set()})
+            task = row["tasks"][record["scenario"]]
+            task[0] += record["termination_reason"] == "converged"
+            task[1] += 1
+            row["seeds"].add(summary.get("seed"))
+    rows = []
+    for (graph, config), data in pooled.items():
+        c = sum(t[0] for t in data["tasks"].values())
+        n = sum(t[1] for t in data["tasks"].values())
+        low, high = wilson_interval(c, n)
+        k = max(1, len(data["seeds"]))
+        rows.append({"graph": graph, "config": config, "episodes": n, "converged": c, "convergence_rate": c / n,
+                     "ci95_low": low, "ci95_high": high, "seeds": k,
+                     "pass^1": mean_pass_hat_k(data["tasks"].values(), 1),
+                     "pass^k": mean_pass_hat_k(data["tasks"].values(), k)})
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame = frame.sort_values(["graph", "convergence_rate"], ascending=[True, False]).reset_index(drop=True)
+    best = frame.groupby("graph").head(1).set_index("graph")
+    frame["p_vs_best"] = [
+        _two_proportion_p(r.converged, r.episodes, best.loc[r.graph, "converged"], best.loc[r.graph, "episodes"])
+        for r in frame.itertuples()]
+    frame["differs_from_best"] = frame["p_vs_best"] < alpha
+    return frame
+
+
+def markdown(frame) -> str:
+    """A pipe table of ``frame`` (floats to 3 decimals), for the parent run's artifact."""
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells]) + "\n"
+
+
+class SweepCallback(Callback):
+    """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``)."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        tracking = _tracking(config)
+        if not tracking.get("enabled"):
+            return
+        from sim.config import TrackingConfig
+        from sim.tracking import Tracker
+
+        sweep_dir = Path(config.hydra.sweep.dir)
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        tracker = Tracker(TrackingConfig(True, tracking["uri"], tracking["experiment"]))
+        client, experiment_id = tracker._connect()  # creates the store now, before jobs race to
+        overrides = list(config.hydra.overrides.task)
+        run = client.create_run(experiment_id, run_name=f"sweep {sweep_dir.name}",
+                                tags={"sweep": "true", "sweep_dir": str(sweep_dir), "overrides": " ".join(overrides)})
+        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": tracking["uri"]}))
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        table = comparison(sweep_dir)
+        if not table.empty:
+            table.to_csv(sweep_dir / "comparison.csv", index=False)
+            (sweep_dir / "comparison.md").write_text(markdown(table))
+            print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        parent = parent_run_id(sweep_dir)
+        if parent is None:
+            return
+        from mlflow.tracking import MlflowClient
+
+        client = MlflowClient(json.loads((sweep_dir / PARENT_FILE).read_text())["uri"])
+        if not table.empty:
+            for name in ("comparison.csv", "comparison.md"):
+                client.log_artifact(parent, str(sweep_dir / name))
+            for graph, best in table.groupby("graph").head(1).set_index("graph").iterrows():
+                client.log_metric(parent, f"{graph}/best_convergence_rate", float(best["convergence_rate"]))
+                client.set_tag(parent, f"{graph}/best_config", best["config"])
+        client.set_terminated(parent, "FINISHED")

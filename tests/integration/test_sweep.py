@@ -1,0 +1,49 @@
+"""A multirun is one MLflow parent run with every job nested under it, and a comparison table;
+the joblib launcher gives the same results as the sequential one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+from mlflow.tracking import MlflowClient
+
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+def _sweep(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [str(BIN), "-m", *extra, "graph=socratic_panel", "graph.convergence_threshold=0.6,0.95", "seed=0,1",
+         "episodes=12", "progress=false", "embeddings=false", f"hydra.sweep.dir={tmp / name}",
+         f"tracking.uri=sqlite:///{tmp / 'ml.db'}"],
+        capture_output=True, text=True, cwd=tmp, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
+    _sweep(tmp_path, "seq")
+    client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
+    runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
+    parents = [r for r in runs if r.data.tags.get("sweep") == "true"]
+    assert len(parents) == 1 and parents[0].info.status == "FINISHED"
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parents[0].info.run_id]
+    assert len(children) == 4 and all(r.info.status == "FINISHED" for r in children)
+    assert {a.path for a in client.list_artifacts(parents[0].info.run_id)} == {"comparison.csv", "comparison.md"}
+    table = pd.read_csv(tmp_path / "seq" / "comparison.csv")
+    assert sorted(table["config"]) == ["graph.convergence_threshold=0.6", "graph.convergence_threshold=0.95"]
+    assert (table["episodes"] == 24).all() and (table["seeds"] == 2).all()
+    assert (table["pass^k"] <= table["pass^1"] + 1e-12).all()
+    best = table.iloc[0]
+    assert best["convergence_rate"] == table["convergence_rate"].max() and not best["differs_from_best"]
+    assert parents[0].data.metrics["socratic_panel/best_convergence_rate"] == best["convergence_rate"]
+
+
+def test_joblib_launcher_matches_sequential_results(tmp_path):
+    _sweep(tmp_path, "seq")
+    _sweep(tmp_path, "par", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
+    columns = ["graph", "config", "episodes", "converged"]
+    assert pd.read_csv(tmp_path / "seq" / "comparison.csv")[columns].equals(
+        pd.read_csv(tmp_path / "par" / "comparison.csv")[columns])

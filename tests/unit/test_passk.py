@@ -1,0 +1,43 @@
+"""pass^k and the sweep's grouping of jobs into configurations."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from metrics.passk import mean_pass_hat_k, pass_hat_k
+from sim.sweep import _config_keys, _two_proportion_p, markdown
+
+
+def test_pass_hat_k_by_hand():
+    assert pass_hat_k(3, 4, 1) == pytest.approx(0.75)
+    assert pass_hat_k(3, 4, 2) == pytest.approx(3 / 6)  # C(3,2)/C(4,2)
+    assert pass_hat_k(3, 4, 4) == 0.0 and pass_hat_k(4, 4, 4) == 1.0
+    assert math.isnan(pass_hat_k(1, 2, 3))
+    assert mean_pass_hat_k([(2, 2), (0, 2), (1, 1)], 2) == pytest.approx(0.5)  # the 1-trial task is skipped
+
+
+def test_pass_hat_k_never_exceeds_pass_one():
+    for c in range(6):
+        assert pass_hat_k(c, 5, 3) <= pass_hat_k(c, 5, 1) + 1e-12
+
+
+def test_config_keys_keep_only_what_varies_and_drop_the_seed():
+    jobs = [["graph=x", "graph.t=0.6", "seed=0", "episodes=5"], ["graph=x", "graph.t=0.6", "seed=1", "episodes=5"],
+            ["graph=x", "graph.t=0.9", "seed=0", "episodes=5"]]
+    assert _config_keys(jobs) == ["graph.t=0.6", "graph.t=0.6", "graph.t=0.9"]
+    assert _config_keys([["seed=0"], ["seed=1"]]) == ["(defaults)", "(defaults)"]
+
+
+def test_two_proportion_test():
+    assert _two_proportion_p(50, 100, 50, 100) == pytest.approx(1.0)
+    assert _two_proportion_p(90, 100, 30, 100) < 1e-6
+    assert _two_proportion_p(0, 10, 0, 10) == 1.0
+
+
+def test_markdown_table():
+    import pandas as pd
+
+    text = markdown(pd.DataFrame({"config": ["a"], "rate": [0.12345]}))
+    assert text.splitlines() == ["| config | rate |", "|---|---|", "| a | 0.123 |"]
