@@ -49,6 +49,7 @@ class RunConfig:
     embedding_cache: Path | None = None
     embeddings: bool = True
     overrides: tuple[str, ...] = ()
+    resume: bool = False
     datasets: Path = PROJECT_ROOT / "datasets"
     roles: dict[str, Any] = field(default_factory=dict)
 
@@ -130,6 +131,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
         embeddings=bool(cfg.get("embeddings", True)),
         overrides=tuple(redact_overrides(overrides)),
+        resume=bool(cfg.get("resume", False)),
         datasets=datasets,
         roles=OmegaConf.to_container(cfg.llm, resolve=True),
     )

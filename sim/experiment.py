@@ -44,19 +44,55 @@ def _jsonl(records: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(_json_safe(r), sort_keys=True) + "\n" for r in records)
 
 
-def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed) -> list[dict[str, Any]]:
-    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios."""
+def _load_partial(path: Path) -> dict[int, dict[str, Any]]:
+    """Episodes a killed run finished, by index; a last line cut short by the kill is dropped."""
+    done: dict[int, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                break
+            done[record["episode"]] = record
+    return done
+
+
+def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed, partial: Path | None = None) -> list[dict[str, Any]]:
+    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios.
+
+    With ``partial``, each finished episode is appended there at once; with ``cfg.resume`` the episodes
+    already in it are kept and only the rest run. Records go through JSON either way, so a resumed run
+    and an uninterrupted one hold the same values.
+    """
     plans = [
         EpisodePlan(run.spec.name, i, episode_seed(cfg.seed, run.spec.name, i), run.scenarios[i % len(run.scenarios)],
                     cfg.participants, cfg.failure_rate, cfg.datasets, cfg.roles)
         for i in range(cfg.episodes)
     ]
+    done = _load_partial(partial) if partial is not None and cfg.resume else {}
+    done = {i: r for i, r in done.items() if i < cfg.episodes}
+    sink = None
+    if partial is not None:
+        _write_atomic(partial, _jsonl([done[i] for i in sorted(done)]))
+        sink = partial.open("a")
     bar = tqdm(plans, desc=run.spec.name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
     records = []
-    for plan in bar:
-        records.append(run_episode(run.spec, run.params, plan, embed))
-        done = [r["termination_reason"] == "converged" for r in records]
-        bar.set_postfix(converged=f"{sum(done) / len(done):.0%}", errors=sum(r["termination_reason"] == "error" for r in records))
+    try:
+        for plan in bar:
+            if plan.index in done:
+                records.append(done[plan.index])
+                continue
+            line = _jsonl([run_episode(run.spec, run.params, plan, embed)])
+            records.append(json.loads(line))
+            if sink is not None:
+                sink.write(line)
+                sink.flush()
+            converged = [r["termination_reason"] == "converged" for r in records]
+            bar.set_postfix(converged=f"{sum(converged) / len(converged):.0%}",
+                            errors=sum(r["termination_reason"] == "error" for r in records), resumed=len(done))
+    finally:
+        if sink is not None:
+            sink.close()
     return records
 
 
@@ -86,19 +122,23 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     all_records: list[dict[str, Any]] = []
     for run in cfg.graphs:
         name = run.spec.name
-        tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes)}
+        tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes),
+                "run_dir": str(cfg.out_dir.resolve())}
+        if cfg.resume:
+            tracker.end_stale(tags["run_dir"], name)
         with tracker.run(name, tags) as log:
             t0 = time.perf_counter()
-            records = run_graph(run, cfg, embed)
+            graph_dir = cfg.out_dir / name
+            graph_dir.mkdir(exist_ok=True)
+            records = run_graph(run, cfg, embed, graph_dir / "episodes.partial.jsonl")
             t1 = time.perf_counter()
             if cfg.embeddings:
                 add_embedding_agreement(records, embed)
             values = aggregate(records, (*COMMON, *run.spec.metrics))
             by_round = per_round_means(records)
             t2 = time.perf_counter()
-            graph_dir = cfg.out_dir / name
-            graph_dir.mkdir(exist_ok=True)
             (graph_dir / "episodes.jsonl").write_text(_jsonl(records))
+            (graph_dir / "episodes.partial.jsonl").unlink(missing_ok=True)
             figure = by_round_figure(records, by_round, f"{name}: agreement and convergence by round",
                                      graph_dir / "by_round.png")
             extra = [FIGURES.get(name)(records, graph_dir) for name in ("node_times", *run.spec.figures)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -44,6 +45,11 @@ def check_group_overrides(args: list[str]) -> None:
                 fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
 
 
+def _terminate(signum, frame) -> None:
+    """SIGTERM ends the current run cleanly: its MLflow run is marked KILLED, finished episodes stay on disk."""
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def limit_threads(hydra_cfg) -> None:
     """Parallel sweep jobs share the cores: each gets cores // jobs threads for torch and BLAS."""
     n_jobs = OmegaConf.select(hydra_cfg, "launcher.n_jobs")
@@ -67,6 +73,10 @@ def app(cfg: DictConfig) -> None:
         run_cfg = from_hydra(cfg, out_dir, tuple(hydra_cfg.overrides.task), parent)
     except (ConfigError, UnknownNameError) as exc:
         fail(str(exc), out_dir)
+    if run_cfg.resume and (out_dir / "summary.json").exists():
+        print(f"already finished: {out_dir} (resume=true)")
+        return
+    signal.signal(signal.SIGTERM, _terminate)
     summary = run_experiment(run_cfg)
     print(format_table(summary))
     print(f"outputs: {out_dir}")

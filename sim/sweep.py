@@ -99,7 +99,8 @@ def markdown(frame) -> str:
 
 
 class SweepCallback(Callback):
-    """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``)."""
+    """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
+    started again in the same directory keeps its parent run."""
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         tracking = _tracking(config)
@@ -112,6 +113,10 @@ class SweepCallback(Callback):
         sweep_dir.mkdir(parents=True, exist_ok=True)
         tracker = Tracker(TrackingConfig(True, tracking["uri"], tracking["experiment"]))
         client, experiment_id = tracker._connect()  # creates the store now, before jobs race to
+        previous = parent_run_id(sweep_dir)
+        if previous and config.get("resume"):
+            client.update_run(previous, "RUNNING")
+            return
         overrides = list(config.hydra.overrides.task)
         run = client.create_run(experiment_id, run_name=f"sweep {sweep_dir.name}",
                                 tags={"sweep": "true", "sweep_dir": str(sweep_dir), "overrides": " ".join(overrides)})

@@ -108,6 +108,16 @@ class Tracker:
             self._client = client
         return self._client, self._experiment_id
 
+    def end_stale(self, run_dir: str, graph: str) -> None:
+        """Marks KILLED the runs a killed process left RUNNING for this run directory and graph."""
+        if not self.config.enabled:
+            return
+        client, experiment_id = self._connect()
+        stale = client.search_runs([experiment_id], filter_string=(
+            f"tags.run_dir = '{run_dir}' and tags.graph = '{graph}' and attributes.status = 'RUNNING'"))
+        for run in stale:
+            client.set_terminated(run.info.run_id, "KILLED")
+
     @contextmanager
     def run(self, name: str, tags: dict[str, str]) -> Iterator[RunLog]:
         """A run that ends FINISHED, FAILED on an exception, or KILLED on Ctrl-C."""
