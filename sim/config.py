@@ -50,6 +50,7 @@ class RunConfig:
     embeddings: bool = True
     overrides: tuple[str, ...] = ()
     resume: bool = False
+    objective: dict[str, Any] | None = None
     datasets: Path = PROJECT_ROOT / "datasets"
     roles: dict[str, Any] = field(default_factory=dict)
 
@@ -101,6 +102,20 @@ def _graph_runs(cfg: DictConfig, datasets: Path) -> list[GraphRun]:
     return runs
 
 
+_OBJECTIVE_KEYS = ("metric", "floor_metric", "floor", "penalty")
+
+
+def _objective(cfg: DictConfig) -> dict[str, Any] | None:
+    objective = cfg.get("objective")
+    if objective is None:
+        return None
+    values = OmegaConf.to_container(objective, resolve=True)
+    unknown = sorted(set(values) - set(_OBJECTIVE_KEYS))
+    if unknown or "metric" not in values:
+        raise ConfigError(f"objective needs 'metric' and takes only {', '.join(_OBJECTIVE_KEYS)}; got {sorted(values)}")
+    return values
+
+
 def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), parent_run_id: str | None = None) -> RunConfig:
     """Validates the composed config and returns typed objects.
 
@@ -132,6 +147,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         embeddings=bool(cfg.get("embeddings", True)),
         overrides=tuple(redact_overrides(overrides)),
         resume=bool(cfg.get("resume", False)),
+        objective=_objective(cfg),
         datasets=datasets,
         roles=OmegaConf.to_container(cfg.llm, resolve=True),
     )

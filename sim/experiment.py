@@ -161,6 +161,11 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
             f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s"
         )
+    if cfg.objective:
+        from metrics.objective import penalised
+
+        values = [entry["metrics"] for entry in summary["graphs"].values()]
+        summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
     _write_atomic(cfg.out_dir / "episodes.jsonl", _jsonl(all_records))
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -62,7 +63,8 @@ def limit_threads(hydra_cfg) -> None:
 
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
-def app(cfg: DictConfig) -> None:
+def app(cfg: DictConfig) -> float | None:
+    """Runs the configured graphs; returns the objective (for a sweeper) when ``objective`` is set."""
     from sim.experiment import format_table, run_experiment
 
     hydra_cfg = HydraConfig.get()
@@ -75,11 +77,12 @@ def app(cfg: DictConfig) -> None:
         fail(str(exc), out_dir)
     if run_cfg.resume and (out_dir / "summary.json").exists():
         print(f"already finished: {out_dir} (resume=true)")
-        return
+        return json.loads((out_dir / "summary.json").read_text()).get("objective")
     signal.signal(signal.SIGTERM, _terminate)
     summary = run_experiment(run_cfg)
     print(format_table(summary))
     print(f"outputs: {out_dir}")
+    return summary.get("objective")
 
 
 def main() -> None:

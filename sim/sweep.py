@@ -11,6 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
@@ -64,11 +65,14 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
     for summary_path, summary, key_overrides in zip(paths, summaries, _config_keys([s.get("overrides", []) for s in summaries])):
         for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
             record = json.loads(line)
-            row = pooled.setdefault((record["graph"], key_overrides), {"tasks": defaultdict(lambda: [0, 0]), "seeds": set()})
+            row = pooled.setdefault((record["graph"], key_overrides),
+                                    {"tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}})
             task = row["tasks"][record["scenario"]]
             task[0] += record["termination_reason"] == "converged"
             task[1] += 1
             row["seeds"].add(summary.get("seed"))
+            if summary.get("objective") is not None:
+                row["objectives"][str(summary_path.parent)] = summary["objective"]
     rows = []
     for (graph, config), data in pooled.items():
         c = sum(t[0] for t in data["tasks"].values())
@@ -78,7 +82,9 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
         rows.append({"graph": graph, "config": config, "episodes": n, "converged": c, "convergence_rate": c / n,
                      "ci95_low": low, "ci95_high": high, "seeds": k,
                      "pass^1": mean_pass_hat_k(data["tasks"].values(), 1),
-                     "pass^k": mean_pass_hat_k(data["tasks"].values(), k)})
+                     "pass^k": mean_pass_hat_k(data["tasks"].values(), k),
+                     "objective": (sum(data["objectives"].values()) / len(data["objectives"])
+                                   if data["objectives"] else float("nan"))})
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
@@ -89,6 +95,23 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
         for r in frame.itertuples()]
     frame["differs_from_best"] = frame["p_vs_best"] < alpha
     return frame
+
+
+def objective_plot(table, path: Path) -> Path:
+    """The objective against each swept parameter, one panel per parameter (trials as points)."""
+    from sim.plots import _save, plt
+
+    rows = [dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
+            for config, obj in zip(table["config"], table["objective"]) if config != "(defaults)"]
+    params = sorted({k for row in rows for k in row if k != "objective"})
+    fig, axes = plt.subplots(1, max(1, len(params)), figsize=(4.2 * max(1, len(params)), 3.4), dpi=110, squeeze=False)
+    for ax, param in zip(axes[0], params):
+        points = [(float(r[param]), r["objective"]) for r in rows if param in r]
+        ax.scatter([p[0] for p in points], [p[1] for p in points], color="#4c72b0")
+        ax.set_xlabel(param.removeprefix("graph."))
+        ax.set_ylabel("objective")
+        ax.grid(alpha=0.3)
+    return _save(fig, path)
 
 
 def markdown(frame) -> str:
@@ -138,7 +161,17 @@ class SweepCallback(Callback):
         if not table.empty:
             for name in ("comparison.csv", "comparison.md"):
                 client.log_artifact(parent, str(sweep_dir / name))
-            for graph, best in table.groupby("graph").head(1).set_index("graph").iterrows():
-                client.log_metric(parent, f"{graph}/best_convergence_rate", float(best["convergence_rate"]))
-                client.set_tag(parent, f"{graph}/best_config", best["config"])
+            if table["objective"].notna().any():
+                client.log_artifact(parent, str(objective_plot(table, sweep_dir / "objective.png")))
+            for graph, row in table.groupby("graph").head(1).set_index("graph").iterrows():
+                client.log_metric(parent, f"{graph}/best_convergence_rate", float(row["convergence_rate"]))
+                client.set_tag(parent, f"{graph}/best_config", row["config"])
+        results = sweep_dir / "optimization_results.yaml"
+        if results.exists():  # written by the Optuna sweeper
+            client.log_artifact(parent, str(results))
+            best = yaml.safe_load(results.read_text())
+            for key, value in (best.get("best_params") or {}).items():
+                client.log_param(parent, f"best.{key}", value)
+            if best.get("best_value") is not None:
+                client.log_metric(parent, "best_objective", float(best["best_value"]))
         client.set_terminated(parent, "FINISHED")

@@ -41,3 +41,14 @@ def test_experiment_presets_compose(tmp_path):
     for preset in presets:
         cfg = _compose([f"+experiment={preset.stem}"], tmp_path)
         from_hydra(cfg, tmp_path / "out")
+
+
+@pytest.mark.parametrize("search", sorted(p.stem for p in (CONF_DIR / "hparams_search").glob("*.yaml")))
+def test_hparams_search_configs_compose_and_name_real_params(search, tmp_path):
+    cfg = _compose([f"hparams_search={search}"], tmp_path)
+    run = from_hydra(cfg, tmp_path / "out")
+    assert run.objective and run.objective["metric"]
+    values = OmegaConf.load(CONF_DIR / "hparams_search" / f"{search}.yaml")
+    fields = {f.name for f in dataclasses.fields(run.graphs[0].spec.params_type)}
+    for key in values.hydra.sweeper.params:
+        assert key.startswith("graph.") and key.removeprefix("graph.") in fields, key
