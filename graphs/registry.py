@@ -77,6 +77,16 @@ def graph(spec: GraphSpec) -> GraphSpec:
     return GRAPHS.register(spec.name)(spec)
 
 
+def register(name: str, params_type: type, module: Any, **extra: Any) -> GraphSpec:
+    """Registers the graph whose ``module`` defines ``build_<name>``, ``initial_state``, ``outcome``,
+    ``recursion_limit``, ``prepare_scenario`` and, for turn-by-turn graphs, ``play``."""
+    return graph(GraphSpec(
+        name=name, params_type=params_type, build=getattr(module, f"build_{name}"),
+        initial_state=module.initial_state, outcome=module.outcome, recursion_limit=module.recursion_limit,
+        prepare_scenario=module.prepare_scenario, play=getattr(module, "play", None), **extra,
+    ))
+
+
 GRAPH_NAMES = ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
 
 

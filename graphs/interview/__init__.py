@@ -1,18 +1,7 @@
 """``graph=interview``: an autonomous discovery interview that fills a schema's ASCR within a budget."""
 
-from graphs.interview.build import build_interview, initial_state, outcome, prepare_scenario, recursion_limit
+from graphs.interview import build
 from graphs.interview.params import InterviewParams
-from graphs.registry import GraphSpec, graph
+from graphs.registry import register
 
-SPEC = graph(
-    GraphSpec(
-        name="interview",
-        params_type=InterviewParams,
-        build=build_interview,
-        initial_state=initial_state,
-        outcome=outcome,
-        recursion_limit=recursion_limit,
-        prepare_scenario=prepare_scenario,
-        metrics=("by_label",),
-    )
-)
+SPEC = register("interview", InterviewParams, build, metrics=("by_label",))
