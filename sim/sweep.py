@@ -135,7 +135,7 @@ class SweepCallback(Callback):
         sweep_dir = Path(config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
         tracker = Tracker(TrackingConfig(True, tracking["uri"], tracking["experiment"]))
-        client, experiment_id = tracker._connect()  # creates the store now, before jobs race to
+        client, experiment_id = tracker.connect()  # creates the store now, before jobs race to
         previous = parent_run_id(sweep_dir)
         if previous and config.get("resume"):
             client.update_run(previous, "RUNNING")

@@ -94,7 +94,8 @@ class Tracker:
         self._client = None
         self._experiment_id: str | None = None
 
-    def _connect(self) -> tuple[Any, str]:
+    def connect(self) -> tuple[Any, str]:
+        """The client and experiment id, creating the store and the experiment on first use."""
         if self._client is None:
             from mlflow.tracking import MlflowClient
 
@@ -112,7 +113,7 @@ class Tracker:
         """Marks KILLED the runs a killed process left RUNNING for this run directory and graph."""
         if not self.config.enabled:
             return
-        client, experiment_id = self._connect()
+        client, experiment_id = self.connect()
         stale = client.search_runs([experiment_id], filter_string=(
             f"tags.run_dir = '{run_dir}' and tags.graph = '{graph}' and attributes.status = 'RUNNING'"))
         for run in stale:
@@ -124,7 +125,7 @@ class Tracker:
         if not self.config.enabled:
             yield NullRun()
             return
-        client, experiment_id = self._connect()
+        client, experiment_id = self.connect()
         parent = {"mlflow.parentRunId": self.config.parent_run_id} if self.config.parent_run_id else {}
         run = client.create_run(experiment_id, run_name=name, tags={"git_commit": git_commit(), **parent, **tags})
         try:
