@@ -55,6 +55,8 @@ class GraphSpec:
             the harness drives turn by turn; None means one ``invoke``.
         metrics: Names of extra registered metrics this graph's records support.
         figures: Names of extra registered figures (``sim/plots.py``) for this graph's runs.
+        roles: Every chat model the graph's deps hold, by role name: ``system`` for the graph's own
+            roles, ``participant`` for those the harness simulates (``llm.roles.<name>`` picks a model).
     """
 
     name: str
@@ -67,6 +69,7 @@ class GraphSpec:
     play: Callable[[Any, Any, dict[str, Any], dict[str, Any], Any], dict[str, Any]] | None = None
     metrics: tuple[str, ...] = ()
     figures: tuple[str, ...] = ()
+    roles: dict[str, str] = field(default_factory=dict)
 
 
 GRAPHS: Registry[GraphSpec] = Registry("graph")

@@ -120,13 +120,30 @@ def timings() -> MetricFn:
 
 @metric("usage")
 def usage() -> MetricFn:
-    """Mean model calls and tokens per episode."""
+    """Model calls and tokens per episode; parse failures and empty replies in all; the share of calls
+    the call cache answered (only when some model had a cache); the share of episode time spent in
+    model calls; and calls, tokens and seconds per episode for each role."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        return {
+        out = {
             "llm_calls_mean": mean([r["usage"]["llm_calls"] for r in records]),
             "tokens_total_mean": mean([r["usage"]["tokens_total"] for r in records]),
+            "parse_failures": float(sum(r["usage"].get("parse_failures", 0) for r in records)),
+            "empty_replies": float(sum(r["usage"].get("empty_replies", 0) for r in records)),
         }
+        lookups = sum(r["timings"].get("cache_lookups", 0) for r in records)
+        if lookups:
+            out["cache_hit_rate"] = sum(r["timings"].get("cache_hits", 0) for r in records) / lookups
+        wall = sum(r["timings"]["episode_seconds"] for r in records)
+        if wall > 0:
+            out["llm_seconds_share"] = sum(r["timings"].get("llm_seconds", 0.0) for r in records) / wall
+        roles = sorted({role for r in records for role in r["usage"].get("calls_by_role", {})})
+        for role in roles:
+            out[f"role/{role}/calls_mean"] = mean([r["usage"].get("calls_by_role", {}).get(role, 0) for r in records])
+            out[f"role/{role}/tokens_mean"] = mean([r["usage"].get("tokens_by_role", {}).get(role, 0) for r in records])
+            out[f"role/{role}/seconds_mean"] = mean(
+                [r["timings"].get("llm_seconds_by_role", {}).get(role, 0.0) for r in records])
+        return out
 
     return compute
 

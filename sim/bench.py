@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.config import PROJECT_ROOT, compose, from_hydra
+from sim.llm.casting import Voices
+from sim.llm.settings import LLMSettings
 
 OUT = PROJECT_ROOT / "results" / "benchmarks"
 
@@ -50,14 +52,14 @@ def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[s
 
     run = _run_config(graph, episodes, tmp).graphs[0]
     spec, params = run.spec, run.params
-    roles = {"tribunal": {"hang_s": 0.2}}
+    voices = Voices(LLMSettings(tribunal={"hang_s": 0.2}))
     harness = direct = build = 0.0
     for i in range(episodes):
         scenario, seed = run.scenarios[i % len(run.scenarios)], episode_seed(7, graph, i)
-        plan = EpisodePlan(graph, i, seed, scenario, "scripted", roles=roles)
+        plan = EpisodePlan(graph, i, seed, scenario, "scripted", voices=voices)
         run_episode(spec, params, plan, embed)  # warm-up
         start = time.perf_counter()
-        deps = build_deps("scripted", graph, CastRequest(scenario, seed, embed=embed, roles=roles))
+        deps = build_deps("scripted", graph, CastRequest(scenario, seed, embed=embed, voices=voices))
         compiled = spec.build(deps, params)
         build += time.perf_counter() - start
         state, config = spec.initial_state(scenario, params), {"recursion_limit": spec.recursion_limit(params)}

@@ -9,7 +9,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
+
 from graphs.params import ConfigError
+from sim.llm.casting import PARTICIPANT, SYSTEM, Voices
 from sim.registry import Registry
 
 
@@ -23,7 +26,15 @@ class CastRequest:
     sleep: Callable[[float], None] = field(default=time.sleep)
     embed: Callable[[list[str]], Any] | None = None  # sentence embeddings, for graphs that retrieve
     datasets: Path = Path(__file__).resolve().parents[1] / "datasets"
-    roles: dict[str, Any] = field(default_factory=dict)  # options of the models behind system roles
+    voices: Voices = field(default_factory=Voices)  # which model speaks for each role
+
+    def system(self, role: str, scripted: Callable[[], BaseChatModel]) -> BaseChatModel:
+        """The model of system role ``role``: ``scripted()`` unless the ``llm`` config gives it an LLM."""
+        return self.voices.speaker(role, SYSTEM, self.seed, scripted)
+
+    def participant(self, role: str, persona: str, name: str) -> BaseChatModel:
+        """An LLM playing participant ``name`` (a ``role``), with ``persona`` as its system prompt."""
+        return self.voices.speaker(role, PARTICIPANT, self.seed, None, persona=persona, name=name)
 
 
 CASTS: Registry[Callable[[CastRequest], Any]] = Registry("participants")
@@ -50,7 +61,7 @@ def build_deps(kind: str, graph: str, request: CastRequest) -> Any:
 
 def load(graph: str) -> None:
     """Imports the cast modules of one graph (``sim/<kind>/<graph>.py``) so that they register."""
-    for kind in ("scripted",):
+    for kind in ("scripted", "surrogate"):
         try:
             import_module(f"sim.{kind}.{graph}")
         except ModuleNotFoundError as exc:

@@ -12,6 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 from graphs.params import ConfigError, build_params
 from graphs.registry import GraphSpec, load, load_all
 from sim import cast
+from sim.llm.casting import Voices, voices
 from sim.scenarios import load_scenarios
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ class RunConfig:
     resume: bool = False
     objective: dict[str, Any] | None = None
     datasets: Path = PROJECT_ROOT / "datasets"
-    roles: dict[str, Any] = field(default_factory=dict)
+    voices: Voices = field(default_factory=Voices)
 
 
 def redact(tree: Any) -> Any:
@@ -132,6 +133,8 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
     graph_runs = _graph_runs(cfg, datasets)
     for run in graph_runs:
         cast.check(str(participants["kind"]), run.spec.name)
+    cast_voices = voices(OmegaConf.to_container(cfg.llm, resolve=True), str(participants["kind"]))
+    cast_voices.check((role, kind) for run in graph_runs for role, kind in run.spec.roles.items())
     return RunConfig(
         graphs=graph_runs,
         episodes=_int(cfg, "episodes", 1),
@@ -149,7 +152,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         resume=bool(cfg.get("resume", False)),
         objective=_objective(cfg),
         datasets=datasets,
-        roles=OmegaConf.to_container(cfg.llm, resolve=True),
+        voices=cast_voices,
     )
 
 

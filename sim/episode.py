@@ -13,6 +13,7 @@ import numpy as np
 
 from graphs.registry import GraphSpec
 from sim.cast import CastRequest, build_deps
+from sim.llm.casting import Voices
 from sim.meter import EpisodeMeter
 from sim.termination import TerminationReason
 
@@ -34,7 +35,7 @@ class EpisodePlan:
     participants: str
     failure_rate: float = 0.0
     datasets: Path = Path(__file__).resolve().parents[1] / "datasets"
-    roles: dict[str, Any] = field(default_factory=dict)
+    voices: Voices = field(default_factory=Voices)
 
 
 def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
@@ -49,7 +50,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
     t0 = time.perf_counter()
     try:
         request = CastRequest(plan.scenario, plan.seed, plan.failure_rate, embed=embed, datasets=plan.datasets,
-                              roles=plan.roles)
+                              voices=plan.voices)
         deps = build_deps(plan.participants, plan.graph, request)
         compiled = spec.build(deps, params)
         state = spec.initial_state(plan.scenario, params)
@@ -69,6 +70,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
     record["timings"] = {
         "episode_seconds": time.perf_counter() - t0,
         "node_seconds": {node: list(times) for node, times in meter.node_seconds.items()},
+        **meter.runtime(),
         **graph_timings,
     }
     record["usage"] = meter.summary()

@@ -66,7 +66,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed, partial: Path | None 
     """
     plans = [
         EpisodePlan(run.spec.name, i, episode_seed(cfg.seed, run.spec.name, i), run.scenarios[i % len(run.scenarios)],
-                    cfg.participants, cfg.failure_rate, cfg.datasets, cfg.roles)
+                    cfg.participants, cfg.failure_rate, cfg.datasets, cfg.voices)
         for i in range(cfg.episodes)
     ]
     done = _load_partial(partial) if partial is not None and cfg.resume else {}

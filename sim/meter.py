@@ -1,4 +1,5 @@
-"""Per-episode accounting through LangChain callbacks: node wall time, model calls, tokens."""
+"""Per-episode accounting through LangChain callbacks: node wall time, and model calls, tokens and
+seconds by node and by role (the ``dialectica_role`` metadata every project chat model carries)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,14 @@ class EpisodeMeter(BaseCallbackHandler):
         self.node_seconds: dict[str, list[float]] = defaultdict(list)
         self.calls: dict[str, int] = defaultdict(int)
         self.tokens: dict[str, int] = defaultdict(int)
+        self._roles: dict[UUID, str] = {}
+        self.role_calls: dict[str, int] = defaultdict(int)
+        self.role_tokens: dict[str, int] = defaultdict(int)
+        self.role_seconds: dict[str, float] = defaultdict(float)
+        self.parse_failures = 0
+        self.empty_replies = 0
+        self.cache_lookups = 0  # calls of models with a call cache
+        self.cache_hits = 0
 
     def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, metadata: dict | None = None,
                        **kwargs: Any) -> None:
@@ -43,23 +52,52 @@ class EpisodeMeter(BaseCallbackHandler):
     def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID, metadata: dict | None = None,
                             **kwargs: Any) -> None:
         self._started[run_id] = ((metadata or {}).get("langgraph_node", "outside"), time.perf_counter())
+        self._roles[run_id] = (metadata or {}).get("dialectica_role", "unnamed")
+
+    def _call_end(self, run_id: UUID) -> tuple[str, str]:
+        node, t0 = self._started.pop(run_id, ("outside", time.perf_counter()))
+        role = self._roles.pop(run_id, "unnamed")
+        self.calls[node] += 1
+        self.role_calls[role] += 1
+        self.role_seconds[role] += time.perf_counter() - t0
+        return node, role
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        node, _ = self._started.pop(run_id, ("outside", 0.0))
-        self.calls[node] += 1
+        node, role = self._call_end(run_id)
         for generations in response.generations:
             for generation in generations:
-                usage = getattr(getattr(generation, "message", None), "usage_metadata", None) or {}
+                message = getattr(generation, "message", None)
+                usage = getattr(message, "usage_metadata", None) or {}
                 self.tokens[node] += int(usage.get("total_tokens", 0))
+                self.role_tokens[role] += int(usage.get("total_tokens", 0))
+                call = (getattr(message, "response_metadata", None) or {}).get("dialectica")
+                if call:
+                    self.cache_lookups += 1
+                    self.cache_hits += bool(call["cache_hit"])
+                    self.parse_failures += bool(call["parse_failed"])
+                    self.empty_replies += bool(call["empty"])
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        node, _ = self._started.pop(run_id, ("outside", 0.0))
-        self.calls[node] += 1
+        self._call_end(run_id)
 
     def summary(self) -> dict[str, Any]:
+        """What the calls were: the same for the same seed and config (it goes in the record's ``usage``)."""
         return {
             "llm_calls": sum(self.calls.values()),
             "tokens_total": sum(self.tokens.values()),
             "calls_by_node": dict(self.calls),
             "tokens_by_node": dict(self.tokens),
+            "calls_by_role": dict(self.role_calls),
+            "tokens_by_role": dict(self.role_tokens),
+            "parse_failures": self.parse_failures,
+            "empty_replies": self.empty_replies,
+        }
+
+    def runtime(self) -> dict[str, Any]:
+        """How the calls went on this machine this time (it goes in the record's ``timings``)."""
+        return {
+            "llm_seconds": sum(self.role_seconds.values()),
+            "llm_seconds_by_role": dict(self.role_seconds),
+            "cache_lookups": self.cache_lookups,
+            "cache_hits": self.cache_hits,
         }

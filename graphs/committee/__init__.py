@@ -4,4 +4,5 @@ from graphs.committee import build
 from graphs.committee.params import CommitteeParams
 from graphs.registry import register
 
-SPEC = register("committee", CommitteeParams, build, figures=("argument_graph",))
+SPEC = register("committee", CommitteeParams, build, figures=("argument_graph",),
+                roles={"chair": "system", "member": "participant"})

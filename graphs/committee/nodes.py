@@ -14,9 +14,10 @@ from graphs.committee import argument_graph
 from graphs.committee.consensus import detect_consensus
 from graphs.committee.params import CommitteeParams
 from graphs.committee.prompts import chair_prompt, member_prompt
-from graphs.committee.reading import read_statement, read_vote
+from graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
 from graphs.committee.state import CommitteeState
 from graphs.retrieval import Library
+from graphs.structured import ask
 
 
 @dataclass
@@ -52,10 +53,11 @@ class CommitteeNodes:
         current = self._current(state)
         said, positions, changes = [], {}, []
         for member in state["members"]:
-            text = str(self.deps.members[member["id"]].invoke(member_prompt(
+            reply = ask(self.deps.members[member["id"]], member_prompt(
                 member, question=state["question"], phase=phase, round_num=round_num,
-                evidence=state.get("evidence_pool", []), heard=prior + said)).content)
-            read = read_statement(text)
+                evidence=state.get("evidence_pool", []), heard=prior + said), STATEMENT_SCHEMA)
+            read = read_statement(reply)
+            text = read.text or reply
             position = read.position or current.get(member["id"])
             said.append({"round": round_num, "phase": phase, "member": member["id"], "text": text, "position": position,
                          "confidence": read.confidence, "cited": list(read.cited), "target": read.target})
@@ -114,10 +116,9 @@ class CommitteeNodes:
         heard = [s for s in state.get("statements", []) if s["round"] == round_num]
         votes, said = {}, []
         for member in state["members"]:
-            text = str(self.deps.members[member["id"]].invoke(member_prompt(
+            vote, confidence, rationale = read_vote(ask(self.deps.members[member["id"]], member_prompt(
                 member, question=state["question"], phase="vote", round_num=round_num,
-                evidence=state.get("evidence_pool", []), heard=heard)).content)
-            vote, confidence, rationale = read_vote(text)
+                evidence=state.get("evidence_pool", []), heard=heard), VOTE_SCHEMA))
             votes[member["id"]] = {"vote": vote, "confidence": confidence, "rationale": rationale}
             read = read_statement(rationale)
             said.append({"round": round_num, "phase": "vote", "member": member["id"], "text": rationale,

@@ -1,9 +1,35 @@
-"""How the committee reads its members' statements and votes (cue phrases, not hidden labels)."""
+"""How the committee reads its members' statements and votes: JSON fields when the member was an LLM
+constrained by the schemas below, otherwise cue phrases (never hidden labels)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from graphs.structured import read_json
+
+_CONFIDENCE_FIELD = {"type": "integer", "minimum": 0, "maximum": 100, "description": "your confidence, 0 to 100"}
+STATEMENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "position": {"enum": ["support", "oppose", "nuanced"]},
+        "confidence": _CONFIDENCE_FIELD,
+        "cited": {"type": "array", "items": {"type": "string", "pattern": "^d[0-9]{1,3}$", "description": "evidence id"},
+                  "maxItems": 3},
+        "reply_to": {"type": "string", "maxLength": 40, "description": "the member id you answer, or empty"},
+        "statement": {"type": "string", "maxLength": 300, "description": "your statement in one or two sentences"},
+    },
+    "required": ["position", "confidence", "cited", "statement"],
+}
+VOTE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "vote": {"enum": ["support", "oppose", "abstain"]},
+        "confidence": _CONFIDENCE_FIELD,
+        "rationale": {"type": "string", "maxLength": 300, "description": "why, in one or two sentences"},
+    },
+    "required": ["vote", "confidence", "rationale"],
+}
 
 _POSITION = re.compile(r"\bI (?:now |still |firmly |cautiously )?(support|oppose)\b", re.I)
 _NUANCED = re.compile(r"\bnuanced\b", re.I)
@@ -22,9 +48,16 @@ class Statement:
     cited: tuple[str, ...]
     target: str | None  # the member a rebuttal answers
     change_reason: str | None
+    text: str | None = None  # the statement's prose, when the reply was JSON
 
 
 def read_statement(text: str) -> Statement:
+    data = read_json(text, STATEMENT_SCHEMA)
+    if data is not None:
+        because = _BECAUSE.search(data["statement"])
+        return Statement(position=data["position"], confidence=data["confidence"] / 100,
+                         cited=tuple(dict.fromkeys(data["cited"])), target=data.get("reply_to") or None,
+                         change_reason=because.group(1).strip() if because else None, text=data["statement"])
     if _NUANCED.search(text):
         position = "nuanced"
     else:
@@ -44,6 +77,9 @@ def read_statement(text: str) -> Statement:
 
 def read_vote(text: str) -> tuple[str, float, str]:
     """(vote, confidence 0..1, rationale); an unreadable vote is an abstention at confidence 0.5."""
+    data = read_json(text, VOTE_SCHEMA)
+    if data is not None:
+        return data["vote"], data["confidence"] / 100, data["rationale"].strip()
     vote = _VOTE.search(text)
     conf = _CONFIDENCE.search(text)
     rationale = _RATIONALE.search(text)

@@ -4,4 +4,5 @@ from graphs.interview import build
 from graphs.interview.params import InterviewParams
 from graphs.registry import register
 
-SPEC = register("interview", InterviewParams, build, metrics=("by_label",))
+SPEC = register("interview", InterviewParams, build, metrics=("by_label",),
+                roles={"interviewer": "system", "interviewee": "participant"})

@@ -5,4 +5,5 @@ from graphs.maieutic.params import MaieuticParams
 from graphs.registry import register
 
 SPEC = register("maieutic", MaieuticParams, build, metrics=("moves", "critic", "retrieval", "turns_to_synthesis"),
-                figures=("critic_loops", "moves"))
+                figures=("critic_loops", "moves"),
+                roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"})

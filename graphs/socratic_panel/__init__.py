@@ -4,4 +4,4 @@ from graphs.registry import register
 from graphs.socratic_panel import build
 from graphs.socratic_panel.params import PanelParams
 
-SPEC = register("socratic_panel", PanelParams, build)
+SPEC = register("socratic_panel", PanelParams, build, roles={"moderator": "system", "expert": "participant"})

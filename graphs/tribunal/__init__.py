@@ -4,4 +4,5 @@ from graphs.registry import register
 from graphs.tribunal import build
 from graphs.tribunal.params import TribunalParams
 
-SPEC = register("tribunal", TribunalParams, build, metrics=("tribunal",))
+SPEC = register("tribunal", TribunalParams, build, metrics=("tribunal",),
+                roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"})

@@ -8,6 +8,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from graphs.structured import read_json
 from graphs.tribunal.state import Evidence, Opinion
 
 JUDGES: dict[str, str] = {
@@ -41,17 +42,36 @@ def judge_prompt(judge: str, subject: str, criteria: Sequence[dict[str, Any]], e
     return [SystemMessage(JUDGES[judge]), HumanMessage("\n".join(lines))]
 
 
+def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON a judge that can be constrained answers with: one opinion per criterion."""
+    opinion = {
+        "type": "object",
+        "properties": {
+            "criterion": {"enum": [c["id"] for c in criteria]},
+            "score": {"enum": [1, 2, 3, 4, 5]},
+            "cited": {"type": "array", "items": {"type": "string", "maxLength": 12, "description": "evidence id"},
+                      "maxItems": 3},
+            "argument": {"type": "string", "maxLength": 160, "description": "one sentence on why"},
+        },
+        "required": ["criterion", "score", "cited", "argument"],
+    }
+    return {"type": "object", "properties": {"opinions": {"type": "array", "items": opinion, "minItems": len(criteria),
+                                                           "maxItems": len(criteria)}}, "required": ["opinions"]}
+
+
 def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict[str, Any]]) -> list[Opinion]:
-    """One opinion per criterion; a criterion the text does not score gets a neutral 3 marked unparsed."""
-    found = {m["id"].lower(): m for m in _LINE.finditer(text)}
+    """One opinion per criterion, from JSON (see ``opinions_schema``) or from ``FORMAT`` lines; a criterion
+    the reply does not score gets a neutral 3 marked unparsed."""
+    data = read_json(text, opinions_schema(criteria))
+    if data is not None:
+        scored = {o["criterion"].lower(): (o["score"], o["cited"], o["argument"]) for o in data["opinions"]}
+    else:
+        scored = {m["id"].lower(): (int(m["score"]), [x.strip() for x in m["cited"].split(",")], m["argument"])
+                  for m in _LINE.finditer(text)}
     opinions = []
     for c in criteria:
-        m = found.get(c["id"].lower())
-        if m:
-            cited = [x.strip() for x in m["cited"].split(",") if x.strip() and x.strip().lower() != "none"]
-            opinions.append(Opinion(round=round_num, judge=judge, criterion=c["id"], score=int(m["score"]),
-                                    cited=cited, argument=m["argument"].strip(), parsed=True))
-        else:
-            opinions.append(Opinion(round=round_num, judge=judge, criterion=c["id"], score=3, cited=[],
-                                    argument="", parsed=False))
+        score, cited, argument = scored.get(c["id"].lower(), (3, [], ""))
+        opinions.append(Opinion(round=round_num, judge=judge, criterion=c["id"], score=score,
+                                cited=[x for x in cited if x and x.lower() != "none"], argument=argument.strip(),
+                                parsed=c["id"].lower() in scored))
     return opinions

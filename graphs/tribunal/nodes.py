@@ -10,7 +10,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from graphs.tribunal import rules
-from graphs.tribunal.bench import judge_prompt, read_opinions
+from graphs.structured import response_format
+from graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
 from graphs.tribunal.deadline import run_with_deadline
 from graphs.tribunal.params import TribunalParams
 from graphs.tribunal.report import render_report
@@ -69,7 +70,8 @@ class TribunalNodes:
             round_num = state["evaluation_round"]
             messages = judge_prompt(name, state["subject"], state["criteria"],
                                     [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
-            status, value, seconds = run_with_deadline(lambda: self.deps.judges[name].invoke(messages),
+            schema = response_format(opinions_schema(state["criteria"]))
+            status, value, seconds = run_with_deadline(lambda: self.deps.judges[name].invoke(messages, response_format=schema),
                                                        self.p.layer_timeout_s)
             timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
                       "round": round_num}

@@ -138,5 +138,5 @@ def scripted_committee(request: CastRequest) -> CommitteeDeps:
     evidence = {e["id"]: e for e in scenario["evidence"]}
     members = {m["id"]: ScriptedChatModel(policy=ScriptedMember(m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply,
                                           role="member") for m in roster}
-    return CommitteeDeps(members=members, roster=roster, chair=ScriptedChatModel(policy=chair_reply, role="chair"),
+    return CommitteeDeps(members=members, roster=roster, chair=request.system("chair", lambda: ScriptedChatModel(policy=chair_reply, role="chair")),
                          library=Library(scenario["evidence"], request.embed), embed=request.embed)

@@ -110,8 +110,8 @@ def scripted_interview(request: CastRequest) -> InterviewDeps:
     schema = DiscoverySchema.from_dict(request.scenario["schema"])
     persona = request.scenario["persona"]
     return InterviewDeps(
-        interviewer=ScriptedChatModel(policy=ScriptedInterviewer(random.Random(f"{request.seed}:interviewer")).reply,
-                                      role="interviewer"),
+        interviewer=request.system("interviewer", lambda: ScriptedChatModel(
+            policy=ScriptedInterviewer(random.Random(f"{request.seed}:interviewer")).reply, role="interviewer")),
         expert=ScriptedChatModel(policy=ScriptedExpert(persona, schema, random.Random(f"{request.seed}:expert")).reply,
                                  role="expert"),
         schema=schema,

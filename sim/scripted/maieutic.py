@@ -165,11 +165,11 @@ class ScriptedSophia:
 def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
     """A scripted Sophia and a scripted learner for the scenario's topic and persona."""
     topic, persona = request.scenario["topic_spec"], request.scenario["persona_spec"]
-    sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), **request.roles.get("maieutic", {}))
+    sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), **request.voices.settings.maieutic)
     learner = ScriptedLearner(topic, persona, random.Random(f"{request.seed}:learner"))
     return MaieuticDeps(
-        interlocutor=ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor"),
-        synthesizer=ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer"),
+        interlocutor=request.system("interlocutor", lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")),
+        synthesizer=request.system("synthesizer", lambda: ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer")),
         library=Library(request.scenario["canon"], request.embed),
         learner=ScriptedChatModel(policy=learner.reply, role="learner"),
         question=topic["question"],

@@ -34,6 +34,9 @@ class ScriptedChatModel(BaseChatModel):
     policy: Any
     role: str = "scripted"
 
+    def model_post_init(self, context: Any) -> None:
+        self.metadata = {**(self.metadata or {}), "dialectica_role": self.role}  # per-role accounting
+
     @property
     def _llm_type(self) -> str:
         return "scripted"

@@ -278,7 +278,7 @@ def scripted_panel(request: CastRequest) -> PanelDeps:
         for p in scenario["experts"]
     }
     return PanelDeps(
-        moderator=ScriptedChatModel(policy=moderator.reply, role="moderator"),
+        moderator=request.system("moderator", lambda: ScriptedChatModel(policy=moderator.reply, role="moderator")),
         experts={pid: ScriptedChatModel(policy=e.reply, role="expert") for pid, e in experts.items()},
         roster=[Expert(p["id"], p["name"], p["role"]) for p in scenario["experts"]],
         sleep=request.sleep,

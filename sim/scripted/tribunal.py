@@ -71,12 +71,15 @@ class ScriptedJudge:
         return "\n".join(lines)
 
 
+def _judge(name: str, case: dict[str, Any], seed: int) -> Callable[[], ScriptedChatModel]:
+    return lambda: ScriptedChatModel(policy=ScriptedJudge(name, case, random.Random(f"{seed}:{name}")).reply, role=name)
+
+
 @cast("scripted", "tribunal")
 def scripted_tribunal(request: CastRequest) -> TribunalDeps:
     case = request.scenario
-    hang_s = float(request.roles.get("tribunal", {}).get("hang_s", 1.5))
+    hang_s = float(request.voices.settings.tribunal.get("hang_s", 1.5))
     return TribunalDeps(
         collectors={c["id"]: collector(c, hang_s) for c in case["collectors"]},
-        judges={name: ScriptedChatModel(policy=ScriptedJudge(name, case, random.Random(f"{request.seed}:{name}")).reply,
-                                        role=name) for name in _PULL},
+        judges={name: request.system(name, _judge(name, case, request.seed)) for name in _PULL},
     )

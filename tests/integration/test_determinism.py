@@ -19,6 +19,8 @@ from graphs.socratic_panel.params import PanelParams
 from sim.config import GraphRun, RunConfig, TrackingConfig
 from sim.episode import EpisodePlan, run_episode
 from sim.experiment import run_experiment
+from sim.llm.casting import Voices
+from sim.llm.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 # No real sleeping between retries: the scripted cast's failures would otherwise cost seconds.
@@ -45,7 +47,8 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
     assert first["termination_reason"] != "error", first.get("error")
     assert first["transcript"] and first["per_round"]
     assert _strip(first) == _strip(second)
-    assert set(first["timings"]) == {"episode_seconds", "node_seconds"}
+    assert set(first["timings"]) == {"episode_seconds", "node_seconds", "llm_seconds", "llm_seconds_by_role",
+                                      "cache_lookups", "cache_hits"}
 
 
 def test_a_different_seed_gives_a_different_transcript(tiny_scenario):
@@ -132,9 +135,9 @@ def test_every_graph_is_reproducible_from_its_seed(graph):
     spec = load(graph)
     params = spec.params_type()
     scenarios = load_scenarios(PROJECT_ROOT / "datasets", spec, "all")
-    roles = {"tribunal": {"hang_s": 0.01}}
+    voices = Voices(LLMSettings(tribunal={"hang_s": 0.01}))
     for i, scenario in enumerate(scenarios[:3]):
-        plan = EpisodePlan(graph, i, 1000 + i, scenario, "scripted", roles=roles)
+        plan = EpisodePlan(graph, i, 1000 + i, scenario, "scripted", voices=voices)
         first, second = run_episode(spec, params, plan, fake_embed), run_episode(spec, params, plan, fake_embed)
         assert first["termination_reason"] != "error", first.get("error")
         assert json.dumps(_strip(first), sort_keys=True, default=str) == json.dumps(_strip(second), sort_keys=True, default=str)

