@@ -81,6 +81,15 @@ def test_secrets_never_reach_outputs(panel_run):
         (["graph=socratic_panel", "graph.convergence_threshold=1.5"], "graph.convergence_threshold=1.5 is out of range"),
         (["episodes=0"], "episodes=0 is invalid"),
         (["graph=socratic_panel", "+graph.bogus=1"], "unknown key graph.bogus; valid keys:"),
+        (["graph=interview", "participants=surrogate"], "participants=surrogate needs an LLM: add llm=llamacpp or llm=openai"),
+        (["graph=interview", "llm=llamacpp", "llm.model_path=/no/such/model.gguf"],
+         "llm.model_path=/no/such/model.gguf: no such file"),
+        (["graph=interview", "llm=llamacpp", "llm.chat_format=alpaca"], "unknown llm.chat_format='alpaca'; valid choices: gemma"),
+        (["graph=interview", "llm=llamacpp", "+llm.roles.nobody=scripted"], "unknown llm.roles.nobody; valid roles here:"),
+        (["graph=interview", "llm=openai", "llm.base_url=http://127.0.0.1:9/v1"],
+         "llm.base_url=http://127.0.0.1:9/v1: no OpenAI-compatible server answers there"),
+        (["graph=interview", "llm=openai", "llm.api_key_env=DIALECTICA_UNSET_KEY"],
+         "llm.api_key_env=DIALECTICA_UNSET_KEY: that environment variable is not set"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_no_run(tmp_path, args, fragment):
