@@ -42,7 +42,8 @@ def write(args: argparse.Namespace) -> Path:
     for group in groups:
         files = write_graph_pages(group.records, group.out_dir, options, group.topology)
         indexes[group.graph] = files[0]
-        print(f"{group.graph}: {len(files) - 1} files in {group.out_dir}")
+        pages = [f for f in files[1:] if f.suffix == ".html"]
+        print(f"{group.graph}: {len(pages)} episode pages in {group.out_dir}")
     root = Path(os.path.commonpath([g.out_dir.resolve().parent for g in groups]))
     return write_run_index(root / "view.html", indexes)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -69,6 +70,7 @@ def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology
 
 def from_mlflow(run_id: str, tracking_uri: str, out: Path, shape: Callable[[str], Topology | None]) -> list[GraphRecords]:
     """Downloads the run's ``episodes.jsonl`` (and ``view/topology.json`` if logged); pages go to ``out/<graph>/``."""
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     from mlflow.exceptions import MlflowException
     from mlflow.tracking import MlflowClient
 
