@@ -13,6 +13,7 @@ from graphs.params import ConfigError, build_params
 from graphs.registry import GraphSpec, load, load_all
 from sim import cast
 from sim.scenarios import load_scenarios
+from sim.view.options import ViewOptions
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CONF_DIR = PROJECT_ROOT / "conf"
@@ -53,6 +54,7 @@ class RunConfig:
     objective: dict[str, Any] | None = None
     datasets: Path = PROJECT_ROOT / "datasets"
     roles: dict[str, Any] = field(default_factory=dict)
+    view: ViewOptions = field(default_factory=ViewOptions)
 
 
 def redact(tree: Any) -> Any:
@@ -150,6 +152,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         objective=_objective(cfg),
         datasets=datasets,
         roles=OmegaConf.to_container(cfg.llm, resolve=True),
+        view=ViewOptions.from_mapping(OmegaConf.to_container(cfg.view) if cfg.get("view") is not None else None),
     )
 
 
