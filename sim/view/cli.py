@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("target", help="a run directory (or one graph's folder in it), or an MLflow run id")
     p.add_argument("--out", type=Path, help="where to write (default: <graph folder>/view/, or results/view/<run id>/)")
     p.add_argument("--first", type=int, default=defaults.first, help="pages for the first N episodes")
-    p.add_argument("--metric", default=defaults.metric, help="best and worst by this metric (-name: lower is better)")
+    p.add_argument("--metric", default=defaults.metric, help="best and worst by this metric (--metric=-name: lower is better)")
     p.add_argument("--errors", type=int, default=defaults.errors, help="pages for the first N episodes that raised")
     p.add_argument("--tracking-uri", default=default_tracking_uri(), help="MLflow store for a run id")
     p.add_argument("--serve", action="store_true", help="serve the pages on 127.0.0.1 until interrupted")
@@ -37,14 +37,13 @@ def parser() -> argparse.ArgumentParser:
 def write(args: argparse.Namespace) -> Path:
     """Writes every graph's pages and one index over them; returns that index."""
     options = ViewOptions.from_mapping({"first": args.first, "metric": args.metric, "errors": args.errors})
-    groups = resolve(args.target, args.tracking_uri, args.out, default_topology)
+    groups, root = resolve(args.target, args.tracking_uri, args.out, default_topology)
     indexes = {}
     for group in groups:
         files = write_graph_pages(group.records, group.out_dir, options, group.topology)
         indexes[group.graph] = files[0]
         pages = [f for f in files[1:] if f.suffix == ".html"]
         print(f"{group.graph}: {len(pages)} episode pages in {group.out_dir}")
-    root = Path(os.path.commonpath([g.out_dir.resolve().parent for g in groups]))
     return write_run_index(root / "view.html", indexes)
 
 

@@ -91,11 +91,14 @@ def from_mlflow(run_id: str, tracking_uri: str, out: Path, shape: Callable[[str]
     return [GraphRecords(graph, recs, out / graph, saved or shape(graph)) for graph, recs in _by_graph(records).items()]
 
 
-def resolve(target: str, tracking_uri: str, out: Path | None, shape: Callable[[str], Topology | None]) -> list[GraphRecords]:
-    """A path that exists is read from disk; a 32-hex-digit id is an MLflow run; anything else is an error."""
+def resolve(target: str, tracking_uri: str, out: Path | None,
+            shape: Callable[[str], Topology | None]) -> tuple[list[GraphRecords], Path]:
+    """The records by graph and the folder for the index over them: a path that exists is read from disk,
+    a 32-hex-digit id is an MLflow run, anything else is an error."""
     path = Path(target)
     if path.exists():
-        return from_directory(path, out, shape)
+        return from_directory(path, out, shape), out or (path.parent if path.is_file() else path)
     if RUN_ID.match(target):
-        return from_mlflow(target, tracking_uri, out or Path("results") / "view" / target, shape)
+        out = out or Path("results") / "view" / target
+        return from_mlflow(target, tracking_uri, out, shape), out
     raise ViewError(f"{target} is neither a run directory nor an MLflow run id")
