@@ -74,7 +74,9 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
     left = section("timeline", "Dialogue", guarded(timeline, transcript, notes))
     right = [section("state", "Per-round state", guarded(state_section, record.get("per_round") or [])),
              section("path", "Path through the graph", guarded(path_section, record, topology))]
-    below = [section("graph-panel", graph_view.title, guarded(graph_view.panel, record))] if graph_view.title else []
+    # an error record holds nothing a graph's panel draws from
+    below = ([section("graph-panel", graph_view.title, guarded(graph_view.panel, record))]
+             if graph_view.title and not record.get("error") else [])
     below += [section("artifacts", "Artifacts", guarded(_artifacts, record)), section("usage", "Usage", guarded(_usage, record))]
     error = section("error", "Error", tag("pre", record["error"], class_="traceback")) if record.get("error") else ""
     body = join([_header(record, why, reason_text, nav), error,

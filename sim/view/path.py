@@ -7,7 +7,7 @@ from typing import Any
 from sim.view.markup import Markup, esc, join, note, table, tag
 from sim.view.topology import END, START, Topology, back_edges, layers, loop_counts
 
-_W, _H, _GAP_X, _GAP_Y = 150, 24, 14, 16
+_H, _GAP_X, _GAP_Y, _CHAR = 24, 14, 16, 6.6  # _CHAR: width of one label character
 
 
 def visits_of(record: dict[str, Any]) -> dict[str, int]:
@@ -22,16 +22,17 @@ def _label(node: str) -> str:
 def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
     """Nodes in layers from the top, forward edges straight, loops as arcs on the right with their count."""
     depth = layers(topology)
+    box = max(120.0, _CHAR * max(len(_label(n)) + 4 for n in topology["nodes"]) + 16)
     rows: dict[int, list[str]] = {}
     for node in topology["nodes"]:
         rows.setdefault(depth[node], []).append(node)
     widest = max(len(r) for r in rows.values())
-    width = widest * (_W + _GAP_X) + 120
+    width = widest * (box + _GAP_X) + 120
     pos = {}
     for d, nodes in rows.items():
-        offset = (width - 120 - len(nodes) * (_W + _GAP_X)) / 2
+        offset = (width - 120 - len(nodes) * (box + _GAP_X)) / 2
         for i, node in enumerate(nodes):
-            pos[node] = (offset + i * (_W + _GAP_X) + _GAP_X / 2, d * (_H + _GAP_Y) + 6)
+            pos[node] = (offset + i * (box + _GAP_X) + _GAP_X / 2, d * (_H + _GAP_Y) + 6)
     loops = back_edges(topology)
     counts = loop_counts(topology, visits)
     body = []
@@ -40,14 +41,14 @@ def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
         if (e["source"], e["target"]) in loops:
             continue
         dashed = " conditional" if e["conditional"] else ""
-        body.append(f'<line class="edge{dashed}" x1="{x1 + _W / 2:.1f}" y1="{y1 + _H:.1f}" x2="{x2 + _W / 2:.1f}" '
+        body.append(f'<line class="edge{dashed}" x1="{x1 + box / 2:.1f}" y1="{y1 + _H:.1f}" x2="{x2 + box / 2:.1f}" '
                     f'y2="{y2:.1f}" marker-end="url(#arrow)"/>')
-    right = max(x for x, _ in pos.values()) + _W
+    right = max(x for x, _ in pos.values()) + box
     for k, (source, target) in enumerate(sorted(loops, key=lambda e: pos[e[0]][1] - pos[e[1]][1])):
         (x1, y1), (x2, y2) = pos[source], pos[target]
         bend = right + 24 + 22 * k
-        body.append(f'<path class="loop" d="M {x1 + _W:.1f} {y1 + _H / 2:.1f} C {bend:.1f} {y1 + _H / 2:.1f}, {bend:.1f} '
-                    f'{y2 + _H / 2:.1f}, {x2 + _W:.1f} {y2 + _H / 2:.1f}" marker-end="url(#arrow-loop)">'
+        body.append(f'<path class="loop" d="M {x1 + box:.1f} {y1 + _H / 2:.1f} C {bend:.1f} {y1 + _H / 2:.1f}, {bend:.1f} '
+                    f'{y2 + _H / 2:.1f}, {x2 + box:.1f} {y2 + _H / 2:.1f}" marker-end="url(#arrow-loop)">'
                     f'<title>loop {esc(source)} → {esc(target)}: taken {counts[(source, target)]} times</title></path>'
                     f'<text class="loop-label" x="{bend + 3:.1f}" y="{(y1 + y2) / 2 + _H / 2 + 4:.1f}">↻{counts[(source, target)]}'
                     f'</text>')
@@ -57,7 +58,7 @@ def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
         kind += " looped" if n > 1 else ""
         text = _label(node) + (f" ×{n}" if n > 1 else "")
         body.append(f'<g class="node {kind}" data-node="{esc(node)}" data-visits="{n}"><rect x="{x:.1f}" y="{y:.1f}" '
-                    f'width="{_W}" height="{_H}" rx="5"/><text x="{x + _W / 2:.1f}" y="{y + _H / 2 + 4:.1f}" '
+                    f'width="{box:.0f}" height="{_H}" rx="5"/><text x="{x + box / 2:.1f}" y="{y + _H / 2 + 4:.1f}" '
                     f'text-anchor="middle">{esc(text)}</text><title>{esc(node)}: {n} run(s)</title></g>')
     height = (max(depth.values()) + 1) * (_H + _GAP_Y) + 8
     defs = ('<defs><marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto">'

@@ -44,7 +44,7 @@ def test_an_error_record_shows_its_traceback_and_exception_line():
     section = re.search(r'<section id="error">.*?</section>', html, re.DOTALL).group(0)
     assert "Traceback (most recent call last)" in section and "KeyError: &#x27;missing&#x27;" in section
     assert 'badge reason-error">error<' in html and "The episode raised an exception: KeyError" in html
-    assert 'data-turns="0"' in html and "No turns." in html
+    assert 'data-turns="0"' in html and "No turns." in html and 'id="graph-panel"' not in html
 
 
 def test_a_section_that_cannot_be_drawn_shows_why_and_the_rest_still_renders(committee_record):
@@ -57,7 +57,7 @@ def test_a_section_that_cannot_be_drawn_shows_why_and_the_rest_still_renders(com
 def test_notes_appear_inside_their_round(maieutic_record):
     html = render_page(maieutic_record)
     round2 = re.search(r'<div class="round" data-round="2">.*?</div>(?=<div class="round"|</section>)', html, re.DOTALL).group(0)
-    assert "Critic rejected 2 draft(s): failed too_long ×2" in round2
+    assert "Critic rejected 2 draft(s) before this reply: failed too_long ×2" in round2
     assert "Critic rejected" not in html.split('data-round="2"')[0]
 
 
