@@ -94,26 +94,40 @@ def speaker_colour(name: str, light: bool = False) -> str:
     return f"hsl({hue(name)}, 55%, 93%)" if light else f"hsl({hue(name)}, 50%, 38%)"
 
 
+LANE_LEFT = 150  # room for the lane labels
+
+
+def lane_frame(lanes: Sequence[str], rounds: Sequence[Any], step: float, lane: float,
+               prefix: str = "") -> tuple[float, float, list[str]]:
+    """The background of a lane chart, item ``i`` at x = LANE_LEFT + step * (i + 1/2): a labelled line per lane,
+    and a dashed line with the round's label where the round changes. Returns width, height and the SVG parts."""
+    width, height = LANE_LEFT + step * len(rounds) + 10, lane * len(lanes) + 16
+    body = [f'<text class="tick" x="{LANE_LEFT - 6}" y="{(i + 0.5) * lane + 4:.1f}" text-anchor="end">{esc(name)}</text>'
+            f'<line class="lane" x1="{LANE_LEFT}" y1="{(i + 0.5) * lane:.1f}" x2="{width - 6:.1f}" '
+            f'y2="{(i + 0.5) * lane:.1f}"/>'
+            for i, name in enumerate(lanes)]
+    previous = object()
+    for i, round_no in enumerate(rounds):
+        if round_no != previous:
+            x = LANE_LEFT + step * i
+            body.append(f'<line class="round-sep" x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height - 14}"/>'
+                        f'<text class="tick" x="{x + 2:.1f}" y="{height - 3}">{esc(prefix)}{esc(round_no)}</text>')
+            previous = round_no
+    return width, height, body
+
+
 def swimlane(turns: Sequence[dict[str, Any]]) -> Markup:
     """Every turn as a dot on its speaker's lane, in order, with a line between rounds."""
     speakers = list(dict.fromkeys(str(t.get("speaker", "?")) for t in turns))
     if not speakers:
         return Markup("")
-    left, step, lane = 150, max(4.0, min(16.0, 640 / max(1, len(turns)))), 16
-    width, height = left + step * len(turns) + 10, lane * len(speakers) + 16
-    body = [f'<text class="tick" x="{left - 6}" y="{i * lane + 12}" text-anchor="end">{esc(s)}</text>'
-            f'<line class="lane" x1="{left}" y1="{i * lane + 8}" x2="{width - 6:.1f}" y2="{i * lane + 8}"/>'
-            for i, s in enumerate(speakers)]
-    previous = None
+    step, lane = max(4.0, min(16.0, 640 / len(turns))), 16
+    width, height, body = lane_frame(speakers, [t.get("round", "") for t in turns], step, lane)
     for i, t in enumerate(turns):
-        x = left + step * i + step / 2
-        if t.get("round") != previous:
-            body.append(f'<line class="round-sep" x1="{x - step / 2:.1f}" y1="0" x2="{x - step / 2:.1f}" y2="{height - 14}"/>'
-                        f'<text class="tick" x="{x - step / 2 + 2:.1f}" y="{height - 3}">{esc(t.get("round", ""))}</text>')
-            previous = t.get("round")
         speaker = str(t.get("speaker", "?"))
         snippet = str(t.get("text", ""))[:120]
-        body.append(f'<a href="#turn-{i}"><circle cx="{x:.1f}" cy="{speakers.index(speaker) * lane + 8}" r="{min(5.0, step / 2):.1f}" '
+        body.append(f'<a href="#turn-{i}"><circle cx="{LANE_LEFT + step * (i + 0.5):.1f}" '
+                    f'cy="{(speakers.index(speaker) + 0.5) * lane:.1f}" r="{min(5.0, step / 2):.1f}" '
                     f'fill="{speaker_colour(speaker)}"><title>turn {i + 1}, round {esc(t.get("round", ""))}, '
                     f'{esc(speaker)}: {esc(snippet)}</title></circle></a>')
     return _svg(width, height, "".join(body), "turns by speaker", "swimlane")

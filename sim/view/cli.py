@@ -26,7 +26,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("target", help="a run directory (or one graph's folder in it), or an MLflow run id")
     p.add_argument("--out", type=Path, help="where to write (default: <graph folder>/view/, or results/view/<run id>/)")
     p.add_argument("--first", type=int, default=defaults.first, help="pages for the first N episodes")
-    p.add_argument("--metric", default=defaults.metric, help="best and worst by this metric (--metric=-name: lower is better)")
+    p.add_argument("--metric", default=defaults.metric,
+                   help="best and worst by this metric (--metric=-name: lower is better)")
     p.add_argument("--errors", type=int, default=defaults.errors, help="pages for the first N episodes that raised")
     p.add_argument("--tracking-uri", default=default_tracking_uri(), help="MLflow store for a run id")
     p.add_argument("--serve", action="store_true", help="serve the pages on 127.0.0.1 until interrupted")

@@ -77,14 +77,16 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
     # an error record holds nothing a graph's panel draws from
     below = ([section("graph-panel", graph_view.title, guarded(graph_view.panel, record))]
              if graph_view.title and not record.get("error") else [])
-    below += [section("artifacts", "Artifacts", guarded(_artifacts, record)), section("usage", "Usage", guarded(_usage, record))]
+    below += [section("artifacts", "Artifacts", guarded(_artifacts, record)),
+              section("usage", "Usage", guarded(_usage, record))]
     error = section("error", "Error", tag("pre", record["error"], class_="traceback")) if record.get("error") else ""
     body = join([_header(record, why, reason_text, nav), error,
                  tag("div", join([tag("div", left, class_="col-left"), tag("div", join(right), class_="col-right")]),
                      class_="columns"), *below])
     title = f"{record.get('graph', '?')} episode {record.get('episode', '?')}: {record.get('termination_reason', '?')}"
-    return document(title, tag("main", body, id="episode", data_graph=record.get("graph"), data_episode=record.get("episode"),
-                                data_turns=len(transcript), data_reason=record.get("termination_reason")))
+    return document(title, tag("main", body, id="episode", data_graph=record.get("graph"),
+                               data_episode=record.get("episode"), data_turns=len(transcript),
+                               data_reason=record.get("termination_reason")))
 
 
 def document(title: str, body: Markup) -> str:

@@ -50,7 +50,8 @@ def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
         body.append(f'<path class="loop" d="M {x1 + box:.1f} {y1 + _H / 2:.1f} C {bend:.1f} {y1 + _H / 2:.1f}, {bend:.1f} '
                     f'{y2 + _H / 2:.1f}, {x2 + box:.1f} {y2 + _H / 2:.1f}" marker-end="url(#arrow-loop)">'
                     f'<title>loop {esc(source)} → {esc(target)}: taken {counts[(source, target)]} times</title></path>'
-                    f'<text class="loop-label" x="{bend + 3:.1f}" y="{(y1 + y2) / 2 + _H / 2 + 4:.1f}">↻{counts[(source, target)]}'
+                    f'<text class="loop-label" x="{bend + 3:.1f}" y="{(y1 + y2) / 2 + _H / 2 + 4:.1f}">'
+                    f'↻{counts[(source, target)]}'
                     f'</text>')
     for node, (x, y) in pos.items():
         n = visits.get(node, 0)

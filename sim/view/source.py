@@ -83,7 +83,8 @@ def from_mlflow(run_id: str, tracking_uri: str, out: Path, shape: Callable[[str]
     except MlflowException as exc:
         raise ViewError(f"MLflow run {run_id} not found in {tracking_uri}") from exc
     if "episodes.jsonl" not in names:
-        raise ViewError(f"MLflow run {run_id} has no episodes.jsonl artifact (a sweep's parent run has none; pass a job's run)")
+        raise ViewError(f"MLflow run {run_id} has no episodes.jsonl artifact "
+                        "(a sweep's parent run has none; pass a job's run)")
     with tempfile.TemporaryDirectory() as tmp:
         records = read_jsonl(Path(client.download_artifacts(run_id, "episodes.jsonl", tmp)))
         saved = _topology(Path(client.download_artifacts(run_id, "view/topology.json", tmp))) \

@@ -15,7 +15,8 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 8px; p
        vertical-align: middle; font-weight: normal; }
 .count { font-weight: 600; }
 .termination { margin: 6px 0; }
-.badge { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff; background: var(--warn); font-weight: 600; }
+.badge { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff; background: var(--warn);
+         font-weight: 600; }
 .badge.reason-converged { background: var(--ok); } .badge.reason-error { background: var(--bad); }
 .chips { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 6px; }
 .chip { background: #eef1f5; border-radius: 6px; padding: 1px 7px; font-size: 12px; }
@@ -39,7 +40,8 @@ svg { max-width: 100%; height: auto; }
 svg text { font-size: 10px; fill: var(--muted); } svg .tick { font-size: 9px; }
 .axis, .lane { stroke: var(--line); } .round-sep { stroke: #b8c0cc; stroke-dasharray: 2 2; }
 .line { fill: none; stroke: var(--accent); stroke-width: 1.6; } .dot { fill: var(--accent); }
-.cell-yes { fill: var(--accent); } .cell-bad { color: var(--bad); font-weight: 700; } .cell-no { fill: #fff; stroke: #9aa5b1; } .cell-na { fill: #fff; stroke: #d0d5dc; stroke-dasharray: 2 2; }
+.cell-yes { fill: var(--accent); } .cell-bad { color: var(--bad); font-weight: 700; }
+.cell-no { fill: #fff; stroke: #9aa5b1; } .cell-na { fill: #fff; stroke: #d0d5dc; stroke-dasharray: 2 2; }
 .bar { fill: #7b93db; } .bar.bad { fill: var(--bad); } .bar.ok { fill: var(--ok); } .bar.wall { fill: #c3ccd8; }
 table { border-collapse: collapse; font-size: 12px; margin: 6px 0; }
 th, td { border: 1px solid var(--line); padding: 2px 6px; text-align: left; vertical-align: top; }
@@ -50,7 +52,8 @@ td.match { background: #e6f4ea; } td.mismatch { background: #fde8e8; } td.missin
   stroke-dasharray: 3 2; } .topology .unvisited text { fill: var(--muted); }
 .topology .terminal rect { fill: #eef1f5; stroke: #9aa5b1; }
 .edge { stroke: #8792a2; stroke-width: 1.2; } .edge.conditional { stroke-dasharray: 4 3; }
-.loop { fill: none; stroke: var(--warn); stroke-width: 1.6; } .loop-label { fill: var(--warn); font-weight: 700; font-size: 11px; }
+.loop { fill: none; stroke: var(--warn); stroke-width: 1.6; }
+.loop-label { fill: var(--warn); font-weight: 700; font-size: 11px; }
 .arrowhead { fill: #8792a2; } .arrowhead-loop { fill: var(--warn); }
 .loop-mark { color: var(--warn); font-weight: 700; }
 ol.sequence { display: flex; flex-wrap: wrap; gap: 3px; padding-left: 0; list-style: none; font-size: 11px; }
@@ -61,8 +64,10 @@ ol.sequence li { background: #eef1f5; border-radius: 4px; padding: 0 5px; } ol.s
 .argument-graph path { fill: none; stroke-width: 1.1; opacity: .6; } .argument-graph path.opposes { stroke: var(--bad); }
 .tree, .tree ul { list-style: none; padding-left: 16px; margin: 2px 0; } .tree li { margin: 2px 0; }
 .status { font-size: 11px; border-radius: 8px; padding: 0 6px; margin-right: 4px; color: #fff; background: #9aa5b1; }
-.status-validated { background: var(--ok); } .status-invalidated { background: var(--bad); } .status-unproven { background: var(--warn); }
-.traceback, pre { white-space: pre-wrap; font-size: 12px; background: #f8f9fb; padding: 8px; border-radius: 6px; overflow-x: auto; }
+.status-validated { background: var(--ok); } .status-invalidated { background: var(--bad); }
+.status-unproven { background: var(--warn); }
+.traceback, pre { white-space: pre-wrap; font-size: 12px; background: #f8f9fb; padding: 8px; border-radius: 6px;
+                  overflow-x: auto; }
 #error { border-color: var(--bad); } #error h2 { color: var(--bad); }
 .section-error { border: 1px dashed var(--bad); padding: 6px; border-radius: 6px; }
 .artifact summary, details summary { cursor: pointer; color: var(--accent); }

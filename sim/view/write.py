@@ -35,7 +35,8 @@ def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options:
     written, rows = [], []
     for k, item in enumerate(picked):
         links = [tag("a", "all pages", href="index.html")]
-        links += [tag("a", f"← episode {picked[k - 1].record.get('episode')}", href=page_name(picked[k - 1].record))] if k else []
+        if k:
+            links.append(tag("a", f"← episode {picked[k - 1].record.get('episode')}", href=page_name(picked[k - 1].record)))
         links += ([tag("a", f"episode {picked[k + 1].record.get('episode')} →", href=page_name(picked[k + 1].record))]
                   if k + 1 < len(picked) else [])
         path = out_dir / page_name(item.record)
@@ -55,7 +56,9 @@ def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options:
 
 def write_run_index(path: Path, indexes: dict[str, Path]) -> Path:
     """A page linking each graph's index (``indexes``: graph -> its index.html), relative to ``path``."""
-    links = join(tag("li", tag("a", graph, href=os.path.relpath(index, path.parent))) for graph, index in sorted(indexes.items()))
-    path.write_text(document("episode pages", tag("main", join([tag("h1", "Episode pages"), tag("ul", links)]), id="run-index")))
+    links = join(tag("li", tag("a", graph, href=os.path.relpath(index, path.parent)))
+                 for graph, index in sorted(indexes.items()))
+    main = tag("main", join([tag("h1", "Episode pages"), tag("ul", links)]), id="run-index")
+    path.write_text(document("episode pages", main))
     return path
 

@@ -60,16 +60,19 @@ def test_pages_rebuilt_from_the_mlflow_run_id(interview_run):
 
 def test_pages_rebuilt_from_a_run_directory_with_other_choices(interview_run):
     tmp, _ = interview_run
-    proc = _python("-m", "sim.view", str(tmp / "run"), "--first", "0", "--metric", "rounds", "--out", str(tmp / "again"), cwd=tmp)
+    proc = _python("-m", "sim.view", str(tmp / "run"), "--first", "0", "--metric", "rounds", "--out", str(tmp / "again"),
+                   cwd=tmp)
     assert proc.returncode == 0, proc.stderr
     pages = _pages(tmp / "again" / "interview")
     assert 1 <= len(pages) <= 2 and f"interview: {len(pages)} episode pages" in proc.stdout
     assert "<td>first" not in (tmp / "again" / "interview" / "index.html").read_text()
 
 
+RUN_ID = "0123456789abcdef0123456789abcdef"
+
+
 @pytest.mark.parametrize("target, words", [("no/such/dir", "no/such/dir is neither a run directory nor an MLflow run id"),
-                                           ("0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef not found"),
-                                           (".", "no episodes.jsonl in")])
+                                           (RUN_ID, f"{RUN_ID} not found"), (".", "no episodes.jsonl in")])
 def test_bad_input_is_one_line_and_exit_2(interview_run, target, words):
     tmp, _ = interview_run
     proc = _python("-m", "sim.view", target, "--tracking-uri", f"sqlite:///{tmp / 'ml.db'}", cwd=tmp)

@@ -19,8 +19,8 @@ from sim.view.write import write_graph_pages
 pytestmark = pytest.mark.slow
 GRAPHS = ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
 # Without these, chromium waits on network services it cannot reach here.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # Each graph's own section, and how many of its marks the record implies.
 PANELS = {
     "committee": ("svg.argument-graph circle", lambda r: len(json.loads(r["artifacts"]["argument_graph.json"])["nodes"])),
@@ -28,7 +28,8 @@ PANELS = {
         t["field"]: 1 for t in r["per_round"]})),
     "maieutic": ("#graph-panel table tbody tr", lambda r: len(r["per_round"])),
     "socratic_panel": ("#graph-panel ul.tree > li", lambda r: 3),  # validated, invalidated, unproven
-    "tribunal": ("#graph-panel svg.bars", lambda r: len({(b["layer"], b.get("round", 0)) for b in r["timings"]["branches"]})),
+    "tribunal": ("#graph-panel svg.bars",
+                 lambda r: len({(b["layer"], b.get("round", 0)) for b in r["timings"]["branches"]})),
 }
 
 
@@ -42,8 +43,9 @@ def chromium() -> str:
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("browser")
-    proc = subprocess.run([sys.executable, "-m", "sim.run", "episodes=2", "tracking=none", "progress=false", "embeddings=false",
-                           f"hydra.run.dir={tmp / 'run'}"], check=False, capture_output=True, text=True, cwd=tmp, timeout=600)
+    args = ["episodes=2", "tracking=none", "progress=false", "embeddings=false", f"hydra.run.dir={tmp / 'run'}"]
+    proc = subprocess.run([sys.executable, "-m", "sim.run", *args], check=False, capture_output=True, text=True, cwd=tmp,
+                          timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp / "run"
 
@@ -152,4 +154,5 @@ def test_the_run_index_links_each_graph_index_which_links_its_pages(run_dir, bas
     for link in links:
         index, errors, _ = visit(browser, link)
         graph = index.get_attribute("main#index", "data-graph")
-        assert errors == [] and index.locator("tbody tr").count() == len(list((run_dir / graph / "view").glob("episode_*.html")))
+        pages = list((run_dir / graph / "view").glob("episode_*.html"))
+        assert errors == [] and index.locator("tbody tr").count() == len(pages)

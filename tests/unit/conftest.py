@@ -21,7 +21,8 @@ def _record(graph: str, transcript: list[dict], per_round: list[dict], metrics: 
 def committee_record() -> dict:
     nodes = [{"id": "a:1:opening", "member": "a", "order": 0, "round": 1, "phase": "opening", "position": "support",
               "cited": ["d1"]},
-             {"id": "b:1:opening", "member": "b", "order": 1, "round": 1, "phase": "opening", "position": "oppose", "cited": []},
+             {"id": "b:1:opening", "member": "b", "order": 1, "round": 1, "phase": "opening", "position": "oppose",
+              "cited": []},
              {"id": "b:1:rebuttal", "member": "b", "order": 2, "round": 1, "phase": "rebuttal", "position": "nuanced",
               "cited": ["d2"]}]
     edges = [{"source": "b:1:rebuttal", "target": "a:1:opening", "relationship": "opposes"},
@@ -34,7 +35,8 @@ def committee_record() -> dict:
                   "semantic_agreement": 0.6, "divergence": 0.5, "dissenters": 1, "rebuttals": True}]
     return _record("committee", transcript, per_round, {"rounds": 1, "dissenters": 1, "consensus_score": 0.55},
                    {"argument_graph.json": json.dumps({"nodes": nodes, "edges": edges}),
-                    "position_changes.json": json.dumps(changes), "recommendation.md": "## Committee Recommendation\nsupport"})
+                    "position_changes.json": json.dumps(changes),
+                    "recommendation.md": "## Committee Recommendation\nsupport"})
 
 
 TRIBUNAL_REPORT = """# Audit report
@@ -53,13 +55,14 @@ TRIBUNAL_REPORT = """# Audit report
 
 @pytest.fixture
 def tribunal_record() -> dict:
-    transcript = [{"round": 1, "role": "participant", "speaker": j, "text": f"{j} argues"} for j in ("prosecutor", "defense")]
+    transcript = [{"round": 1, "role": "participant", "speaker": j, "text": f"{j} argues"}
+                  for j in ("prosecutor", "defense")]
     timings = {"branches": [{"branch": "doc", "layer": "detective", "seconds": 0.2, "timed_out": False},
                             {"branch": "repo", "layer": "detective", "seconds": 0.5, "timed_out": True}],
                "layers": [{"layer": "detective", "round": 0, "wall_seconds": 0.5}]}
     record = _record("tribunal", transcript, [{"round": 1, "jaccard_agreement": 0.5, "score_dispersion": 0.3}],
-                     {"rounds": 2, "reevaluations": 1, "timeouts": 1, "rules/security_override": 1}, {"report.md": TRIBUNAL_REPORT},
-                     reason="partial_report")
+                     {"rounds": 2, "reevaluations": 1, "timeouts": 1, "rules/security_override": 1},
+                     {"report.md": TRIBUNAL_REPORT}, reason="partial_report")
     record["timings"] |= timings
     return record
 
@@ -106,8 +109,10 @@ Did not converge after 2 rounds (Not converged: Depth: 1/5, Evidence: 0.20/0.85)
 
 @pytest.fixture
 def panel_record() -> dict:
-    transcript = [{"round": 1, "role": "moderator", "speaker": "moderator", "type": "clarification", "text": "What do you mean?"},
-                  {"round": 1, "role": "participant", "speaker": "owner", "text": "Sundays pay.", "claims": [], "fallback": False}]
+    transcript = [{"round": 1, "role": "moderator", "speaker": "moderator", "type": "clarification",
+                   "text": "What do you mean?"},
+                  {"round": 1, "role": "participant", "speaker": "owner", "text": "Sundays pay.", "claims": [],
+                   "fallback": False}]
     per_round = [{"round": 1, "depth": 1, "jaccard_agreement": 0.4, "evidence_completeness": 0.2, "converged": False,
                   "unmet": "depth,evidence"},
                  {"round": 2, "depth": 1, "jaccard_agreement": 0.9, "evidence_completeness": 0.2, "converged": False,

@@ -20,7 +20,8 @@ def test_the_page_shows_every_turn_and_says_how_many(panel_record):
 
 def test_the_page_is_self_contained(maieutic_record):
     html = render_page(maieutic_record)
-    assert "<script" not in html and "http://" not in html and "https://" not in html and "<link rel=\"stylesheet\"" not in html
+    assert "<script" not in html and "http://" not in html and "https://" not in html
+    assert '<link rel="stylesheet"' not in html
     assert '<link rel="icon" href="data:,">' in html  # no favicon request either
 
 
@@ -56,7 +57,8 @@ def test_a_section_that_cannot_be_drawn_shows_why_and_the_rest_still_renders(com
 
 def test_notes_appear_inside_their_round(maieutic_record):
     html = render_page(maieutic_record)
-    round2 = re.search(r'<div class="round" data-round="2">.*?</div>(?=<div class="round"|</section>)', html, re.DOTALL).group(0)
+    round2 = re.search(r'<div class="round" data-round="2">.*?</div>(?=<div class="round"|</section>)', html,
+                       re.DOTALL).group(0)
     assert "Critic rejected 2 draft(s) before this reply: failed too_long ×2" in round2
     assert "Critic rejected" not in html.split('data-round="2"')[0]
 

@@ -21,7 +21,8 @@ def test_every_graph_has_a_view_and_names_are_unique():
 
 def test_committee_argument_graph_has_a_dot_per_statement_and_coloured_relations(committee_record):
     html = committee.panel(committee_record)
-    assert html.count("<circle") == 3 and html.count('<path class="opposes"') == 1 and html.count('<path class="supports"') == 1
+    assert html.count("<circle") == 3
+    assert html.count('<path class="opposes"') == 1 and html.count('<path class="supports"') == 1
     assert "3 statements, 2 relations, 2 members" in html and "oppose → nuanced" in html
     notes = view_for("committee").notes(committee_record)[1]
     assert "rebuttals held" in notes[0] and "no consensus" in notes[1]
@@ -53,7 +54,8 @@ def test_interview_grid_checks_each_turn_against_the_hidden_truth(interview_reco
     html = interview.panel(interview_record)
     rows = dict(re.findall(r"<tr><th>(\w+)</th>(.*?)</tr>", html))
     assert '<td class="mismatch">flow</td>' in rows["mode"] and '<td class="match">batch</td>' in rows["mode"]
-    assert '<td class="match">[&quot;mix&quot;]</td>' in rows["steps"] and "[&quot;mix&quot;, &quot;bake&quot;]" in rows["steps"]
+    assert '<td class="match">[&quot;mix&quot;]</td>' in rows["steps"]
+    assert "[&quot;mix&quot;, &quot;bake&quot;]" in rows["steps"]
     assert "truth.json" not in html
     assert interview.agrees({"a": [1]}, {"a": [1, 2]}) and not interview.agrees(["x"], ["y"])
 
@@ -92,7 +94,8 @@ def test_panel_assumption_tree_nests_refinements_under_what_they_refine(panel_re
     assert "assumptions.json" not in html
 
 
-@pytest.mark.parametrize("name", ["committee_record", "tribunal_record", "interview_record", "maieutic_record", "panel_record"])
+@pytest.mark.parametrize("name", ["committee_record", "tribunal_record", "interview_record", "maieutic_record",
+                                  "panel_record"])
 def test_each_graph_page_renders_its_panel_without_section_errors(name, request):
     record = request.getfixturevalue(name)
     html = render_page(record)

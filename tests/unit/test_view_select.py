@@ -13,8 +13,9 @@ from sim.view.select import select_episodes
 
 
 def _records(values, errors=()):
-    return [{"episode": i, "metrics": {} if v is None else {"score": v}, "termination_reason": "error" if i in errors else "x",
-             **({"error": "Traceback ..."} if i in errors else {})} for i, v in enumerate(values)]
+    return [{"episode": i, "metrics": {} if v is None else {"score": v},
+             "termination_reason": "error" if i in errors else "x", **({"error": "Traceback ..."} if i in errors else {})}
+            for i, v in enumerate(values)]
 
 
 def _picked(selected):
@@ -52,5 +53,6 @@ def test_bad_view_options_name_the_key(values, key):
 def test_config_defaults_equal_the_typed_defaults_and_overrides_reach_the_run_config(tmp_path):
     cfg = from_hydra(compose(["tracking=none"], Path.cwd()), tmp_path)
     assert cfg.view == ViewOptions()
-    cfg = from_hydra(compose(["tracking=none", "view.first=1", "view.metric=-rounds", "view.enabled=false"], Path.cwd()), tmp_path)
+    overrides = ["tracking=none", "view.first=1", "view.metric=-rounds", "view.enabled=false"]
+    cfg = from_hydra(compose(overrides, Path.cwd()), tmp_path)
     assert cfg.view == ViewOptions(enabled=False, first=1, metric="-rounds", errors=1)

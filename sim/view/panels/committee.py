@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim.view.charts import legend
+from sim.view.charts import LANE_LEFT, lane_frame, legend
 from sim.view.markup import Markup, esc, fmt, join, note, number, table, tag
 from sim.view.registry import view
 
@@ -19,35 +19,28 @@ def argument_svg(graph: dict[str, Any]) -> Markup:
     if not nodes:
         return tag("p", "The argument graph is empty.", class_="muted")
     members = list(dict.fromkeys(str(n.get("member", "?")) for n in nodes))
-    left, step, lane = 150, 14, 22
-    pos = {n["id"]: (left + step * i + 8, lane * members.index(str(n.get("member", "?"))) + 14) for i, n in enumerate(nodes)}
-    width, height = left + step * len(nodes) + 20, lane * len(members) + 24
-    body = [f'<text class="tick" x="{left - 6}" y="{i * lane + 18}" text-anchor="end">{esc(m)}</text>'
-            f'<line class="lane" x1="{left}" y1="{i * lane + 14}" x2="{width - 6}" y2="{i * lane + 14}"/>'
-            for i, m in enumerate(members)]
-    previous = None
-    for i, n in enumerate(nodes):
-        if n.get("round") != previous:
-            x = left + step * i + 1
-            body.append(f'<line class="round-sep" x1="{x}" y1="0" x2="{x}" y2="{height - 12}"/>'
-                        f'<text class="tick" x="{x + 2}" y="{height - 2}">round {esc(n.get("round"))}</text>')
-            previous = n.get("round")
+    step, lane = 14, 22
+    pos = {n["id"]: (LANE_LEFT + step * (i + 0.5), lane * (members.index(str(n.get("member", "?"))) + 0.5))
+           for i, n in enumerate(nodes)}
+    width, height, body = lane_frame(members, [n.get("round") for n in nodes], step, lane, prefix="round ")
     for e in graph.get("edges", []):
         if e.get("source") not in pos or e.get("target") not in pos:
             continue
         (x1, y1), (x2, y2) = pos[e["source"]], pos[e["target"]]
         bend = -18 if y1 == y2 else 0
-        body.append(f'<path class="{esc(e.get("relationship", ""))}" d="M {x1} {y1} Q {(x1 + x2) / 2} {(y1 + y2) / 2 + bend} '
-                    f'{x2} {y2}"><title>{esc(e["source"])} {esc(e.get("relationship", ""))} {esc(e["target"])}</title></path>')
+        relation = esc(e.get("relationship", ""))
+        body.append(f'<path class="{relation}" d="M {x1:.1f} {y1:.1f} Q {(x1 + x2) / 2:.1f} {(y1 + y2) / 2 + bend:.1f} '
+                    f'{x2:.1f} {y2:.1f}"><title>{esc(e["source"])} {relation} {esc(e["target"])}</title></path>')
     for n in nodes:
         x, y = pos[n["id"]]
         colour = POSITIONS.get(str(n.get("position")), "#9aa5b1")
         cited = ", ".join(n.get("cited", []))
-        body.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{colour}" data-node="{esc(n["id"])}"><title>{esc(n.get("member"))}, '
+        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{colour}" data-node="{esc(n["id"])}">'
+                    f'<title>{esc(n.get("member"))}, '
                     f'round {esc(n.get("round"))} {esc(n.get("phase"))}: {esc(n.get("position"))}'
                     f'{" citing " + esc(cited) if cited else ""}</title></circle>')
-    svg = Markup(f'<svg class="argument-graph" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-                 f'aria-label="argument graph">{"".join(body)}</svg>')
+    svg = Markup(f'<svg class="argument-graph" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+                 f'height="{height:.0f}" role="img" aria-label="argument graph">{"".join(body)}</svg>')
     keys = legend([*POSITIONS.items(), ("supports", "#2f855a"), ("opposes", "#c53030")])
     caption = tag("p", f"{len(nodes)} statements, {len(graph.get('edges', []))} relations, {len(members)} members",
                   class_="muted")
@@ -66,9 +59,11 @@ def _explain(record: dict[str, Any]) -> str:
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     out = {}
     for row in record.get("per_round") or []:
-        divergence = f"divergence {fmt(row.get('divergence'))}: " + ("rebuttals held" if row.get("rebuttals") else "no rebuttals")
+        rebuttals = "rebuttals held" if row.get("rebuttals") else "no rebuttals"
+        divergence = f"divergence {fmt(row.get('divergence'))}: {rebuttals}"
         consensus = (f"consensus score {fmt(row.get('consensus_score'))} (vote share {fmt(row.get('vote_share'))}), "
-                     f"{fmt(row.get('dissenters'))} dissenters: " + ("consensus" if row.get("consensus_reached") else "no consensus"))
+                     f"{fmt(row.get('dissenters'))} dissenters: "
+                     + ("consensus" if row.get("consensus_reached") else "no consensus"))
         out[row.get("round")] = [note(divergence), note(consensus, "ok" if row.get("consensus_reached") else "warn")]
     return out
 
@@ -80,8 +75,10 @@ def panel(record: dict[str, Any]) -> Markup:
         [note("The record has no argument_graph.json artifact.", "warn")]
     changes = json.loads(artifacts.get("position_changes.json") or "[]")
     if changes:
-        rows = [[c.get("member"), c.get("round"), c.get("phase"), f"{c.get('from')} → {c.get('to')}", c.get("why")] for c in changes]
-        parts.append(Markup(tag("h3", f"Position changes ({len(changes)})") + table(["member", "round", "phase", "change", "why"], rows)))
+        rows = [[c.get("member"), c.get("round"), c.get("phase"), f"{c.get('from')} → {c.get('to')}", c.get("why")]
+                for c in changes]
+        parts.append(Markup(tag("h3", f"Position changes ({len(changes)})")
+                            + table(["member", "round", "phase", "change", "why"], rows)))
     scores = [number(r.get("consensus_score")) for r in record.get("per_round") or []]
     if any(s is not None for s in scores):
         parts.append(tag("p", "consensus score by round: " + " → ".join(fmt(s) for s in scores), class_="muted"))

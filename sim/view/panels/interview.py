@@ -51,7 +51,8 @@ def ascr_grid(record: dict[str, Any]) -> Markup:
             else:
                 cells.append(Markup("<td></td>"))
         end = _cell(final[field], truth, field) if field in final else Markup('<td class="missing">–</td>')
-        known = Markup(f"<td>{esc(_short(truth[field]))}</td>") if truth and field in truth else Markup('<td class="missing">–</td>')
+        known = (Markup(f"<td>{esc(_short(truth[field]))}</td>") if truth and field in truth
+                 else Markup('<td class="missing">–</td>'))
         rows.append(Markup(f"<tr><th>{esc(field)}</th>{''.join(cells)}{end}{known}</tr>"))
     grid = Markup(f'<table class="grid ascr"><thead><tr><th>field</th>{head}<th>final ASCR</th><th>hidden truth</th></tr>'
                   f'</thead><tbody>{"".join(rows)}</tbody></table>')

@@ -45,8 +45,8 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
         if failed:
             checks = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in failed.items())
             cap = "; the cap was reached" if row.get("cap_reached") else ""
-            mine.append(note(f"Critic rejected {fmt(row.get('critic_loops'))} draft(s) before this reply: failed {checks}{cap}",
-                             "reject"))
+            mine.append(note(f"Critic rejected {fmt(row.get('critic_loops'))} draft(s) before this reply: "
+                             f"failed {checks}{cap}", "reject"))
         if row.get("retrieved"):
             found = f"{row.get('hits')} passage(s) above the floor" if row.get("hits") else "no passage above the floor"
             mine.append(note(f"Librarian: {found}, best similarity {fmt(row.get('best_similarity'))}"))

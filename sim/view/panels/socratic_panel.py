@@ -25,7 +25,8 @@ def criteria_grid(per_round: list[dict[str, Any]]) -> Markup:
 def assumption_tree(assumptions: list[dict[str, Any]]) -> Markup:
     """Nested by ``related_assumptions`` (a deeper assumption names the one it refines), roots first."""
     ids = {a["id"] for a in assumptions}
-    parent = {a["id"]: next((p for p in a.get("related_assumptions", []) if p in ids and p != a["id"]), None) for a in assumptions}
+    parent = {a["id"]: next((p for p in a.get("related_assumptions", []) if p in ids and p != a["id"]), None)
+              for a in assumptions}
     children: dict[str | None, list[dict[str, Any]]] = {}
     for a in assumptions:
         children.setdefault(parent[a["id"]], []).append(a)
@@ -71,11 +72,12 @@ def _explain(record: dict[str, Any]) -> str:
 
 
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
-    return {r.get("round"): [note(f"depth {fmt(r.get('depth'))}, agreement {fmt(r.get('jaccard_agreement'))}, evidence "
-                                  f"{fmt(r.get('evidence_completeness'))}: " + (f"unmet {r['unmet'].replace(',', ', ')}" if r.get("unmet")
-                                                                                else "all criteria met"),
-                                  "warn" if r.get("unmet") else "ok")]
-            for r in record.get("per_round") or []}
+    out = {}
+    for r in record.get("per_round") or []:
+        verdict = f"unmet {r['unmet'].replace(',', ', ')}" if r.get("unmet") else "all criteria met"
+        out[r.get("round")] = [note(f"depth {fmt(r.get('depth'))}, agreement {fmt(r.get('jaccard_agreement'))}, evidence "
+                                    f"{fmt(r.get('evidence_completeness'))}: {verdict}", "warn" if r.get("unmet") else "ok")]
+    return out
 
 
 @view("socratic_panel", title="Criteria and assumption tree", metric="jaccard_agreement", explain=_explain, notes=_notes)
@@ -88,7 +90,8 @@ def panel(record: dict[str, Any]) -> Markup:
     else:
         fallback = tree_from_report(artifacts.get("report.md", ""))
         parts += [note("The record holds the report's status lists, not the assumptions with their links "
-                       "(artifact assumptions.json): shown by status."), fallback or tag("p", "No assumptions.", class_="muted")]
+                       "(artifact assumptions.json): shown by status."),
+                  fallback or tag("p", "No assumptions.", class_="muted")]
     spots = md_section(artifacts.get("report.md", ""), "3. Blind spots")
     if spots:
         parts.append(Markup(tag("h3", "Blind spots") + tag("ul", join(tag("li", s[2:]) for s in spots.splitlines()

@@ -29,7 +29,8 @@ def branch_timings(timings: dict[str, Any]) -> Markup:
     parts = []
     for layer, round_no in keys:
         mine = [b for b in branches if b.get("layer") == layer and b.get("round", 0) == round_no]
-        wall = next((w.get("wall_seconds") for w in layers if w.get("layer") == layer and w.get("round", 0) == round_no), None)
+        wall = next((w.get("wall_seconds") for w in layers if (w.get("layer"), w.get("round", 0)) == (layer, round_no)),
+                    None)
         rows = [(str(b.get("branch")), float(b.get("seconds") or 0.0), "bad" if b.get("timed_out") else "") for b in mine]
         if wall is not None:
             rows.append(("layer wall time", float(wall), "wall"))
@@ -65,8 +66,10 @@ def panel(record: dict[str, Any]) -> Markup:
     parts = [tag("h3", f"Applied rules ({len(rules)})"),
              table(["round", "criterion: rule: reason"], rules) if rules else tag("p", "No rule fired.", class_="muted")]
     if counts:
-        parts.append(tag("p", "last round: " + ", ".join(f"{k} ×{fmt(v)}" for k, v in sorted(counts.items())), class_="muted"))
+        fired = ", ".join(f"{k} ×{fmt(v)}" for k, v in sorted(counts.items()))
+        parts.append(tag("p", f"last round: {fired}", class_="muted"))
     verdicts = md_section(report, "Verdicts")
-    parts.append(Markup(tag("h3", "Verdicts") + markdown(verdicts)) if verdicts else note("The report has no verdicts.", "warn"))
+    parts.append(Markup(tag("h3", "Verdicts") + markdown(verdicts)) if verdicts
+                 else note("The report has no verdicts.", "warn"))
     parts.append(branch_timings(record.get("timings") or {}))
     return join(parts)
