@@ -14,6 +14,7 @@ from graphs.registry import GraphSpec, load, load_all
 from sim import cast
 from sim.llm.casting import Voices, voices
 from sim.scenarios import load_scenarios
+from sim.view.options import ViewOptions
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CONF_DIR = PROJECT_ROOT / "conf"
@@ -54,6 +55,7 @@ class RunConfig:
     objective: dict[str, Any] | None = None
     datasets: Path = PROJECT_ROOT / "datasets"
     voices: Voices = field(default_factory=Voices)
+    view: ViewOptions = field(default_factory=ViewOptions)
 
 
 def redact(tree: Any) -> Any:
@@ -153,6 +155,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         objective=_objective(cfg),
         datasets=datasets,
         voices=cast_voices,
+        view=ViewOptions.from_mapping(OmegaConf.to_container(cfg.view) if cfg.get("view") is not None else None),
     )
 
 

@@ -21,6 +21,8 @@ from sim.config import GraphRun, RunConfig, flatten
 from sim.episode import EpisodePlan, episode_seed, run_episode
 from sim.plots import FIGURES, by_round_figure
 from sim.tracking import Tracker
+from sim.view.topology import graph_topology
+from sim.view.write import write_graph_pages
 
 
 def _json_safe(value: Any) -> Any:
@@ -142,6 +144,8 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             figure = by_round_figure(records, by_round, f"{name}: agreement and convergence by round",
                                      graph_dir / "by_round.png")
             extra = [FIGURES.get(name)(records, graph_dir) for name in ("node_times", *run.spec.figures)]
+            views = write_graph_pages(records, graph_dir / "view", cfg.view, graph_topology(
+                run.spec, run.params, run.scenarios[0], cfg.datasets)) if cfg.view.enabled else []
             (graph_dir / "config.json").write_text(json.dumps(cfg.resolved | {"graph": {"name": name, **run.raw}}, indent=2))
             entry = {"metrics": _json_safe(values), "mlflow_run_id": log.run_id}
             (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
@@ -152,6 +156,8 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             extra += sorted(graph_dir.glob("argument_graph_episode*.json"))
             for path in (graph_dir / "episodes.jsonl", figure, *extra, graph_dir / "config.json", graph_dir / "summary.json"):
                 log.artifact(path)
+            for path in views:
+                log.artifact(path, "view")
             t3 = time.perf_counter()
         entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
         summary["graphs"][name] = entry

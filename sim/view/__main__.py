@@ -1,0 +1,3 @@
+from sim.view.cli import entry
+
+entry()

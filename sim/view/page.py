@@ -1,0 +1,106 @@
+"""One episode record -> one self-contained HTML page (inline CSS and SVG, no scripts, nothing fetched)."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sim.view.explain import explain
+from sim.view.markup import Markup, esc, fmt, join, markdown, section, table, tag
+from sim.view.path import path_section
+from sim.view.registry import view_for
+from sim.view.state import state_section
+from sim.view.style import CSS
+from sim.view.timeline import timeline
+from sim.view.topology import Topology
+
+EMPTY = Markup("")
+
+
+def guarded(render: Callable[..., Markup], *args: Any) -> Markup:
+    """A section that raises shows its traceback in place, so one bad field never loses the page."""
+    try:
+        return render(*args)
+    except Exception:  # noqa: BLE001 - see the docstring
+        return tag("div", Markup(tag("b", "This section could not be drawn from the record:")
+                                 + tag("pre", traceback.format_exc())), class_="section-error")
+
+
+def _header(record: dict[str, Any], why: Sequence[str], reason_text: str, nav: Markup) -> Markup:
+    turns, rounds = len(record.get("transcript") or []), len(record.get("per_round") or [])
+    reason = str(record.get("termination_reason", "unknown"))
+    facts = [f"scenario {record.get('scenario', '?')}", f"seed {record.get('seed', '?')}",
+             f"participants {record.get('participants', '?')}",
+             *(f"{k} {v}" for k, v in sorted((record.get("labels") or {}).items()))]
+    counts = Markup(f'<span class="count" data-turn-count="{turns}">{turns} turns</span> · {rounds} rounds · '
+                    f'{fmt((record.get("timings") or {}).get("episode_seconds"))} s')
+    title = f"{record.get('graph', '?')} · episode {record.get('episode', '?')}"
+    picked = join(tag("span", w, class_="why") for w in why)
+    metrics = record.get("metrics") or {}
+    chips = join(tag("span", Markup(f"{esc(k)} <b>{esc(fmt(v))}</b>"), class_="chip") for k, v in sorted(metrics.items()))
+    return tag("header", join([
+        nav, tag("h1", Markup(esc(title) + " " + picked)), tag("p", " · ".join(facts), class_="facts"), tag("p", counts),
+        tag("p", Markup(tag("span", reason, class_=f"badge reason-{reason}") + " " + tag("span", reason_text,
+                        class_="explanation")), class_="termination"),
+        tag("details", Markup(tag("summary", f"{len(metrics)} episode metrics") + tag("div", chips, class_="chips"))),
+    ]), class_="page-head")
+
+
+def _artifacts(record: dict[str, Any]) -> Markup:
+    items = []
+    for name, text in sorted((record.get("artifacts") or {}).items()):
+        body = markdown(text) if name.endswith(".md") else tag("pre", text)
+        items.append(tag("details", Markup(tag("summary", f"{name} ({len(text)} characters)") + body), class_="artifact"))
+    return join(items) if items else tag("p", "No artifacts.", class_="muted")
+
+
+def _usage(record: dict[str, Any]) -> Markup:
+    usage = record.get("usage") or {}
+    return table(["model calls", "tokens"], [[usage.get("llm_calls"), usage.get("tokens_total")]])
+
+
+def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topology | None = None,
+                nav: Markup = EMPTY) -> str:
+    """The page of one episode record; fields the record lacks leave their section empty, never break it."""
+    graph_view = view_for(str(record.get("graph", "")))
+    reason_text = guarded(lambda: esc(explain(record, graph_view.explain)))
+    notes = {}
+    try:
+        notes = graph_view.notes(record) if not record.get("error") else {}
+    except Exception as exc:  # noqa: BLE001 - notes are extras; the timeline must still show
+        notes = {None: [tag("div", f"notes failed: {exc!r}", class_="note note-warn")]}
+    transcript = record.get("transcript") or []
+    left = section("timeline", "Dialogue", guarded(timeline, transcript, notes))
+    right = [section("state", "Per-round state", guarded(state_section, record.get("per_round") or [])),
+             section("path", "Path through the graph", guarded(path_section, record, topology))]
+    # an error record holds nothing a graph's panel draws from
+    below = ([section("graph-panel", graph_view.title, guarded(graph_view.panel, record))]
+             if graph_view.title and not record.get("error") else [])
+    below += [section("artifacts", "Artifacts", guarded(_artifacts, record)),
+              section("usage", "Usage", guarded(_usage, record))]
+    error = section("error", "Error", tag("pre", record["error"], class_="traceback")) if record.get("error") else ""
+    body = join([_header(record, why, reason_text, nav), error,
+                 tag("div", join([tag("div", left, class_="col-left"), tag("div", join(right), class_="col-right")]),
+                     class_="columns"), *below])
+    title = f"{record.get('graph', '?')} episode {record.get('episode', '?')}: {record.get('termination_reason', '?')}"
+    return document(title, tag("main", body, id="episode", data_graph=record.get("graph"),
+                               data_episode=record.get("episode"), data_turns=len(transcript),
+                               data_reason=record.get("termination_reason")))
+
+
+def document(title: str, body: Markup) -> str:
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{CSS}</style></head>'
+            f'<body>{body}</body></html>\n')
+
+
+def render_index(graph: str, rows: Sequence[dict[str, Any]], metric: str | None) -> str:
+    """The list of a graph's pages: episode, scenario, how it ended, why it was picked, the metric, the turns."""
+    name = (metric or "").lstrip("-")
+    header = ["episode", "scenario", "ended", "picked as", *([name] if name else []), "turns", "rounds"]
+    body = [[Markup(tag("a", f"episode {r['episode']}", href=r["href"])), r["scenario"], r["reason"], ", ".join(r["why"]),
+             *([r["metric"]] if name else []), r["turns"], r["rounds"]] for r in rows]
+    main = join([tag("h1", f"{graph}: {len(rows)} episode pages"), table(header, body)])
+    return document(f"{graph} episodes", tag("main", main, id="index", data_graph=graph, data_pages=len(rows)))

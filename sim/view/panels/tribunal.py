@@ -1,0 +1,75 @@
+"""Tribunal: the rule engine's applied-rules trace, the verdicts, and each layer's branch timings."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sim.view.charts import hbars
+from sim.view.markup import Markup, fmt, join, markdown, md_section, note, table, tag
+from sim.view.registry import view
+
+_RULE_LINE = re.compile(r"^- round (\d+), (.+)$")
+
+
+def applied_rules(report: str) -> list[tuple[int, str]]:
+    """(round, "criterion: rule: reason") for each line of the report's "Applied rules" section."""
+    body = md_section(report, "Applied rules") or ""
+    return [(int(m.group(1)), m.group(2)) for m in map(_RULE_LINE.match, body.splitlines()) if m]
+
+
+def branch_timings(timings: dict[str, Any]) -> Markup:
+    """Per layer and round: each branch's seconds (timed-out branches red) against the layer's wall time."""
+    layers = timings.get("layers") or []
+    branches = timings.get("branches") or []
+    if not branches and not layers:
+        return tag("p", "The record has no branch timings.", class_="muted")
+    keys = list(dict.fromkeys((b.get("layer"), b.get("round", 0)) for b in branches))
+    keys += [k for k in ((w.get("layer"), w.get("round", 0)) for w in layers) if k not in keys]
+    parts = []
+    for layer, round_no in keys:
+        mine = [b for b in branches if b.get("layer") == layer and b.get("round", 0) == round_no]
+        wall = next((w.get("wall_seconds") for w in layers if (w.get("layer"), w.get("round", 0)) == (layer, round_no)),
+                    None)
+        rows = [(str(b.get("branch")), float(b.get("seconds") or 0.0), "bad" if b.get("timed_out") else "") for b in mine]
+        if wall is not None:
+            rows.append(("layer wall time", float(wall), "wall"))
+        total = sum(r[1] for r in rows if r[2] != "wall")
+        speedup = f", speed-up {total / wall:.2f}× over running them one by one" if wall and len(mine) > 1 else ""
+        title = f"{layer} layer" + (f", round {round_no}" if round_no else "") + f": {len(mine)} branches{speedup}"
+        parts.append(Markup(tag("h3", title) + hbars(rows, " s")))
+    return join(parts)
+
+
+def _explain(record: dict[str, Any]) -> str:
+    m = record.get("metrics") or {}
+    if record.get("termination_reason") == "partial_report":
+        return f"{fmt(m.get('timeouts'))} branch timeouts; the ErrorHandler wrote a partial report."
+    return (f"full verdict after {fmt(m.get('rounds'))} judging round(s) and {fmt(m.get('reevaluations'))} re-evaluations: "
+            f"{fmt(m.get('criteria_passed'))} criteria passed, score dispersion {fmt(m.get('score_dispersion'))}.")
+
+
+def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
+    out: dict[Any, list[Markup]] = {}
+    for round_no, text in applied_rules((record.get("artifacts") or {}).get("report.md", "")):
+        out.setdefault(round_no, []).append(note(f"rule applied: {text}"))
+    for row in record.get("per_round") or []:
+        out.setdefault(row.get("round"), []).append(note(f"score dispersion {fmt(row.get('score_dispersion'))}"))
+    return out
+
+
+@view("tribunal", title="Rules trace and branch timings", metric="jaccard_agreement", explain=_explain, notes=_notes)
+def panel(record: dict[str, Any]) -> Markup:
+    report = (record.get("artifacts") or {}).get("report.md", "")
+    rules = applied_rules(report)
+    counts = {k.split("/", 1)[1]: v for k, v in (record.get("metrics") or {}).items() if k.startswith("rules/")}
+    parts = [tag("h3", f"Applied rules ({len(rules)})"),
+             table(["round", "criterion: rule: reason"], rules) if rules else tag("p", "No rule fired.", class_="muted")]
+    if counts:
+        fired = ", ".join(f"{k} ×{fmt(v)}" for k, v in sorted(counts.items()))
+        parts.append(tag("p", f"last round: {fired}", class_="muted"))
+    verdicts = md_section(report, "Verdicts")
+    parts.append(Markup(tag("h3", "Verdicts") + markdown(verdicts)) if verdicts
+                 else note("The report has no verdicts.", "warn"))
+    parts.append(branch_timings(record.get("timings") or {}))
+    return join(parts)

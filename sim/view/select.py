@@ -1,0 +1,46 @@
+"""Which episodes of a graph get a page: the first few, the best and worst by a metric, the first errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sim.view.markup import number
+
+
+@dataclass(frozen=True)
+class Selected:
+    """An episode record and why it was picked (``first``, ``best by x``, ``worst by x``, ``error``)."""
+
+    record: dict[str, Any]
+    why: tuple[str, ...]
+
+
+def metric_value(record: dict[str, Any], metric: str) -> float | None:
+    """The record's value of ``metric`` (a leading ``-`` is ignored here), or None when it has none."""
+    return number((record.get("metrics") or {}).get(metric.lstrip("-")))
+
+
+def select_episodes(records: Sequence[dict[str, Any]], first: int, metric: str | None, errors: int) -> list[Selected]:
+    """Picks episodes, each once with every reason it was picked, in episode order.
+
+    Best is the highest value of ``metric``, or the lowest for ``-metric``; ties go to the earlier
+    episode. Episodes without a finite value are not ranked.
+    """
+    why: dict[int, list[str]] = {}
+    for i in range(min(first, len(records))):
+        why.setdefault(i, []).append("first")
+    if metric:
+        name, sign = metric.lstrip("-"), -1.0 if metric.startswith("-") else 1.0
+        ranked = [(sign * v, i) for i, r in enumerate(records) if (v := metric_value(r, metric)) is not None]
+        if ranked:
+            best = max(ranked, key=lambda p: (p[0], -p[1]))[1]
+            worst = min(ranked, key=lambda p: (p[0], p[1]))[1]
+            why.setdefault(best, []).append(f"best by {name}")
+            if worst != best:
+                why.setdefault(worst, []).append(f"worst by {name}")
+    failed = [i for i, r in enumerate(records) if r.get("error") or r.get("termination_reason") == "error"]
+    for i in failed[:errors]:
+        why.setdefault(i, []).append("error")
+    return [Selected(records[i], tuple(why[i])) for i in sorted(why, key=lambda i: (records[i].get("episode", i), i))]

@@ -1,0 +1,105 @@
+"""Where the records come from: a run directory on disk, or an MLflow run whose artifacts hold them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.view.topology import Topology
+
+RUN_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class ViewError(Exception):
+    """Bad input for the viewer; the message is one line naming the path or run id."""
+
+
+@dataclass
+class GraphRecords:
+    """One graph's records, the folder its pages go to, and its shape when known."""
+
+    graph: str
+    records: list[dict[str, Any]]
+    out_dir: Path
+    topology: Topology | None = None
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ViewError(f"cannot read episode records from {path}: {exc}") from exc
+
+
+def _by_graph(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        out.setdefault(str(r.get("graph", "graph")), []).append(r)
+    return out
+
+
+def _topology(path: Path) -> Topology | None:
+    try:
+        return json.loads(path.read_text()) if path.exists() else None
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology | None]) -> list[GraphRecords]:
+    """A run directory (``episodes.jsonl`` of every graph) or one graph's folder in it; pages go to
+    ``<graph folder>/view/`` unless ``out`` is given. ``shape(graph)`` is asked when no topology was saved."""
+    folder = path.parent if path.is_file() else path
+    source = path if path.is_file() else folder / "episodes.jsonl"
+    if not source.exists():
+        raise ViewError(f"no episodes.jsonl in {folder}")
+    groups = []
+    for graph, records in _by_graph(read_jsonl(source)).items():
+        graph_dir = folder / graph if (folder / graph).is_dir() else folder
+        target = (out / graph if out else graph_dir / "view")
+        groups.append(GraphRecords(graph, records, target, _topology(graph_dir / "view" / "topology.json") or shape(graph)))
+    if not groups:
+        raise ViewError(f"{source} holds no episode records")
+    return groups
+
+
+def from_mlflow(run_id: str, tracking_uri: str, out: Path, shape: Callable[[str], Topology | None]) -> list[GraphRecords]:
+    """Downloads the run's ``episodes.jsonl`` (and ``view/topology.json`` if logged); pages go to ``out/<graph>/``."""
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+
+    if tracking_uri.startswith("sqlite:///") and not Path(tracking_uri.removeprefix("sqlite:///")).exists():
+        raise ViewError(f"no MLflow store at {tracking_uri} (looking for run {run_id}); pass --tracking-uri")
+    client = MlflowClient(tracking_uri=tracking_uri)
+    try:
+        client.get_run(run_id)
+        names = {a.path for a in client.list_artifacts(run_id)} | {a.path for a in client.list_artifacts(run_id, "view")}
+    except MlflowException as exc:
+        raise ViewError(f"MLflow run {run_id} not found in {tracking_uri}") from exc
+    if "episodes.jsonl" not in names:
+        raise ViewError(f"MLflow run {run_id} has no episodes.jsonl artifact "
+                        "(a sweep's parent run has none; pass a job's run)")
+    with tempfile.TemporaryDirectory() as tmp:
+        records = read_jsonl(Path(client.download_artifacts(run_id, "episodes.jsonl", tmp)))
+        saved = _topology(Path(client.download_artifacts(run_id, "view/topology.json", tmp))) \
+            if "view/topology.json" in names else None
+    return [GraphRecords(graph, recs, out / graph, saved or shape(graph)) for graph, recs in _by_graph(records).items()]
+
+
+def resolve(target: str, tracking_uri: str, out: Path | None,
+            shape: Callable[[str], Topology | None]) -> tuple[list[GraphRecords], Path]:
+    """The records by graph and the folder for the index over them: a path that exists is read from disk,
+    a 32-hex-digit id is an MLflow run, anything else is an error."""
+    path = Path(target)
+    if path.exists():
+        return from_directory(path, out, shape), out or (path.parent if path.is_file() else path)
+    if RUN_ID.match(target):
+        out = out or Path("results") / "view" / target
+        return from_mlflow(target, tracking_uri, out, shape), out
+    raise ViewError(f"{target} is neither a run directory nor an MLflow run id")

@@ -1,0 +1,158 @@
+"""Episode pages in a real headless browser (Debian's chromium, driven by Playwright): every graph's pages from a
+small real run load with no console errors and nothing fetched, show as many turns as their record has, and are
+screenshotted; an episode that raised shows its traceback. ``DIALECTICA_VIEW_SHOTS=DIR`` keeps the screenshots."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.view.options import ViewOptions
+from sim.view.write import write_graph_pages
+
+pytestmark = pytest.mark.slow
+GRAPHS = ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
+# Without these, chromium waits on network services it cannot reach here.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# Each graph's own section, and how many of its marks the record implies.
+PANELS = {
+    "committee": ("svg.argument-graph circle", lambda r: len(json.loads(r["artifacts"]["argument_graph.json"])["nodes"])),
+    "interview": ("table.ascr tbody tr", lambda r: len(json.loads(r["artifacts"]["ascr.json"]) | {
+        t["field"]: 1 for t in r["per_round"]})),
+    "maieutic": ("#graph-panel table tbody tr", lambda r: len(r["per_round"])),
+    "socratic_panel": ("#graph-panel ul.tree > li", lambda r: 3),  # validated, invalidated, unproven
+    "tribunal": ("#graph-panel svg.bars",
+                 lambda r: len({(b["layer"], b.get("round", 0)) for b in r["timings"]["branches"]})),
+}
+
+
+def chromium() -> str:
+    path = os.environ.get("DIALECTICA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        pytest.fail("Debian's chromium is missing; the README's test command installs it (apt-get install -y chromium)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("browser")
+    args = ["episodes=2", "tracking=none", "progress=false", "embeddings=false", f"hydra.run.dir={tmp / 'run'}"]
+    proc = subprocess.run([sys.executable, "-m", "sim.run", *args], check=False, capture_output=True, text=True, cwd=tmp,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp / "run"
+
+
+@pytest.fixture(scope="module")
+def base_url(run_dir):
+    """The run's pages served by ``python -m sim.view RUN --serve`` on a free loopback port."""
+    proc = subprocess.Popen([sys.executable, "-m", "sim.view", str(run_dir), "--serve", "--port", "0"], cwd=run_dir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = ""
+    while not line.startswith("serving "):
+        line = proc.stdout.readline()
+        assert line or proc.poll() is None, proc.stderr.read()
+    yield line.split()[1].rsplit("/", 1)[0]
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = Path(os.environ.get("DIALECTICA_VIEW_SHOTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def visit(browser, url: str):
+    """The loaded page, the console errors and uncaught exceptions it raised, and every URL it requested."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors, requests = [], []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    response = page.goto(url)
+    assert response is not None and response.ok, url
+    return page, errors, requests
+
+
+def _shoot(page, path: Path) -> None:
+    page.screenshot(path=str(path))
+    page.screenshot(path=str(path.with_name(path.stem + "_full.png")), full_page=True)
+    assert path.stat().st_size > 20_000  # a blank viewport compresses to a few kB
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_each_graph_page_loads_clean_and_shows_every_turn(graph, run_dir, base_url, browser, shots):
+    records = {r["episode"]: r for r in map(json.loads, (run_dir / graph / "episodes.jsonl").read_text().splitlines())}
+    pages = sorted((run_dir / graph / "view").glob("episode_*.html"))
+    topology = json.loads((run_dir / graph / "view" / "topology.json").read_text())
+    assert len(pages) == len(records) == 2  # first 3 of 2 episodes
+    selector, expected = PANELS[graph]
+    for k, path in enumerate(pages):
+        record = records[int(path.stem.split("_")[1])]
+        url = f"{base_url}/{graph}/view/{path.name}"
+        page, errors, requests = visit(browser, url)
+        turns = len(record["transcript"])
+        assert errors == [] and requests == [url]
+        assert page.locator("article.turn").count() == turns > 0
+        assert page.get_attribute("main#episode", "data-turns") == str(turns)
+        assert page.locator(".count").inner_text() == f"{turns} turns" and page.locator(".count").is_visible()
+        assert page.locator(".section-error").count() == 0
+        assert page.locator(".badge").inner_text() == record["termination_reason"]
+        assert page.locator("svg.topology g.node").count() == len(topology["nodes"])
+        assert page.locator(selector).count() == expected(record)
+        if k == 0:
+            _shoot(page, shots / f"{graph}.png")
+        page.close()
+
+
+def test_an_episode_that_raised_shows_its_traceback(run_dir, browser, shots, tmp_path):
+    def crash():
+        raise RuntimeError("scripted participant crashed <mid-turn>")
+
+    try:
+        crash()
+    except RuntimeError:
+        import traceback
+
+        tb = traceback.format_exc()
+    record = json.loads((run_dir / "interview" / "episodes.jsonl").read_text().splitlines()[0])
+    record |= {"termination_reason": "error", "error": tb, "metrics": {}, "per_round": [], "transcript": [], "artifacts": {}}
+    files = write_graph_pages([record], tmp_path / "view", ViewOptions(first=0, errors=1))
+    page, errors, _ = visit(browser, (tmp_path / "view" / "episode_0.html").as_uri())
+    assert errors == [] and [f.name for f in files] == ["index.html", "episode_0.html"]
+    traceback_text = page.locator("#error pre.traceback").inner_text()
+    assert page.locator("#error").is_visible() and "Traceback (most recent call last)" in traceback_text
+    assert "RuntimeError: scripted participant crashed <mid-turn>" in traceback_text
+    assert page.locator(".badge").inner_text() == "error" and page.locator(".count").inner_text() == "0 turns"
+    assert "RuntimeError: scripted participant crashed" in page.locator(".explanation").inner_text()
+    _shoot(page, shots / "error.png")
+
+
+def test_the_run_index_links_each_graph_index_which_links_its_pages(run_dir, base_url, browser):
+    page, errors, _ = visit(browser, f"{base_url}/view.html")
+    links = page.locator("a").evaluate_all("els => els.map(e => e.href)")
+    assert errors == [] and len(links) == len(GRAPHS)
+    for link in links:
+        index, errors, _ = visit(browser, link)
+        graph = index.get_attribute("main#index", "data-graph")
+        pages = list((run_dir / graph / "view").glob("episode_*.html"))
+        assert errors == [] and index.locator("tbody tr").count() == len(pages)
