@@ -3,7 +3,8 @@
 Prints a table and writes ``results/benchmarks/<timestamp>.json`` (and ``latest.json``):
 scripted episodes per second per graph; the harness's time against calling the same compiled
 graph directly; embedding-agreement throughput against a raw ``SentenceTransformer.encode`` of the
-same sentences; MLflow's share of a 200-episode job; start-up time of a one-episode run.
+same sentences; MLflow's share of a 200-episode job; start-up time of a one-episode run. With
+``--surrogate``, also the harness's own time outside model calls in surrogate runs on the local LLM.
 """
 
 from __future__ import annotations
@@ -116,11 +117,36 @@ def startup_seconds(tmp: Path) -> float:
     return time.perf_counter() - start
 
 
+def surrogate_overhead(records: list[dict[str, Any]]) -> float:
+    """Share of the episodes' wall time spent outside model calls: the harness's own time in an LLM run."""
+    wall = sum(r["timings"]["episode_seconds"] for r in records)
+    return 1 - sum(r["timings"]["llm_seconds"] for r in records) / wall if wall else float("nan")
+
+
+def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
+    """A cold (no call cache) ``participants=surrogate llm=llamacpp`` run of ``graph`` in a fresh process:
+    the harness's share of the episodes' time and of the whole process (start-up and MLflow included)."""
+    exe = Path(sys.executable).parent / "dialectica"
+    out = tmp / "surrogate" / graph
+    start = time.perf_counter()
+    subprocess.run([str(exe), f"graph={graph}", "participants=surrogate", "llm=llamacpp", f"episodes={episodes}",
+                    "llm.cache=null", "progress=false", f"hydra.run.dir={out}",
+                    f"tracking.uri=sqlite:///{tmp / 'surrogate' / 'mlflow.db'}"], check=True, capture_output=True, cwd=tmp)
+    wall = time.perf_counter() - start
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    model = sum(r["timings"]["llm_seconds"] for r in records)
+    return {"wall_seconds": wall, "llm_seconds": model, "harness_share_of_episodes": surrogate_overhead(records),
+            "harness_share_of_process": (wall - model) / wall}
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="dialectica-bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
     parser.add_argument("--tracked-episodes", type=int, default=200)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--surrogate", nargs="*", metavar="GRAPH", default=None,
+                        help="also time cold surrogate runs on the local LLM (needs the llm extra); default graphs: "
+                             "interview socratic_panel")
     args = parser.parse_args(argv)
     from graphs.registry import load_all
     from sim.embedding import Embedder
@@ -137,6 +163,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         seconds, share = tracking_share(tmp, args.tracked_episodes)
         figures["tracking"] = {"seconds": seconds, "share_of_job": share, "episodes": args.tracked_episodes}
         figures["startup_seconds"] = startup_seconds(tmp)
+        if args.surrogate is not None:
+            figures["surrogate"] = {g: surrogate_run(g, tmp) for g in args.surrogate or ["interview", "socratic_panel"]}
     rows = [(f"{g}: episodes/s", f"{v['episodes_per_second']:.1f}", "") for g, v in figures["graphs"].items()]
     rows += [(f"{g}: harness / direct invoke", f"{v['harness_overhead_ratio']:.2f}", "<= 1.15")
              for g, v in figures["graphs"].items()]
@@ -145,6 +173,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rows += [("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
              (f"MLflow share of a {args.tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),
              ("start-up, one episode, no embeddings/tracking (s)", f"{figures['startup_seconds']:.2f}", "< 3")]
+    for g, v in figures.get("surrogate", {}).items():
+        rows += [(f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
+                 (f"{g} surrogate: harness share of the process", f"{v['harness_share_of_process']:.1%}", "")]
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':{width}}  {'measured':>9}  aim")
     for label, value, aim in rows:

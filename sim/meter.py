@@ -21,6 +21,7 @@ class EpisodeMeter(BaseCallbackHandler):
     def __init__(self) -> None:
         self._started: dict[UUID, tuple[str, float]] = {}
         self.node_seconds: dict[str, list[float]] = defaultdict(list)
+        self.node_path: list[str] = []  # nodes in the order they started
         self.calls: dict[str, int] = defaultdict(int)
         self.tokens: dict[str, int] = defaultdict(int)
         self._roles: dict[UUID, str] = {}
@@ -37,6 +38,7 @@ class EpisodeMeter(BaseCallbackHandler):
         node = (metadata or {}).get("langgraph_node")
         if node is not None and kwargs.get("name") == node:
             self._started[run_id] = (node, time.perf_counter())
+            self.node_path.append(node)
 
     def _end(self, run_id: UUID) -> None:
         if run_id in self._started:
@@ -96,6 +98,7 @@ class EpisodeMeter(BaseCallbackHandler):
     def runtime(self) -> dict[str, Any]:
         """How the calls went on this machine this time (it goes in the record's ``timings``)."""
         return {
+            "node_path": list(self.node_path),
             "llm_seconds": sum(self.role_seconds.values()),
             "llm_seconds_by_role": dict(self.role_seconds),
             "cache_lookups": self.cache_lookups,

@@ -25,12 +25,13 @@ CHAIR_SYSTEM = "You chair the committee. Write its recommendation from the delib
 
 def member_prompt(member: dict[str, Any], *, question: str, phase: str, round_num: int,
                   evidence: Sequence[dict[str, Any]], heard: Sequence[dict[str, Any]]) -> list[BaseMessage]:
-    lines = [f"Question: {question}", f"Round {round_num}, phase: {phase}", "Evidence pool:"]
+    # What stays the same comes first and what changes last: a local model then re-evaluates only the tail.
+    lines = [f"Question: {question}", "Evidence pool:"]
     lines += [f"[{d['id']}] {d['text']}" for d in evidence]
     if heard:
         lines.append("Statements so far:")
         lines += [f"<{s['member']}> ({s['phase']}, round {s['round']}) {s['text']}" for s in heard]
-    lines.append(PHASE_TASK[phase])
+    lines += [f"Round {round_num}, phase: {phase}", PHASE_TASK[phase]]
     return [SystemMessage(MEMBER_SYSTEM.format(name=member["name"], expertise=member["expertise"])),
             HumanMessage("\n".join(lines))]
 

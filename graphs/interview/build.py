@@ -72,7 +72,9 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
         },
         per_round=per_round,
         transcript=transcript,
-        artifacts={"ascr.json": json.dumps(ascr, sort_keys=True)},
+        artifacts={"ascr.json": json.dumps(ascr, sort_keys=True),
+                   "truth.json": json.dumps(scenario["persona"]["truth"].get(schema.id, {}), sort_keys=True),
+                   "ascr_turns.json": json.dumps([{k: t[k] for k in ("round", "field", "scr")} for t in turns], sort_keys=True)},
         labels={"schema": schema.id, "persona": scenario["persona"]["id"]},
     )
 

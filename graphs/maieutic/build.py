@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from functools import lru_cache
 from pathlib import Path
@@ -96,6 +97,7 @@ def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, A
         per_round=turns,
         transcript=transcript,
         artifacts={"synthesis.md": state.get("synthesis", ""),
+                   "retrievals.json": json.dumps([{"round": i + 1} | r for i, r in enumerate(retrievals)], sort_keys=True),
                    "thesis_evolution.md": "\n".join(f"{i}. {t}" for i, t in enumerate(state.get("thesis_evolution", []), 1))},
     )
 

@@ -68,7 +68,8 @@ class MaieuticNodes:
         hits, best = self.deps.library.search(state["search_query"], self.p.similarity_floor, self.p.top_k)
         known = {d["id"] for d in state.get("documents", [])}
         record = {"query": state["search_query"], "hits": len(hits), "best_similarity": best,
-                  "hit_similarity_mean": sum(h["similarity"] for h in hits) / len(hits) if hits else None}
+                  "hit_similarity_mean": sum(h["similarity"] for h in hits) / len(hits) if hits else None,
+                  "passages": [{k: h.get(k) for k in ("id", "work", "similarity", "text")} for h in hits]}
         return {"turn_documents": hits, "documents": [h for h in hits if h["id"] not in known], "retrievals": [record]}
 
     def interlocutor(self, state: MaieuticState) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -93,7 +94,8 @@ def outcome(state: dict[str, Any], params: PanelParams, scenario: dict[str, Any]
         per_round=[{k: v for k, v in entry.items() if k != "unmet"} | {"unmet": ",".join(entry["unmet"])}
                    for entry in state.get("round_log", [])],
         transcript=transcript,
-        artifacts={"report.md": state.get("final_report", "")},
+        artifacts={"report.md": state.get("final_report", ""),
+                   "assumptions.json": json.dumps(state.get("assumptions_identified", []), sort_keys=True)},
     )
 
 

@@ -2,8 +2,8 @@
 
 The model loads once per process and is shared by every role and episode (a lock serialises calls:
 llama.cpp contexts are not thread-safe, and the tribunal's judges run in threads). Prompt evaluation
-dominates on a CPU, and speakers take turns, so the evaluated state after each call is kept in RAM
-and restored when a later prompt shares its prefix. Structured replies
+dominates on a CPU; llama.cpp skips the prefix a prompt shares with the previous one, so by default
+the system prompt (who is speaking) goes after the dialogue, where speakers' prompts differ. Structured replies
 are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
 llama.cpp's stopping criteria; a prompt too long for the context is cut in its middle.
 """
@@ -43,18 +43,28 @@ def chatml(messages: Turns) -> tuple[str, list[str]]:
 
 
 CHAT_FORMATS: dict[str, Callable[[Turns], tuple[str, list[str]]]] = {"gemma": gemma, "chatml": chatml}
+
+
+def system_last(messages: Turns) -> Turns:
+    """The system prompt moved to the end of the last user turn.
+
+    Speakers' prompts share the dialogue but differ in who is speaking; with the speaker last, the
+    next prompt shares the previous one's long prefix, which llama.cpp then does not evaluate again.
+    """
+    system = "\n\n".join(c for r, c in messages if r == "system")
+    turns = [(r, c) for r, c in messages if r != "system"]
+    if not system or not turns or turns[-1][0] != "user":
+        return messages
+    return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
 _LOCKS: dict[int, threading.Lock] = {}
 
 
 @lru_cache(maxsize=2)
-def _load(path: str, n_ctx: int, n_batch: int, n_threads: int, state_cache_mb: int) -> Any:
-    from llama_cpp import Llama, LlamaRAMCache
+def _load(path: str, n_ctx: int, n_batch: int, n_threads: int) -> Any:
+    from llama_cpp import Llama
 
-    llama = Llama(model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads,
-                  seed=0, verbose=False)
-    if state_cache_mb:  # speakers take turns: each one's next prompt extends its last, so restore its state
-        llama.set_cache(LlamaRAMCache(capacity_bytes=state_cache_mb << 20))
-    return llama
+    return Llama(model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads,
+                 seed=0, verbose=False)
 
 
 @lru_cache(maxsize=64)
@@ -81,14 +91,15 @@ class LlamaCppBackend:
             raise ConfigError(f"unknown llm.chat_format={settings.chat_format!r}; valid choices: {', '.join(CHAT_FORMATS)}")
         path = model_file(settings.model_path, settings.model_dir)
         try:
-            self.llama = _load(str(path), settings.n_ctx, settings.n_batch, settings.n_threads, settings.state_cache_mb)
+            self.llama = _load(str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
         except ValueError as exc:  # llama.cpp's "Failed to load model from file"
             raise ConfigError(f"llm.model_path={path}: llama.cpp cannot load it as a GGUF model ({exc})") from exc
         self.lock = _LOCKS.setdefault(id(self.llama), threading.Lock())
-        self.format = CHAT_FORMATS[settings.chat_format]
+        chat_format = CHAT_FORMATS[settings.chat_format]
+        self.format = (lambda turns: chat_format(system_last(turns))) if settings.system_last else chat_format
         self.n_ctx = settings.n_ctx
         self.identity = {"backend": "llamacpp", "file": path.name, "bytes": path.stat().st_size, "n_ctx": settings.n_ctx,
-                         "chat_format": settings.chat_format}
+                         "chat_format": settings.chat_format, "system_last": settings.system_last}
 
     def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str]]:
         """The prompt, with the longest message cut in its middle until prompt and reply fit the context."""

@@ -34,12 +34,12 @@ class LLMSettings:
     model_dir: str | None = None
     model: str = "gemma-3-270m-q4_k_m"
     chat_format: str = "gemma"
+    system_last: bool = True
     base_url: str | None = None
     api_key_env: str | None = None
     n_ctx: int = bounded(4096, 256, 131072)
     n_batch: int = bounded(512, 8, 8192)
     n_threads: int = bounded(2, 1, 512)
-    state_cache_mb: int = bounded(1536, 0, 1 << 20)
     seed: int = bounded(0, 0, None)
     temperature: float = bounded(0.8, 0.0, 2.0)
     top_p: float = bounded(0.95, 0.0, 1.0)

@@ -25,7 +25,7 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def panel_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cli")
-    proc = _run(tmp, "graph=socratic_panel", "episodes=6", "seed=3", "+llm.api_key=sk-secret-value")
+    proc = _run(tmp, "graph=socratic_panel", "episodes=6", "seed=3", "+tracking.api_key=sk-secret-value")
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp, proc
 
@@ -58,7 +58,7 @@ def test_outputs_and_mlflow_run(panel_run):
     assert run.data.tags["graph"] == "socratic_panel" and run.data.tags["seed"] == "3"
     assert run.data.metrics["convergence_rate"] == pytest.approx(metrics["convergence_rate"])
     assert run.data.params["graph.convergence_threshold"] == "0.8"
-    assert run.data.params["llm.api_key"] == "***REDACTED***"
+    assert run.data.params["tracking.api_key"] == "***REDACTED***"
     history = client.get_metric_history(run.info.run_id, "by_round/jaccard_agreement")
     assert [m.step for m in history][:3] == [1, 2, 3]
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}

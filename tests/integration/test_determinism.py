@@ -47,7 +47,7 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
     assert first["termination_reason"] != "error", first.get("error")
     assert first["transcript"] and first["per_round"]
     assert _strip(first) == _strip(second)
-    assert set(first["timings"]) == {"episode_seconds", "node_seconds", "llm_seconds", "llm_seconds_by_role",
+    assert set(first["timings"]) == {"episode_seconds", "node_seconds", "llm_seconds", "llm_seconds_by_role", "node_path",
                                       "cache_lookups", "cache_hits"}
 
 

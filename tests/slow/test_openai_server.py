@@ -1,0 +1,101 @@
+"""``llm=openai`` for real: llama-cpp-python's own OpenAI-compatible server, started on loopback by the
+test, serving the same Gemma 3 270M GGUF, with an API key it checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from langchain_core.messages import HumanMessage
+
+from graphs.structured import ask, read_json
+from graphs.tribunal.bench import opinions_schema
+from sim.llm.casting import Voices
+from sim.llm.gguf import gemma_270m
+from sim.llm.settings import LLMSettings
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "sk-dialectica-test-0123456789"
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    model = gemma_270m(ROOT / "results" / "cache" / "models")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
+         "--n_ctx", "4096", "--n_threads", "2", "--api_key", KEY, "--model_alias", "gemma-3-270m"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/models", headers={"Authorization": f"Bearer {KEY}"}, timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("llama_cpp.server did not start")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def _settings(url: str, **extra) -> LLMSettings:
+    return LLMSettings(backend="openai", base_url=url, model="gemma-3-270m", api_key_env="DIALECTICA_TEST_KEY", **extra)
+
+
+def test_structured_reply_through_the_server_follows_the_schema(server, monkeypatch):
+    monkeypatch.setenv("DIALECTICA_TEST_KEY", KEY)
+    criteria = [{"id": "c1"}, {"id": "c2"}]
+    model = Voices(_settings(server, json_max_tokens=200)).speaker("prosecutor", "system", 3, None)
+    text = ask(model, [HumanMessage("Score criteria c1 (secrets handling) and c2 (tests) of a small web service.")],
+               opinions_schema(criteria))
+    data = read_json(text, opinions_schema(criteria))
+    assert data is not None, text
+    assert sorted(o["criterion"] for o in data["opinions"]) == ["c1", "c2"]
+
+
+def test_a_wrong_key_is_refused_in_one_line(server, monkeypatch):
+    from graphs.params import ConfigError
+
+    monkeypatch.setenv("DIALECTICA_TEST_KEY", "sk-wrong")
+    with pytest.raises(ConfigError, match="refused the key in \\$DIALECTICA_TEST_KEY"):
+        Voices(_settings(server)).check([("interviewer", "system")])
+
+
+def test_surrogate_interview_runs_against_the_server_and_the_key_goes_nowhere(server, tmp_path):
+    env = {**os.environ, "DIALECTICA_TEST_KEY": KEY}
+    proc = subprocess.run(
+        [str(BIN), "graph=interview", "participants=surrogate", "llm=openai", f"llm.base_url={server}",
+         "llm.model=gemma-3-270m", "llm.api_key_env=DIALECTICA_TEST_KEY", "episodes=1", "graph.budget=4",
+         "progress=false", f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+         f"llm.cache={tmp_path / 'llm.sqlite'}"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    record = json.loads((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[0])
+    assert record["termination_reason"] != "error", record.get("error")
+    assert record["usage"]["calls_by_role"]["interviewee"] >= 4
+    assert record["timings"]["cache_lookups"] == record["usage"]["llm_calls"]
+    outputs = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "ml.db" for p in outputs)
+    for path in outputs:
+        assert KEY.encode() not in path.read_bytes(), path
+    assert KEY not in proc.stdout + proc.stderr
