@@ -31,7 +31,8 @@ def shape(schema: dict[str, Any]) -> Any:
         return [shape(schema.get("items", {}))]
     if "description" in schema:
         return f"<{schema['description']}>"
-    return {"string": "text", "integer": "integer", "number": "number", "boolean": "true|false"}.get(schema.get("type"), "value")
+    names = {"string": "text", "integer": "integer", "number": "number", "boolean": "true|false"}
+    return names.get(schema.get("type"), "value")
 
 
 def instruction(schema: dict[str, Any]) -> str:

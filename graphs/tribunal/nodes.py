@@ -9,8 +9,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from graphs.tribunal import rules
 from graphs.structured import response_format
+from graphs.tribunal import rules
 from graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
 from graphs.tribunal.deadline import run_with_deadline
 from graphs.tribunal.params import TribunalParams
@@ -71,8 +71,8 @@ class TribunalNodes:
             messages = judge_prompt(name, state["subject"], state["criteria"],
                                     [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
             schema = response_format(opinions_schema(state["criteria"]))
-            status, value, seconds = run_with_deadline(lambda: self.deps.judges[name].invoke(messages, response_format=schema),
-                                                       self.p.layer_timeout_s)
+            status, value, seconds = run_with_deadline(
+                lambda: self.deps.judges[name].invoke(messages, response_format=schema), self.p.layer_timeout_s)
             timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
                       "round": round_num}
             if status == "error":

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from graphs.structured import instruction, read_json
-from sim.llm.backends import Backend, Request
+from sim.llm.backends import Request
 from sim.llm.cache import CallCache, cache_key
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant"}

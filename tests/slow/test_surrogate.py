@@ -49,11 +49,12 @@ def runs(tmp_path_factory):
     out = {graph: {"first": _run(tmp, graph, "first"), "second": _run(tmp, graph, "second")} for graph in SHORT}
     rows = []
     for graph, pair in out.items():
-        (wall1, rec1, sum1), (wall2, rec2, sum2) = pair["first"], pair["second"]
+        (wall1, _, sum1), (wall2, _, sum2) = pair["first"], pair["second"]
         m = sum1["metrics"]
-        rows.append(f"{graph:15s} first {wall1:7.1f} s  second {wall2:6.1f} s  cache_hit_rate {sum2['metrics']['cache_hit_rate']:.2f}  "
-                    f"convergence {m['convergence_rate']:.2f}  calls {m['llm_calls_mean']:.0f}  parse_failures "
-                    f"{m['parse_failures']:.0f}  empty {m['empty_replies']:.0f}  llm_seconds_share {m['llm_seconds_share']:.3f}")
+        rows.append(f"{graph:15s} first {wall1:7.1f} s  second {wall2:6.1f} s  "
+                    f"cache_hit_rate {sum2['metrics']['cache_hit_rate']:.2f}  convergence {m['convergence_rate']:.2f}  "
+                    f"calls {m['llm_calls_mean']:.0f}  parse_failures {m['parse_failures']:.0f}  "
+                    f"empty {m['empty_replies']:.0f}  llm_seconds_share {m['llm_seconds_share']:.3f}")
     print("\n" + "\n".join(rows))
     return tmp, out
 
@@ -82,7 +83,7 @@ def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
 @pytest.mark.parametrize("graph", sorted(SHORT))
 def test_a_second_identical_run_is_answered_from_the_cache(runs, graph):
     _, out = runs
-    (wall1, first, _), (wall2, second, summary) = out[graph]["first"], out[graph]["second"]
+    (_, first, _), (_, second, summary) = out[graph]["first"], out[graph]["second"]
     assert summary["metrics"]["cache_hit_rate"] >= 0.9
     model1 = sum(r["timings"]["episode_seconds"] for r in first)
     model2 = sum(r["timings"]["episode_seconds"] for r in second)

@@ -66,7 +66,8 @@ def test_gemma_format_opens_the_first_user_turn_with_the_system_prompt():
                       "<start_of_turn>user\nWhy?<end_of_turn>\n<start_of_turn>model\n")
     assert "<end_of_turn>" in stop
     assert chatml((("system", "S"), ("user", "U"))) == (
-        "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n", ["<|im_end|>", "<|im_start|>"])
+        "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n",
+        ["<|im_end|>", "<|im_start|>"])
 
 
 @pytest.mark.parametrize("n, cut", [(1000, 100), (500, 499), (80, 10)])

@@ -38,8 +38,8 @@ class FakeBackend:
 def _model(backend, cache=None, sleeps=None, **settings):
     base = {"backend": "llamacpp", "retries": 2, "backoff_s": 0.5} | settings
     return LLMChatModel(backend=backend, settings=LLMSettings(**base), role="expert", seed=100, call_cache=cache,
-                        sleep=(sleeps.append if sleeps is not None else lambda s: None), metadata={"dialectica_role": "expert"},
-                        persona="You are Ada.")
+                        sleep=(sleeps.append if sleeps is not None else lambda s: None),
+                        metadata={"dialectica_role": "expert"}, persona="You are Ada.")
 
 
 def _messages(text="Why?"):
