@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import types
 
@@ -77,3 +78,23 @@ def test_cut_middle_keeps_both_ends(n, cut):
     assert len(out) <= n - cut + 7 and "[...]" in out
     head, tail = out.split("\n[...]\n")
     assert text.startswith(head) and text.endswith(tail)
+
+
+def test_system_last_moves_who_speaks_after_the_dialogue_so_speakers_share_a_prefix():
+    from sim.llm.llamacpp import system_last
+
+    shared = ("user", "Question: free buses?\nStatements so far: ...")
+    a, b = system_last((("system", "You are Ada."), shared)), system_last((("system", "You are Bo."), shared))
+    prompt_a, prompt_b = gemma(a)[0], gemma(b)[0]
+    common = os.path.commonprefix([prompt_a, prompt_b])
+    assert common.startswith("<start_of_turn>user\n" + shared[1])  # everything but the speaker is shared
+    assert a[-1][1].endswith("You are Ada.")
+    assert system_last((("user", "hi"),)) == (("user", "hi"),)
+
+
+def test_voices_check_rejects_roles_no_graph_has():
+    from sim.llm.casting import Voices
+
+    with pytest.raises(ConfigError, match=r"unknown llm\.roles\.judge; valid roles here: chair, member"):
+        Voices(LLMSettings(backend="llamacpp", roles={"judge": "scripted"})).check(
+            [("chair", "system"), ("member", "participant")])
