@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
@@ -61,8 +60,8 @@ def play(compiled: Any, deps: MaieuticDeps, state: dict[str, Any], config: dict[
     tutor: str | None = None
     final = state
     for _ in range(params.max_turns):
-        said = str(deps.learner.invoke(learner_prompt(question=deps.question, character=deps.character,
-                                                      tutor=tutor)).content)
+        said = str(deps.learner.invoke(learner_prompt(question=deps.question, character=deps.character, tutor=tutor),
+                                       {"callbacks": config.get("callbacks", [])}).content)  # metered like the graph's calls
         final = compiled.invoke({**state, "messages": [HumanMessage(said)]}, config)
         state = {}
         if final.get("finished"):
@@ -97,7 +96,8 @@ def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, A
         per_round=turns,
         transcript=transcript,
         artifacts={"synthesis.md": state.get("synthesis", ""),
-                   "retrievals.json": json.dumps([{"round": i + 1} | r for i, r in enumerate(retrievals)], sort_keys=True),
+                   "retrievals.json": json.dumps([{"round": i + 1} | r for i, r in enumerate(retrievals)],
+                                                 sort_keys=True),
                    "thesis_evolution.md": "\n".join(f"{i}. {t}" for i, t in enumerate(state.get("thesis_evolution", []), 1))},
     )
 

@@ -42,7 +42,8 @@ class LLMChatModel(BaseChatModel):
         backend: Where completions come from (llama.cpp in process, or a server).
         settings: The role's ``LLMSettings`` (sampling, timeout, retries, backoff).
         role: Accounting name (``moderator``, ``expert``, ...).
-        seed: The role's seed in this episode; a retry uses the next one.
+        seed: The role's seed in this episode; call n samples with seed + 7919 n, its retries with the
+            seeds after that.
         persona: System-prompt text rendering who a surrogate participant is.
         cache: The call cache, or None.
     """
@@ -54,6 +55,13 @@ class LLMChatModel(BaseChatModel):
     persona: str | None = None
     call_cache: Any = None
     sleep: Any = time.sleep
+    calls: int = 0  # calls so far: each call samples with its own seed, as a live model would
+
+    def _next_seed(self) -> int:
+        """The seed of the next call: the same sequence of calls gets the same seeds (and cache keys)."""
+        seed = (self.seed + 7919 * self.calls) % 2**31
+        self.calls += 1
+        return seed
 
     @property
     def _llm_type(self) -> str:
@@ -65,7 +73,7 @@ class LLMChatModel(BaseChatModel):
         turns = render(messages, self.persona)
         if schema is not None:  # the grammar forces the shape; the model still needs to know what goes in it
             turns = (*turns[:-1], (turns[-1][0], f"{turns[-1][1]}\n{instruction(schema)}"))
-        return Request(messages=turns, seed=self.seed, temperature=s.temperature, top_p=s.top_p,
+        return Request(messages=turns, seed=self._next_seed(), temperature=s.temperature, top_p=s.top_p,
                        max_tokens=s.json_max_tokens if schema else s.max_tokens, timeout_s=s.timeout_s, schema=schema)
 
     def _attempts(self, request: Request) -> dict[str, Any]:

@@ -117,10 +117,11 @@ def test_cache_persists_across_processes_by_file(tmp_path):
 def test_meter_accounts_calls_tokens_cache_hits_and_parse_failures_by_role(tmp_path):
     cache, meter = CallCache(tmp_path / "c.sqlite"), EpisodeMeter()
     config = {"callbacks": [meter]}
-    model = _model(FakeBackend(["a b c", "x", "y", "z"]), cache)
-    model.invoke(_messages(), config=config)
-    model.invoke(_messages(), config=config)  # a hit
-    model.invoke(_messages("json?"), config=config, response_format={"type": "json_object", "schema": SCHEMA})
+    backend = FakeBackend(["a b c", "x", "y", "z"])
+    _model(backend, cache).invoke(_messages(), config=config)
+    _model(backend, cache).invoke(_messages(), config=config)  # the same first call again: a hit
+    _model(backend, cache).invoke(_messages("json?"), config=config,
+                                  response_format={"type": "json_object", "schema": SCHEMA})
     usage, runtime = meter.summary(), meter.runtime()
     assert usage["calls_by_role"] == {"expert": 3}
     assert usage["tokens_by_role"]["expert"] == 2 * (10 + 3) + 3 * (10 + 1)  # the JSON call took three attempts
@@ -167,3 +168,13 @@ def test_shape_instruction_round_trips_random_schemas():
         keys = rng.sample(["a", "b", "c", "d"], rng.randint(1, 4))
         schema = {"type": "object", "properties": {k: {"enum": [k + "1", k + "2"]} for k in keys}}
         assert json.loads(json.dumps(shape(schema))) == {k: f"{k}1|{k}2" for k in keys}
+
+
+def test_each_call_samples_with_its_own_seed_so_a_repeated_question_gets_a_fresh_reply(tmp_path):
+    backend = FakeBackend([])
+    model = _model(backend, CallCache(tmp_path / "c.sqlite"))
+    first, second = model.invoke(_messages()), model.invoke(_messages())
+    assert first.content != second.content and second.response_metadata["dialectica"]["cache_hit"] is False
+    replay = _model(backend, CallCache(tmp_path / "c.sqlite"))  # the same sequence of calls in a new episode run
+    assert [replay.invoke(_messages()).content for _ in range(2)] == [first.content, second.content]
+    assert len(backend.requests) == 2
