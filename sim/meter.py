@@ -56,16 +56,18 @@ class EpisodeMeter(BaseCallbackHandler):
         self._started[run_id] = ((metadata or {}).get("langgraph_node", "outside"), time.perf_counter())
         self._roles[run_id] = (metadata or {}).get("dialectica_role", "unnamed")
 
-    def _call_end(self, run_id: UUID) -> tuple[str, str]:
+    def _call_end(self, run_id: UUID) -> tuple[str, str, float]:
         node, t0 = self._started.pop(run_id, ("outside", time.perf_counter()))
         role = self._roles.pop(run_id, "unnamed")
         self.calls[node] += 1
         self.role_calls[role] += 1
-        self.role_seconds[role] += time.perf_counter() - t0
-        return node, role
+        return node, role, time.perf_counter() - t0
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        node, role = self._call_end(run_id)
+        """Seconds are the model's own when it reports them (an LLM shared by parallel branches
+        serves one at a time, and the waiting is not model time), else the call's wall time."""
+        node, role, wall = self._call_end(run_id)
+        seconds = None
         for generations in response.generations:
             for generation in generations:
                 message = getattr(generation, "message", None)
@@ -78,9 +80,12 @@ class EpisodeMeter(BaseCallbackHandler):
                     self.cache_hits += bool(call["cache_hit"])
                     self.parse_failures += bool(call["parse_failed"])
                     self.empty_replies += bool(call["empty"])
+                    seconds = (seconds or 0.0) + call["model_seconds"]
+        self.role_seconds[role] += wall if seconds is None else seconds
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self._call_end(run_id)
+        _, role, wall = self._call_end(run_id)
+        self.role_seconds[role] += wall
 
     def summary(self) -> dict[str, Any]:
         """What the calls were: the same for the same seed and config (it goes in the record's ``usage``)."""

@@ -31,6 +31,7 @@ class Reply:
     text: str
     prompt_tokens: int
     completion_tokens: int
+    seconds: float = 0.0  # the model's own time: waiting for a shared model is not counted
 
 
 class Backend(Protocol):

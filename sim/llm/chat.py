@@ -82,6 +82,7 @@ class LLMChatModel(BaseChatModel):
         attempt got a reply at all."""
         s = self.settings
         tokens_in = tokens_out = 0
+        seconds = 0.0
         text, error, replied = "", None, False
         for attempt in range(s.retries + 1):
             try:
@@ -92,16 +93,17 @@ class LLMChatModel(BaseChatModel):
                     self.sleep(s.backoff_s * 2**attempt)
                 continue
             replied, text = True, reply.text
+            seconds += reply.seconds
             tokens_in += reply.prompt_tokens
             tokens_out += reply.completion_tokens
             usable = read_json(text, request.schema) is not None if request.schema else bool(text.strip())
             if usable:
                 return {"text": text, "prompt_tokens": tokens_in, "completion_tokens": tokens_out, "attempts": attempt + 1,
-                        "parse_failed": False, "empty": False}
+                        "parse_failed": False, "empty": False, "seconds": seconds}
         if not replied:
             raise error
         return {"text": text, "prompt_tokens": tokens_in, "completion_tokens": tokens_out, "attempts": s.retries + 1,
-                "parse_failed": request.schema is not None, "empty": not text.strip()}
+                "parse_failed": request.schema is not None, "empty": not text.strip(), "seconds": seconds}
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
@@ -111,19 +113,18 @@ class LLMChatModel(BaseChatModel):
         cache: CallCache | None = self.call_cache
         result = cache.get(key) if cache is not None else None
         hit = result is not None
-        t0 = time.perf_counter()
         if result is None:
             result = self._attempts(request)
             if cache is not None:
                 cache.put(key, result)
-        seconds = time.perf_counter() - t0
         n_in, n_out = result["prompt_tokens"], result["completion_tokens"]
         message = AIMessage(
             content=result["text"],
             usage_metadata={"input_tokens": n_in, "output_tokens": n_out, "total_tokens": n_in + n_out},
             response_metadata={"dialectica": {
                 "role": self.role, "cache_hit": hit, "attempts": 0 if hit else result["attempts"],
-                "parse_failed": result["parse_failed"], "empty": result["empty"], "model_seconds": 0.0 if hit else seconds,
+                "parse_failed": result["parse_failed"], "empty": result["empty"],
+                "model_seconds": 0.0 if hit else result["seconds"],
             }},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -120,16 +120,18 @@ class LlamaCppBackend:
         deadline = time.monotonic() + request.timeout_s
         grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema is not None else None
         with self.lock:
+            start = time.perf_counter()
             out = self.llama.create_completion(
                 prompt, max_tokens=request.max_tokens, temperature=request.temperature, top_p=request.top_p,
                 seed=request.seed, stop=stop, grammar=grammar,
                 stopping_criteria=StoppingCriteriaList([lambda ids, logits: time.monotonic() > deadline]),
             )
+            seconds = time.perf_counter() - start
         if time.monotonic() > deadline:
             raise TimeoutError(f"llama.cpp ran past llm.timeout_s={request.timeout_s}")
         usage = out["usage"]
         return Reply(text=out["choices"][0]["text"], prompt_tokens=usage["prompt_tokens"],
-                     completion_tokens=usage["completion_tokens"])
+                     completion_tokens=usage["completion_tokens"], seconds=seconds)
 
 
 def build(settings: Any) -> LlamaCppBackend:

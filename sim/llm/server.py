@@ -7,6 +7,7 @@ and goes nowhere else (not the cache key, not MLflow, not the logs).
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from graphs.params import ConfigError
@@ -39,6 +40,7 @@ class ServerBackend:
             raise ConfigError(f"llm.base_url={settings.base_url} refused the key in ${settings.api_key_env}") from exc
 
     def complete(self, request: Request) -> Reply:
+        start = time.perf_counter()
         extra: dict[str, Any] = {}
         if request.schema is not None:
             extra["response_format"] = {"type": "json_object", "schema": request.schema}
@@ -49,7 +51,7 @@ class ServerBackend:
         )
         usage = response.usage
         return Reply(text=response.choices[0].message.content or "", prompt_tokens=usage.prompt_tokens if usage else 0,
-                     completion_tokens=usage.completion_tokens if usage else 0)
+                     completion_tokens=usage.completion_tokens if usage else 0, seconds=time.perf_counter() - start)
 
 
 def build(settings: Any) -> ServerBackend:

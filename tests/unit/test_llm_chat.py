@@ -32,7 +32,7 @@ class FakeBackend:
         item = self.script.pop(0) if self.script else f"reply to seed {request.seed}"
         if isinstance(item, Exception):
             raise item
-        return Reply(text=item, prompt_tokens=10, completion_tokens=len(item.split()))
+        return Reply(text=item, prompt_tokens=10, completion_tokens=len(item.split()), seconds=0.25)
 
 
 def _model(backend, cache=None, sleeps=None, **settings):
@@ -127,7 +127,8 @@ def test_meter_accounts_calls_tokens_cache_hits_and_parse_failures_by_role(tmp_p
     assert usage["tokens_by_role"]["expert"] == 2 * (10 + 3) + 3 * (10 + 1)  # the JSON call took three attempts
     assert usage["parse_failures"] == 1
     assert runtime["cache_lookups"] == 3 and runtime["cache_hits"] == 1
-    assert runtime["llm_seconds_by_role"]["expert"] == pytest.approx(runtime["llm_seconds"])
+    # the model's own seconds: 1 attempt, a hit (none), 3 attempts; not the calls' wall time
+    assert runtime["llm_seconds_by_role"] == {"expert": pytest.approx(4 * 0.25)}
 
 
 def test_settings_pick_a_model_per_role():
