@@ -113,7 +113,7 @@ def scripted_interview(request: CastRequest) -> InterviewDeps:
         interviewer=request.system("interviewer", lambda: ScriptedChatModel(
             policy=ScriptedInterviewer(random.Random(f"{request.seed}:interviewer")).reply, role="interviewer")),
         expert=ScriptedChatModel(policy=ScriptedExpert(persona, schema, random.Random(f"{request.seed}:expert")).reply,
-                                 role="expert"),
+                                 role="interviewee"),
         schema=schema,
         business=persona["business"],
     )
