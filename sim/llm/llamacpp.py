@@ -56,7 +56,7 @@ def system_last(messages: Turns) -> Turns:
     if not system or not turns or turns[-1][0] != "user":
         return messages
     return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
-_LOCKS: dict[int, threading.Lock] = {}
+_LOCKS: dict[tuple, threading.Lock] = {}
 
 
 @lru_cache(maxsize=2)
@@ -90,16 +90,21 @@ class LlamaCppBackend:
         if settings.chat_format not in CHAT_FORMATS:
             raise ConfigError(f"unknown llm.chat_format={settings.chat_format!r}; valid choices: {', '.join(CHAT_FORMATS)}")
         path = model_file(settings.model_path, settings.model_dir)
-        try:
-            self.llama = _load(str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
-        except ValueError as exc:  # llama.cpp's "Failed to load model from file"
-            raise ConfigError(f"llm.model_path={path}: llama.cpp cannot load it as a GGUF model ({exc})") from exc
-        self.lock = _LOCKS.setdefault(id(self.llama), threading.Lock())
+        with path.open("rb") as f:
+            if f.read(4) != b"GGUF":
+                raise ConfigError(f"llm.model_path={path}: not a GGUF file; llama.cpp reads GGUF models only")
+        self._args = (str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
+        self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         chat_format = CHAT_FORMATS[settings.chat_format]
         self.format = (lambda turns: chat_format(system_last(turns))) if settings.system_last else chat_format
         self.n_ctx = settings.n_ctx
         self.identity = {"backend": "llamacpp", "file": path.name, "bytes": path.stat().st_size, "n_ctx": settings.n_ctx,
                          "chat_format": settings.chat_format, "system_last": settings.system_last}
+
+    @property
+    def llama(self) -> Any:
+        """The model, loaded on first use: a run whose calls all come from the cache never loads it."""
+        return _load(*self._args)
 
     def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str]]:
         """The prompt, with the longest message cut in its middle until prompt and reply fit the context."""
@@ -120,7 +125,7 @@ class LlamaCppBackend:
         deadline = time.monotonic() + request.timeout_s
         grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema is not None else None
         with self.lock:
-            start = time.perf_counter()
+            start = time.perf_counter()  # the wait for the lock is not model time; loading on first use is
             out = self.llama.create_completion(
                 prompt, max_tokens=request.max_tokens, temperature=request.temperature, top_p=request.top_p,
                 seed=request.seed, stop=stop, grammar=grammar,

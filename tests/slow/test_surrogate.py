@@ -24,7 +24,7 @@ SHORT = {
     "committee": ["graph.committee_size=5", "graph.max_rounds=2", "graph.evidence_top_k=5"],
     "maieutic": ["graph.max_turns=6"],
     "socratic_panel": ["graph.max_rounds=4", "graph.min_rounds=2"],
-    "interview": ["graph.budget=6"],
+    "interview": ["graph.budget=8"],
     "tribunal": [],
 }
 

@@ -98,3 +98,11 @@ def test_voices_check_rejects_roles_no_graph_has():
     with pytest.raises(ConfigError, match=r"unknown llm\.roles\.judge; valid roles here: chair, member"):
         Voices(LLMSettings(backend="llamacpp", roles={"judge": "scripted"})).check(
             [("chair", "system"), ("member", "participant")])
+
+
+def test_a_file_that_is_not_gguf_is_refused_before_anything_loads(tmp_path):
+    pytest.importorskip("llama_cpp")
+    fake = tmp_path / "weights.bin"
+    fake.write_bytes(b"PK\x03\x04 not a model")
+    with pytest.raises(ConfigError, match=r"llm\.model_path=.*weights\.bin: not a GGUF file"):
+        LlamaCppBackend(LLMSettings(backend="llamacpp", model_path=str(fake)))
