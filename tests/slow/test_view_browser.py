@@ -24,8 +24,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # Each graph's own section, and how many of its marks the record implies.
 PANELS = {
     "committee": ("svg.argument-graph circle", lambda r: len(json.loads(r["artifacts"]["argument_graph.json"])["nodes"])),
-    "interview": ("table.ascr tbody tr", lambda r: len(json.loads(r["artifacts"]["ascr.json"]) | {
-        t["field"]: 1 for t in r["per_round"]})),
+    "interview": ("table.ascr tbody tr", lambda r: len(json.loads(r["artifacts"]["truth.json"]) | json.loads(
+        r["artifacts"]["ascr.json"]) | {t["field"]: 1 for t in r["per_round"]})),  # every field known, found or asked
     "maieutic": ("#graph-panel table tbody tr", lambda r: len(r["per_round"])),
     "socratic_panel": ("#graph-panel ul.tree > li", lambda r: 3),  # validated, invalidated, unproven
     "tribunal": ("#graph-panel svg.bars",
