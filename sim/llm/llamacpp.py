@@ -121,11 +121,11 @@ class LlamaCppBackend:
     def complete(self, request: Request) -> Reply:
         from llama_cpp import StoppingCriteriaList
 
-        prompt, stop = self._fit(request.messages, request.max_tokens)
-        deadline = time.monotonic() + request.timeout_s
         grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema is not None else None
         with self.lock:
-            start = time.perf_counter()  # the wait for the lock is not model time; loading on first use is
+            start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
+            deadline = time.monotonic() + request.timeout_s
+            prompt, stop = self._fit(request.messages, request.max_tokens)
             out = self.llama.create_completion(
                 prompt, max_tokens=request.max_tokens, temperature=request.temperature, top_p=request.top_p,
                 seed=request.seed, stop=stop, grammar=grammar,
