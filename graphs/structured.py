@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jsonschema
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
@@ -47,6 +46,8 @@ def ask(model: BaseChatModel, messages: list[BaseMessage], schema: dict[str, Any
 
 def read_json(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
     """The reply's object when it is JSON valid under ``schema``, else None."""
+    import jsonschema  # here, not at start-up: only LLM replies are JSON
+
     try:
         value = json.loads(text)
         jsonschema.validate(value, schema)

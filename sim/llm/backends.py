@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, Protocol
 
-from graphs.params import ConfigError
-
 
 @dataclass(frozen=True)
 class Request:
@@ -44,7 +42,5 @@ BACKENDS: dict[str, str] = {"llamacpp": "sim.llm.llamacpp", "openai": "sim.llm.s
 
 
 def backend(settings: Any) -> Backend:
-    """The backend ``settings.backend`` names, built from ``settings`` (models load once per process)."""
-    if settings.backend not in BACKENDS:
-        raise ConfigError(f"unknown llm.backend={settings.backend!r}; valid choices: scripted, {', '.join(BACKENDS)}")
+    """The backend ``settings.backend`` names (checked by ``LLMSettings.validate``), built from ``settings``."""
     return import_module(BACKENDS[settings.backend]).build(settings)

@@ -81,9 +81,7 @@ class LLMChatModel(BaseChatModel):
         or not valid under the schema) retry at once with the next seed. Raises the last error when no
         attempt got a reply at all."""
         s = self.settings
-        tokens_in = tokens_out = 0
-        seconds = 0.0
-        text, error, replied = "", None, False
+        replies, error, usable = [], None, False
         for attempt in range(s.retries + 1):
             try:
                 reply = self.backend.complete(replace(request, seed=request.seed + attempt))
@@ -92,18 +90,17 @@ class LLMChatModel(BaseChatModel):
                 if attempt < s.retries:
                     self.sleep(s.backoff_s * 2**attempt)
                 continue
-            replied, text = True, reply.text
-            seconds += reply.seconds
-            tokens_in += reply.prompt_tokens
-            tokens_out += reply.completion_tokens
-            usable = read_json(text, request.schema) is not None if request.schema else bool(text.strip())
+            replies.append(reply)
+            usable = read_json(reply.text, request.schema) is not None if request.schema else bool(reply.text.strip())
             if usable:
-                return {"text": text, "prompt_tokens": tokens_in, "completion_tokens": tokens_out, "attempts": attempt + 1,
-                        "parse_failed": False, "empty": False, "seconds": seconds}
-        if not replied:
+                break
+        if not replies:
             raise error
-        return {"text": text, "prompt_tokens": tokens_in, "completion_tokens": tokens_out, "attempts": s.retries + 1,
-                "parse_failed": request.schema is not None, "empty": not text.strip(), "seconds": seconds}
+        text = replies[-1].text
+        return {"text": text, "prompt_tokens": sum(r.prompt_tokens for r in replies),
+                "completion_tokens": sum(r.completion_tokens for r in replies), "attempts": attempt + 1,
+                "parse_failed": not usable and request.schema is not None, "empty": not text.strip(),
+                "seconds": sum(r.seconds for r in replies)}
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
