@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from graphs.text import sentences
-from metrics.agreement import pairwise_cosine
+from dialectica.metrics.text import sentences
+from dialectica.metrics.agreement import pairwise_cosine
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -48,3 +48,16 @@ def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list
         [pairwise_cosine(np.stack([answer[t] for t in answers])) if answers else float("nan") for answers in rounds]
         for rounds in grouped
     ]
+
+
+def add_embedding_agreement(record: Any, embed: Embed) -> None:
+    """Stores each round's embedding agreement in an episode record's ``per_round`` and the last round's in
+    its ``metrics`` (a record with no per-round entries or no answers is left as it is)."""
+    transcript = [turn.model_dump() for turn in record.transcript]
+    values = embedding_agreement([{"transcript": transcript}], embed)[0]
+    by_round = dict(zip(round_answers({"transcript": transcript}), values, strict=True))
+    if not by_round or not record.per_round:
+        return
+    for entry in record.per_round:
+        entry["embedding_agreement"] = by_round.get(entry["round"], float("nan"))
+    record.metrics["embedding_agreement"] = record.per_round[-1]["embedding_agreement"]

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from metrics import METRICS, MetricFn, Record, metric
-from metrics.stats import mean, percentile, wilson_interval
-from sim.termination import TerminationReason
+from dialectica.metrics import Metric, MetricFn, Record
+from dialectica.metrics.stats import mean, percentile, wilson_interval
+from dialectica.sim.termination import TerminationReason
 
 
 def _ok(records: Sequence[Record]) -> list[Record]:
     return [r for r in records if r["termination_reason"] != TerminationReason.ERROR.value]
 
 
-@metric("convergence")
 def convergence() -> MetricFn:
     """Convergence rate over all episodes (errors count as not converged), 95% Wilson interval, error rate."""
 
@@ -33,7 +32,6 @@ def convergence() -> MetricFn:
     return compute
 
 
-@metric("termination")
 def termination() -> MetricFn:
     """Share of episodes per termination reason; every reason appears, so columns line up across runs."""
 
@@ -47,7 +45,6 @@ def termination() -> MetricFn:
     return compute
 
 
-@metric("episode_means")
 def episode_means() -> MetricFn:
     """``<key>_mean`` for every numeric episode metric (``rounds`` -> ``rounds_mean``), and the maximum
     for keys ending in ``_max``; episodes that errored and NaN values are left out; no values, no key."""
@@ -64,7 +61,6 @@ def episode_means() -> MetricFn:
     return compute
 
 
-@metric("by_scenario")
 def by_scenario() -> MetricFn:
     """Convergence rate per scenario, so a hard scenario cannot hide in the average."""
 
@@ -80,7 +76,6 @@ def by_scenario() -> MetricFn:
     return compute
 
 
-@metric("by_label")
 def by_label() -> MetricFn:
     """``<label>/<value>/convergence_rate`` and ``<label>/<value>/<metric>_mean`` for every label an
     episode carries (for example ``schema/job_shop/ascr_recall_mean``)."""
@@ -99,7 +94,6 @@ def by_label() -> MetricFn:
     return compute
 
 
-@metric("timings")
 def timings() -> MetricFn:
     """Episode wall-time percentiles and the median time of one run of each node."""
 
@@ -118,7 +112,6 @@ def timings() -> MetricFn:
     return compute
 
 
-@metric("usage")
 def usage() -> MetricFn:
     """Model calls and tokens per episode; parse failures and empty replies in all; the share of calls
     the call cache answered (only when some model had a cache); the share of episode time spent in
@@ -148,14 +141,14 @@ def usage() -> MetricFn:
     return compute
 
 
-COMMON = ("convergence", "termination", "episode_means", "by_scenario", "timings", "usage")
+COMMON: tuple[Metric, ...] = (convergence, termination, episode_means, by_scenario, timings, usage)
 
 
-def aggregate(records: Sequence[Record], names: Sequence[str] | None = None) -> dict[str, float]:
-    """Runs the named metrics (the common ones by default) and merges their outputs."""
+def aggregate(records: Sequence[Record], metrics: Sequence[Metric] = COMMON) -> dict[str, float]:
+    """Runs the metrics (the common ones by default) and merges their outputs."""
     out: dict[str, float] = {}
-    for name in names or COMMON:
-        out |= METRICS.get(name)()(records)
+    for factory in metrics:
+        out |= factory()(records)
     return out
 
 

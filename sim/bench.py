@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sim.config import PROJECT_ROOT, compose, from_hydra
-from sim.llm.casting import Voices
-from sim.llm.settings import LLMSettings
+from dialectica.sim.config import PROJECT_ROOT, compose, from_hydra
+from dialectica.sim.llm.casting import Voices
+from dialectica.sim.llm.settings import LLMSettings
 
 OUT = PROJECT_ROOT / "results" / "benchmarks"
 
@@ -33,7 +33,7 @@ def _run_config(graph: str, episodes: int, tmp: Path, *extra: str):
 
 
 def episodes_per_second(graph: str, episodes: int, tmp: Path, embed: Any) -> float:
-    from sim.experiment import run_graph
+    from dialectica.sim.runner import run_graph
 
     cfg = _run_config(graph, episodes, tmp)
     run_graph(cfg.graphs[0], _run_config(graph, 1, tmp), embed)  # warm-up: imports, first compile
@@ -48,8 +48,8 @@ def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[s
     Each episode runs once untimed first, so both timed paths find the embedding cache equally warm.
     ``build_seconds`` (participants and compile) is part of the harness path but not of ``direct``.
     """
-    from sim.cast import CastRequest, build_deps
-    from sim.episode import EpisodePlan, episode_seed, run_episode
+    from dialectica.sim.cast import CastRequest, build_deps
+    from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
 
     run = _run_config(graph, episodes, tmp).graphs[0]
     spec, params = run.spec, run.params
@@ -76,10 +76,10 @@ def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[s
 
 def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
     """(ours seconds, raw seconds, raw/ours): agreement over a panel run's answers, cold caches both."""
-    from graphs.text import sentences
-    from metrics.embedding import embedding_agreement, round_answers
-    from sim.embedding import Embedder, _model
-    from sim.experiment import run_graph
+    from dialectica.metrics.text import sentences
+    from dialectica.metrics.embedding import embedding_agreement, round_answers
+    from dialectica.sim.embedding import Embedder, _model
+    from dialectica.sim.runner import run_graph
 
     cfg = _run_config("socratic_panel", 60, tmp, "embeddings=false")
     records = run_graph(cfg.graphs[0], cfg, Embedder())
@@ -97,7 +97,7 @@ def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
 
 def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
     """(tracking seconds, share of the job's wall time) for a 200-episode panel job into SQLite."""
-    from sim.experiment import run_experiment
+    from dialectica.sim.runner import run_experiment
 
     cfg = compose(["graph=socratic_panel", f"episodes={episodes}", "progress=false", "seed=7",
                    f"tracking.uri=sqlite:///{tmp / 'ml' / 'mlflow.db'}"], tmp)
@@ -148,8 +148,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="also time cold surrogate runs on the local LLM (needs the llm extra); default graphs: "
                              "interview socratic_panel")
     args = parser.parse_args(argv)
-    from graphs.registry import load_all
-    from sim.embedding import Embedder
+    from dialectica.sim.spec import load_all
+    from dialectica.sim.embedding import Embedder
 
     embed = Embedder()
     figures: dict[str, Any] = {"graphs": {}}

@@ -20,11 +20,11 @@ from typing import Any
 
 import yaml
 
-from graphs.params import ConfigError
-from sim.config import PROJECT_ROOT, compose, from_hydra
-from sim.registry import UnknownNameError
+from dialectica.sim.params import ConfigError
+from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.registry import UnknownNameError
 
-BASELINES = PROJECT_ROOT / "results" / "baselines"
+BASELINES = Path("results") / "baselines"  # relative to the working directory
 SUITE = "ci_suite"
 _TIMING = re.compile(r"(seconds|speedup)")
 
@@ -78,11 +78,11 @@ def table(graph: str, rows: Sequence[tuple[str, float | None, float | None, str]
 
 def run_suite(graphs: Sequence[str], overrides: Sequence[str], out_dir: Path) -> dict[str, dict[str, Any]]:
     """Runs the CI suite (``conf/experiment/ci_suite.yaml``) for ``graphs``; returns metrics by graph."""
-    from sim.experiment import run_experiment
+    from dialectica.sim.runner import run_experiment
 
     results = {}
     for graph in graphs:
-        cfg = compose([f"+experiment={SUITE}", f"graph={graph}", *overrides], PROJECT_ROOT)
+        cfg = compose([f"+experiment={SUITE}", f"graph={graph}", *overrides], Path.cwd())
         summary = run_experiment(from_hydra(cfg, out_dir / graph), echo=lambda line: print(line, file=sys.stderr))
         results[graph] = summary["graphs"][graph]["metrics"]
     return results
@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baselines", type=Path, default=BASELINES)
     parser.add_argument("overrides", nargs="*", help="Hydra overrides for the suite, e.g. graph.max_rounds=4")
     args = parser.parse_args(argv)
-    from graphs.registry import load_all
+    from dialectica.sim.spec import load_all
 
     known = load_all().names()
     graphs = (args.graphs.split(",") if args.graphs else sorted(p.stem for p in args.baselines.glob("*.json"))) or known

@@ -9,24 +9,37 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from graphs.params import ConfigError, build_params
-from graphs.registry import GraphSpec, load, load_all
-from sim import cast
-from sim.llm.casting import Voices, voices
-from sim.scenarios import load_scenarios
-from sim.view.options import ViewOptions
+from dialectica.sim import cast, discovery
+from dialectica.sim.llm.casting import Voices, voices
+from dialectica.sim.params import ConfigError, build_params
+from dialectica.sim.resources import conf_dir
+from dialectica.sim.scenarios import load_scenarios
+from dialectica.sim.spec import GraphSpec
+from dialectica.sim.view.options import ViewOptions
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CONF_DIR = PROJECT_ROOT / "conf"
+CONF_DIR = conf_dir()
 _SECRET = re.compile(r"(api[_-]?key|token|password|secret|credential)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class GraphRun:
+    """One graph of a run, its config typed.
+
+    Attributes:
+        spec: The graph.
+        params: Its thresholds (``spec.params``).
+        options: Its scripted cast's options (``spec.cast_options``, from ``graph.cast``).
+        scenarios: The selected scenarios, prepared.
+        raw: The graph's config as given (for logging).
+        datasets: The graph's data folder.
+    """
+
     spec: GraphSpec
     params: Any
+    options: Any
     scenarios: list[dict[str, Any]]
     raw: dict[str, Any]
+    datasets: Path
 
 
 @dataclass(frozen=True)
@@ -53,7 +66,6 @@ class RunConfig:
     overrides: tuple[str, ...] = ()
     resume: bool = False
     objective: dict[str, Any] | None = None
-    datasets: Path = PROJECT_ROOT / "datasets"
     voices: Voices = field(default_factory=Voices)
     view: ViewOptions = field(default_factory=ViewOptions)
 
@@ -89,19 +101,32 @@ def _int(cfg: DictConfig, key: str, low: int) -> int:
     return value
 
 
-def _graph_runs(cfg: DictConfig, datasets: Path) -> list[GraphRun]:
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
     graph_cfg = OmegaConf.to_container(cfg.graph, resolve=True)
-    name = graph_cfg.pop("name", None)
-    if name == "all":
-        raws = {n: OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{n}.yaml")) for n in load_all().names()}
-    else:
-        raws = {name: graph_cfg}
+    assert isinstance(graph_cfg, dict)
+    name = str(graph_cfg.pop("name", None))
+    raws = {n: discovery.load(n).defaults() for n in discovery.names()} if name == "all" else {name: graph_cfg}
+    per_graph = OmegaConf.to_container(cfg.per_graph, resolve=True) if cfg.get("per_graph") else {}
+    assert isinstance(per_graph, dict)
+    for other in per_graph:
+        if other not in discovery.names():
+            raise ConfigError(f"unknown graph per_graph.{other}; valid choices: {', '.join(discovery.names())}")
+    datasets_dir = cfg.get("datasets_dir")
     runs = []
-    for graph_name, raw in raws.items():
-        raw = {k: v for k, v in raw.items() if k != "name"}
-        spec = load(str(graph_name))
-        params = build_params(spec.params_type, raw, "graph")
-        runs.append(GraphRun(spec, params, load_scenarios(datasets, spec, str(cfg.scenario)), raw))
+    for graph_name, given in raws.items():
+        spec = discovery.load(graph_name)
+        raw = _merge({k: v for k, v in given.items() if k != "name"}, per_graph.get(graph_name) or {})
+        params = build_params(spec.params, {k: v for k, v in raw.items() if k != "cast"}, "graph")
+        options = build_params(spec.cast_options, raw.get("cast") or {}, "graph.cast")
+        data = Path(datasets_dir) / graph_name if datasets_dir else spec.datasets
+        runs.append(GraphRun(spec, params, options, load_scenarios(data, spec, str(cfg.scenario)), raw, data))
     return runs
 
 
@@ -130,11 +155,10 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
     if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
         raise ConfigError(f"participants.failure_rate={failure_rate!r} is out of range; valid range: [0, 1)")
     tracking = OmegaConf.to_container(cfg.tracking, resolve=True)
-    datasets = Path(cfg.get("datasets_dir") or PROJECT_ROOT / "datasets")
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    graph_runs = _graph_runs(cfg, datasets)
+    graph_runs = _graph_runs(cfg)
     for run in graph_runs:
-        cast.check(str(participants["kind"]), run.spec.name)
+        cast.check(run.spec, str(participants["kind"]))
     cast_voices = voices(OmegaConf.to_container(cfg.llm, resolve=True), str(participants["kind"]))
     cast_voices.check((role, kind) for run in graph_runs for role, kind in run.spec.roles.items())
     return RunConfig(
@@ -153,7 +177,6 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         overrides=tuple(redact_overrides(overrides)),
         resume=bool(cfg.get("resume", False)),
         objective=_objective(cfg),
-        datasets=datasets,
         voices=cast_voices,
         view=ViewOptions.from_mapping(OmegaConf.to_container(cfg.view) if cfg.get("view") is not None else None),
     )
@@ -167,9 +190,25 @@ def compose(overrides: list[str], cwd: Path) -> DictConfig:
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import open_dict
 
+    register_plugin_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = hydra_compose("config", overrides=[*overrides, f"hydra.runtime.cwd={cwd}"], return_hydra_config=True)
     HydraConfig.instance().set_config(cfg)
     with open_dict(cfg):
         del cfg["hydra"]
     return cfg
+
+
+def register_plugin_configs() -> None:
+    """Puts each plugin graph's defaults in Hydra's config store as ``graph=<name>``, beside the
+    built-in graphs' ``conf/graph/*.yaml``."""
+    from hydra.core.config_store import ConfigStore
+
+    store = ConfigStore.instance()
+    for name in discovery.plugins():
+        store.store(group="graph", name=name, node=discovery.load(name).defaults())
+
+
+def graph_options() -> list[str]:
+    """The choices of ``graph=``: ``all``, the built-in graphs' config files and the plugins."""
+    return sorted({p.stem for p in (CONF_DIR / "graph").glob("*.yaml")} | set(discovery.plugins()))

@@ -1,4 +1,4 @@
-"""One seeded episode: build the graph with its cast, run it, and turn the result into a record."""
+"""One seeded episode: the graph's cast for this seed, one run through the compiled graph, a typed record."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
-from graphs.registry import GraphSpec
-from sim.cast import CastRequest, build_deps
-from sim.llm.casting import Voices
-from sim.meter import EpisodeMeter
-from sim.termination import TerminationReason
+from dialectica.sim.cast import CastRequest, build_deps
+from dialectica.sim.llm.casting import Voices
+from dialectica.sim.meter import EpisodeMeter
+from dialectica.sim.records import EpisodeRecord
+from dialectica.sim.spec import CastOptions, Episode, GraphSpec
+from dialectica.sim.termination import TerminationReason
 
 
 def episode_seed(seed: int, graph: str, index: int) -> int:
@@ -34,44 +36,44 @@ class EpisodePlan:
     scenario: dict[str, Any]
     participants: str
     failure_rate: float = 0.0
-    datasets: Path = Path(__file__).resolve().parents[1] / "datasets"
+    datasets: Path = Path(".")
     voices: Voices = field(default_factory=Voices)
+    options: Any = field(default_factory=CastOptions)
 
 
 def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
-                embed: Callable[[list[str]], Any] | None = None) -> dict[str, Any]:
-    """Runs one episode; an exception becomes a record with reason ``error`` and its traceback."""
+                embed: Callable[[list[str]], Any] | None = None) -> EpisodeRecord:
+    """Runs one episode through the graph compiled once for the process; an exception becomes a record
+    with reason ``error`` and its traceback."""
     meter = EpisodeMeter()
     graph_timings: dict[str, Any] = {}
-    record: dict[str, Any] = {
-        "graph": plan.graph, "episode": plan.index, "seed": plan.seed, "scenario": plan.scenario["name"],
-        "participants": plan.participants,
-    }
+    head = {"graph": plan.graph, "episode": plan.index, "seed": plan.seed, "scenario": plan.scenario["name"],
+            "participants": plan.participants}
     t0 = time.perf_counter()
     try:
         request = CastRequest(plan.scenario, plan.seed, plan.failure_rate, embed=embed, datasets=plan.datasets,
-                              voices=plan.voices)
-        deps = build_deps(plan.participants, plan.graph, request)
-        compiled = spec.build(deps, params)
+                              voices=plan.voices, options=plan.options)
+        episode = Episode(build_deps(spec, plan.participants, request), params, plan.seed)
+        compiled = spec.compiled()
         state = spec.initial_state(plan.scenario, params)
-        config = {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]}
-        final = spec.play(compiled, deps, state, config, params) if spec.play else compiled.invoke(state, config)
+        config: dict[str, Any] = {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]}
+        final = spec.play(compiled, episode, state, config) if spec.play else compiled.invoke(state, config, context=episode)
         outcome = spec.outcome(final, params, plan.scenario)
-        record.update(
-            termination_reason=outcome.termination.value, metrics=outcome.metrics, per_round=outcome.per_round,
-            transcript=outcome.transcript, artifacts=outcome.artifacts, labels=outcome.labels,
-        )
+        body: dict[str, Any] = {
+            "termination_reason": outcome.termination.value, "metrics": outcome.metrics, "per_round": outcome.per_round,
+            "transcript": outcome.transcript, "artifacts": outcome.artifacts, "labels": outcome.labels,
+        }
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others
-        record.update(
-            termination_reason=TerminationReason.ERROR.value, metrics={}, per_round=[], transcript=[], artifacts={},
-            error="".join(traceback.format_exception(exc)),
-        )
-    record["timings"] = {
+        body = {"termination_reason": TerminationReason.ERROR.value, "error": "".join(traceback.format_exception(exc))}
+    timings = {
         "episode_seconds": time.perf_counter() - t0,
         "node_seconds": {node: list(times) for node, times in meter.node_seconds.items()},
         **meter.runtime(),
         **graph_timings,
     }
-    record["usage"] = meter.summary()
-    return record
+    try:
+        return EpisodeRecord(**head, **body, timings=timings, usage=meter.summary())
+    except ValidationError as exc:  # the graph's outcome broke the record's schema: an error, not a crash
+        return EpisodeRecord(**head, termination_reason=TerminationReason.ERROR.value, timings=timings,
+                             usage=meter.summary(), error=f"the episode's record is malformed: {exc}")

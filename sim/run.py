@@ -1,4 +1,4 @@
-"""The Hydra entry point: ``dialectica`` (or ``python -m sim.run``)."""
+"""The Hydra entry point: ``dialectica`` (or ``python -m dialectica``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from graphs.params import ConfigError
-from sim.config import CONF_DIR, from_hydra
-from sim.registry import UnknownNameError
-from sim.sweep import parent_run_id
+from dialectica.sim.config import CONF_DIR, from_hydra, graph_options, register_plugin_configs
+from dialectica.sim.params import ConfigError
+from dialectica.sim.registry import UnknownNameError
+from dialectica.sim.sweep import parent_run_id
 
 GROUPS = ("graph", "participants", "llm", "tracking")
 
@@ -40,7 +40,7 @@ def check_group_overrides(args: list[str]) -> None:
         key, sep, value = arg.partition("=")
         if not sep or key not in GROUPS:
             continue
-        options = sorted(p.stem for p in (CONF_DIR / key).glob("*.yaml"))
+        options = graph_options() if key == "graph" else sorted(p.stem for p in (CONF_DIR / key).glob("*.yaml"))
         for choice in value.split(","):
             if choice not in options:
                 fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
@@ -65,7 +65,7 @@ def limit_threads(hydra_cfg) -> None:
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def app(cfg: DictConfig) -> float | None:
     """Runs the configured graphs; returns the objective (for a sweeper) when ``objective`` is set."""
-    from sim.experiment import format_table, run_experiment
+    from dialectica.sim.runner import format_table, run_experiment
 
     hydra_cfg = HydraConfig.get()
     limit_threads(hydra_cfg)
@@ -86,7 +86,21 @@ def app(cfg: DictConfig) -> float | None:
 
 
 def main() -> None:
-    check_group_overrides(sys.argv[1:])
+    """``dialectica``: ``list`` and ``--help`` answer here; everything else is the Hydra app."""
+    from dialectica.sim import listing
+
+    args = sys.argv[1:]
+    try:
+        if args[:1] == ["list"]:
+            print(listing.list_graphs())
+            return
+        if args[:1] in (["--help"], ["-h"]):
+            print(listing.usage())
+            return
+        register_plugin_configs()
+    except ConfigError as exc:
+        fail(str(exc))
+    check_group_overrides(args)
     app()
 
 

@@ -1,4 +1,4 @@
-"""Scenarios (personas, claims, evidence) are data under ``datasets/<graph>/scenarios/``."""
+"""Scenarios (personas, claims, evidence) are data: ``scenarios/*.yaml`` in a graph's data folder."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ from typing import Any
 
 import yaml
 
-from graphs.params import ConfigError
-from graphs.registry import GraphSpec
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import GraphSpec
 
 
-def scenario_paths(datasets: Path, graph: str) -> dict[str, Path]:
-    return {p.stem: p for p in sorted((datasets / graph / "scenarios").glob("*.yaml"))}
+def scenario_paths(data: Path) -> dict[str, Path]:
+    """The scenario files of a graph's data folder, by name."""
+    return {p.stem: p for p in sorted((data / "scenarios").glob("*.yaml"))}
 
 
 def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
@@ -32,11 +33,11 @@ def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
     return data
 
 
-def load_scenarios(datasets: Path, spec: GraphSpec, select: str) -> list[dict[str, Any]]:
-    """All scenarios of a graph (``select='all'``) or the comma-separated names in ``select``."""
-    paths = scenario_paths(datasets, spec.name)
+def load_scenarios(data: Path, spec: GraphSpec, select: str) -> list[dict[str, Any]]:
+    """All scenarios in ``data`` (``select='all'``) or the comma-separated names in ``select``."""
+    paths = scenario_paths(data)
     if not paths:
-        raise ConfigError(f"no scenarios for graph {spec.name} under {datasets / spec.name / 'scenarios'}")
+        raise ConfigError(f"no scenarios for graph {spec.name} under {data / 'scenarios'}")
     names = list(paths) if select == "all" else [s.strip() for s in select.split(",")]
     for name in names:
         if name not in paths:

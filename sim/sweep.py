@@ -15,8 +15,8 @@ import yaml
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from metrics.passk import mean_pass_hat_k
-from metrics.stats import wilson_interval
+from dialectica.metrics.passk import mean_pass_hat_k
+from dialectica.metrics.stats import wilson_interval
 
 PARENT_FILE = "mlflow_parent.json"
 
@@ -99,7 +99,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
 
 def objective_plot(table, path: Path) -> Path:
     """The objective against each swept parameter, one panel per parameter (trials as points)."""
-    from sim.plots import _save, plt
+    from dialectica.sim.plots import _save, plt
 
     rows = [dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
             for config, obj in zip(table["config"], table["objective"]) if config != "(defaults)"]
@@ -129,8 +129,8 @@ class SweepCallback(Callback):
         tracking = _tracking(config)
         if not tracking.get("enabled"):
             return
-        from sim.config import TrackingConfig
-        from sim.tracking import Tracker
+        from dialectica.sim.config import TrackingConfig
+        from dialectica.sim.tracking import Tracker
 
         sweep_dir = Path(config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)

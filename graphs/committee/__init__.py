@@ -1,8 +1,21 @@
 """``graph=committee``: 5-12 members deliberate, rebut, vote; a consensus detector decides when to stop."""
 
-from graphs.committee import build
-from graphs.committee.params import CommitteeParams
-from graphs.registry import register
+from dialectica.graphs.committee import build
+from dialectica.graphs.committee.figures import argument_graphs
+from dialectica.graphs.committee.panel import VIEW
+from dialectica.graphs.committee.params import CommitteeParams
+from dialectica.graphs.committee.scripted import scripted_committee
+from dialectica.graphs.committee.surrogate import surrogate_committee
+from dialectica.sim.resources import builtin_graph
+from dialectica.sim.spec import GraphSpec
 
-SPEC = register("committee", CommitteeParams, build, figures=("argument_graph",),
-                roles={"chair": "system", "member": "participant"})
+_CONFIG, _DATA = builtin_graph("committee")
+
+SPEC = GraphSpec(
+    name="committee", description=__doc__.split(": ", 1)[1].strip(),
+    params=CommitteeParams, build=build.build_committee, initial_state=build.initial_state, outcome=build.outcome,
+    recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario,
+    casts={"scripted": scripted_committee, "surrogate": surrogate_committee},
+    figures=(argument_graphs,), view=VIEW, roles={"chair": "system", "member": "participant"},
+    embeds=True, config=_CONFIG, datasets=_DATA,
+)

@@ -1,4 +1,4 @@
-"""``build_committee(deps, params)``: the seed's deliberation workflow."""
+"""``build_committee()``: the seed's deliberation workflow."""
 
 from __future__ import annotations
 
@@ -10,34 +10,33 @@ from typing import Any
 import networkx as nx
 from langgraph.graph import END, START, StateGraph
 
-from graphs.committee import argument_graph
-from graphs.committee.nodes import CommitteeDeps, CommitteeNodes
-from graphs.committee.params import CommitteeParams
-from graphs.committee.state import CommitteeState
-from graphs.params import ConfigError
-from graphs.registry import EpisodeOutcome
-from metrics.agreement import jaccard
-from sim.termination import TerminationReason
+from dialectica.graphs.committee import argument_graph
+from dialectica.graphs.committee.nodes import CommitteeDeps, CommitteeNodes
+from dialectica.graphs.committee.params import CommitteeParams
+from dialectica.graphs.committee.state import CommitteeState
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
+from dialectica.metrics.agreement import jaccard
+from dialectica.sim.termination import TerminationReason
 
 LINEAR = ("initialize_committee", "retrieve_evidence_pool", "opening_statements", "analyze_initial_positions",
           "evidence_presentation", "build_evidence_graph", "check_divergence")
 
 
-def build_committee(deps: CommitteeDeps, params: CommitteeParams) -> Any:
-    nodes = CommitteeNodes(deps, params)
-    g = StateGraph(CommitteeState)
+def build_committee() -> Any:
+    g = StateGraph(CommitteeState, context_schema=Episode)
     for name in (*LINEAR, "rebuttals_round", "synthesis_round", "voting_round", "check_consensus",
                  "generate_recommendation", "document_dissent"):
-        g.add_node(name, getattr(nodes, name))
+        g.add_node(name, step(CommitteeNodes, name))
     g.add_edge(START, LINEAR[0])
     for a, b in zip(LINEAR, LINEAR[1:]):
         g.add_edge(a, b)
-    g.add_conditional_edges("check_divergence", nodes.route_divergence,
+    g.add_conditional_edges("check_divergence", step(CommitteeNodes, "route_divergence"),
                             {"rebuttals": "rebuttals_round", "synthesis": "synthesis_round"})
     g.add_edge("rebuttals_round", "synthesis_round")
     g.add_edge("synthesis_round", "voting_round")
     g.add_edge("voting_round", "check_consensus")
-    g.add_conditional_edges("check_consensus", nodes.route_consensus,
+    g.add_conditional_edges("check_consensus", step(CommitteeNodes, "route_consensus"),
                             {"continue": "evidence_presentation", "consensus": "generate_recommendation",
                              "max_rounds": "generate_recommendation"})
     g.add_edge("generate_recommendation", "document_dissent")

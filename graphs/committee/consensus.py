@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from metrics.agreement import pairwise_cosine
+from dialectica.metrics.agreement import pairwise_cosine
 
 
 def vote_share(votes: Mapping[str, str], weights: Mapping[str, float] | None = None) -> tuple[str, float, dict[str, int]]:

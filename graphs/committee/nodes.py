@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 from langchain_core.language_models import BaseChatModel
 
-from graphs.committee import argument_graph
-from graphs.committee.consensus import detect_consensus
-from graphs.committee.params import CommitteeParams
-from graphs.committee.prompts import chair_prompt, member_prompt
-from graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
-from graphs.committee.state import CommitteeState
-from graphs.retrieval import Library
-from graphs.structured import ask
+from dialectica.graphs.committee import argument_graph
+from dialectica.graphs.committee.consensus import detect_consensus
+from dialectica.graphs.committee.params import CommitteeParams
+from dialectica.graphs.committee.prompts import chair_prompt, member_prompt
+from dialectica.graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
+from dialectica.graphs.committee.state import CommitteeState
+from dialectica.sim.retrieval import Library
+from dialectica.sim.llm.structured import ask
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""``build_interview(deps, params)``: formulate -> check budget -> answer -> interpret -> evaluate, looping."""
+"""``build_interview()``: formulate -> check budget -> answer -> interpret -> evaluate, looping."""
 
 from __future__ import annotations
 
@@ -9,27 +9,26 @@ from typing import Any
 import yaml
 from langgraph.graph import END, START, StateGraph
 
-from graphs.interview.ascr import merge_ascr, precision_recall
-from graphs.interview.nodes import InterviewDeps, InterviewNodes
-from graphs.interview.params import InterviewParams
-from graphs.interview.schema import KINDS, DiscoverySchema
-from graphs.interview.state import InterviewState
-from graphs.params import ConfigError
-from graphs.registry import EpisodeOutcome
-from sim.termination import TerminationReason
+from dialectica.graphs.interview.ascr import merge_ascr, precision_recall
+from dialectica.graphs.interview.nodes import InterviewDeps, InterviewNodes
+from dialectica.graphs.interview.params import InterviewParams
+from dialectica.graphs.interview.schema import KINDS, DiscoverySchema
+from dialectica.graphs.interview.state import InterviewState
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
+from dialectica.sim.termination import TerminationReason
 
 NODES = ("formulate_question", "check_budget", "get_answer", "interpret_response", "evaluate_completion")
 
 
-def build_interview(deps: InterviewDeps, params: InterviewParams) -> Any:
-    nodes = InterviewNodes(deps, params)
-    g = StateGraph(InterviewState)
+def build_interview() -> Any:
+    g = StateGraph(InterviewState, context_schema=Episode)
     for name in NODES:
-        g.add_node(name, getattr(nodes, name))
+        g.add_node(name, step(InterviewNodes, name))
     g.add_edge(START, NODES[0])
     for a, b in zip(NODES, NODES[1:]):
         g.add_edge(a, b)
-    g.add_conditional_edges("evaluate_completion", nodes.route, {"ask": "formulate_question", "done": END})
+    g.add_conditional_edges("evaluate_completion", step(InterviewNodes, "route"), {"ask": "formulate_question", "done": END})
     return g.compile()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graphs.interview.schema import DiscoverySchema, Field
+from dialectica.graphs.interview.schema import DiscoverySchema, Field
 
 _NUMBER = re.compile(r"\b(\d{1,6})\b")
 _EVASIVE = re.compile(r"\b(?:hard to say|it depends|not sure|no idea|complicated|varies|we manage somehow)\b", re.I)

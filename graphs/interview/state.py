@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
-from graphs.interview.ascr import merge_ascr
+from dialectica.graphs.interview.ascr import merge_ascr
 
 
 class InterviewState(TypedDict, total=False):

@@ -1,9 +1,23 @@
 """``graph=maieutic``: Sophia, a Socratic tutor with a Critic loop, questions one learner."""
 
-from graphs.maieutic import build
-from graphs.maieutic.params import MaieuticParams
-from graphs.registry import register
+from dialectica.graphs.maieutic import build
+from dialectica.graphs.maieutic.figures import critic_loop_histogram, move_distribution
+from dialectica.graphs.maieutic.metrics import critic, moves, retrieval, turns_to_synthesis
+from dialectica.graphs.maieutic.panel import VIEW
+from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
+from dialectica.graphs.maieutic.scripted import scripted_maieutic
+from dialectica.graphs.maieutic.surrogate import surrogate_maieutic
+from dialectica.sim.resources import builtin_graph
+from dialectica.sim.spec import GraphSpec
 
-SPEC = register("maieutic", MaieuticParams, build, metrics=("moves", "critic", "retrieval", "turns_to_synthesis"),
-                figures=("critic_loops", "moves"),
-                roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"})
+_CONFIG, _DATA = builtin_graph("maieutic")
+
+SPEC = GraphSpec(
+    name="maieutic", description=__doc__.split(": ", 1)[1].strip(),
+    params=MaieuticParams, build=build.build_maieutic, initial_state=build.initial_state, outcome=build.outcome,
+    recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario, play=build.play,
+    casts={"scripted": scripted_maieutic, "surrogate": surrogate_maieutic}, cast_options=SophiaCastOptions,
+    metrics=(moves, critic, retrieval, turns_to_synthesis), figures=(critic_loop_histogram, move_distribution),
+    view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
+    embeds=True, agreement=False, config=_CONFIG, datasets=_DATA,
+)

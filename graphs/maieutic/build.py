@@ -1,9 +1,10 @@
-"""``build_maieutic(deps, params)``: Sophia's spiral graph, one learner turn per invocation."""
+"""``build_maieutic()``: Sophia's spiral graph, one learner turn per invocation."""
 
 from __future__ import annotations
 
 import json
 import statistics
+import uuid
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -13,33 +14,32 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from graphs.maieutic.nodes import MaieuticDeps, MaieuticNodes
-from graphs.maieutic.params import MaieuticParams
-from graphs.maieutic.prompts import learner_prompt
-from graphs.maieutic.state import MaieuticState
-from graphs.params import ConfigError
-from graphs.registry import EpisodeOutcome
-from sim.termination import TerminationReason
+from dialectica.graphs.maieutic.nodes import MaieuticDeps, MaieuticNodes
+from dialectica.graphs.maieutic.params import MaieuticParams
+from dialectica.graphs.maieutic.prompts import learner_prompt
+from dialectica.graphs.maieutic.state import MaieuticState
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
+from dialectica.sim.termination import TerminationReason
 
 
-def build_maieutic(deps: MaieuticDeps, params: MaieuticParams) -> Any:
+def build_maieutic() -> Any:
     """Analyst -> (Librarian ->) Interlocutor <-> Critic -> user; Analyst -> Synthesizer -> end.
 
     Compiled with an in-memory checkpointer: each ``invoke`` on the same thread is one
     learner turn, and the state carries over between turns.
     """
-    nodes = MaieuticNodes(deps, params)
-    workflow = StateGraph(MaieuticState)
+    workflow = StateGraph(MaieuticState, context_schema=Episode)
     for name in ("analyst", "librarian", "interlocutor", "critic", "synthesizer"):
-        workflow.add_node(name, getattr(nodes, name))
+        workflow.add_node(name, step(MaieuticNodes, name))
     workflow.add_edge(START, "analyst")
     workflow.add_conditional_edges(
-        "analyst", nodes.route_after_analyst,
+        "analyst", step(MaieuticNodes, "route_after_analyst"),
         {"retrieve": "librarian", "respond": "interlocutor", "synthesize": "synthesizer"},
     )
     workflow.add_edge("librarian", "interlocutor")
     workflow.add_edge("interlocutor", "critic")
-    workflow.add_conditional_edges("critic", nodes.route_after_critic, {"revise": "interlocutor", "deliver": END})
+    workflow.add_conditional_edges("critic", step(MaieuticNodes, "route_after_critic"), {"revise": "interlocutor", "deliver": END})
     workflow.add_edge("synthesizer", END)
     return workflow.compile(checkpointer=InMemorySaver())
 
@@ -53,20 +53,29 @@ def initial_state(scenario: dict[str, Any], params: MaieuticParams) -> dict[str,
     return {"topic": scenario["topic"]}
 
 
-def play(compiled: Any, deps: MaieuticDeps, state: dict[str, Any], config: dict[str, Any],
-         params: MaieuticParams) -> dict[str, Any]:
-    """The dialogue loop: learner turns until Sophia synthesises or ``max_turns`` learner turns pass."""
-    config = {**config, "configurable": {"thread_id": "episode"}}
+def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: dict[str, Any],
+         config: dict[str, Any]) -> dict[str, Any]:
+    """The dialogue loop: learner turns until Sophia synthesises or ``max_turns`` learner turns pass.
+
+    The episode's turns share one checkpointer thread, deleted at the end so that a process running
+    many episodes through the one compiled graph does not keep them all.
+    """
+    deps, params = episode.deps, episode.params
+    thread = f"episode-{uuid.uuid4().hex}"
+    config = {**config, "configurable": {"thread_id": thread}}
     tutor: str | None = None
     final = state
-    for _ in range(params.max_turns):
-        said = str(deps.learner.invoke(learner_prompt(question=deps.question, character=deps.character, tutor=tutor),
-                                       {"callbacks": config.get("callbacks", [])}).content)  # metered like the graph's calls
-        final = compiled.invoke({**state, "messages": [HumanMessage(said)]}, config)
-        state = {}
-        if final.get("finished"):
-            break
-        tutor = str(final["messages"][-1].content)
+    try:
+        for _ in range(params.max_turns):
+            said = str(deps.learner.invoke(learner_prompt(question=deps.question, character=deps.character, tutor=tutor),
+                                           {"callbacks": config.get("callbacks", [])}).content)  # metered like the graph
+            final = compiled.invoke({**state, "messages": [HumanMessage(said)]}, config, context=episode)
+            state = {}
+            if final.get("finished"):
+                break
+            tutor = str(final["messages"][-1].content)
+    finally:
+        compiled.checkpointer.delete_thread(thread)
     return final
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from graphs.text import sentences
+from dialectica.metrics.text import sentences
 
 CITE = re.compile(r"<cite>[^<]+</cite>")
 _TRAILING = re.compile(r"(?:\s*(?:<cite>[^<]*</cite>|[\"'\u201d\u2019)\]]))+\s*$")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphs.maieutic.params import MaieuticParams
-from graphs.maieutic.reading import LearnerReading
+from dialectica.graphs.maieutic.params import MaieuticParams
+from dialectica.graphs.maieutic.reading import LearnerReading
 
 
 def choose_move(reading: LearnerReading, frustration: float, circles: int, revised: bool, first_turn: bool,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphs.params import ConfigError, bounded
+from dialectica.sim.params import ConfigError, bounded
 
 CAP_ACTIONS = ("release", "fallback")
 
@@ -29,3 +29,11 @@ class MaieuticParams:
             raise ConfigError(f"graph.at_cap={self.at_cap!r} is invalid; valid choices: {', '.join(CAP_ACTIONS)}")
         if "{thesis}" not in self.why_query_template:
             raise ConfigError("graph.why_query_template must contain {thesis}")
+
+
+@dataclass(frozen=True)
+class SophiaCastOptions:
+    """Sophia's scripted voice (``graph.cast.*``), for the system roles left scripted."""
+
+    discipline: float = bounded(0.8, 0.0, 1.0)  # chance a first draft keeps each rule of the Maieutic Standard
+    compliance: float = bounded(0.85, 0.0, 1.0)  # chance a redraft fixes what the Critic named

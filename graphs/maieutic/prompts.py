@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from graphs.maieutic.state import Citation
+from dialectica.graphs.maieutic.state import Citation
 
 MAIEUTIC_STANDARD = (
     "You are Sophia. You are not a debater; you are a midwife for ideas. "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphs.text import canonical_claim, sentences
+from dialectica.metrics.text import canonical_claim, sentences
 
 _IGNORANCE = re.compile(r"\b(?:i (?:do not|don't|dont) know|no idea|i give up|i have no answer)\b", re.I)
 _DEFENSIVE = ("stop asking", "trick question", "already told you", "twisting my words", "leave me alone",

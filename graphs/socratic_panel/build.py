@@ -1,4 +1,4 @@
-"""``build_socratic_panel(deps, params)``: the seed's 7-node state machine."""
+"""``build_socratic_panel()``: the seed's 7-node state machine."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs.params import ConfigError
-from graphs.registry import EpisodeOutcome
-from graphs.socratic_panel.nodes import PanelDeps, PanelNodes
-from graphs.socratic_panel.params import PanelParams
-from graphs.socratic_panel.state import PanelState
-from sim.termination import TerminationReason
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
+from dialectica.graphs.socratic_panel.nodes import PanelDeps, PanelNodes
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.graphs.socratic_panel.state import PanelState
+from dialectica.sim.termination import TerminationReason
 
 NODES = (
     "formulate_question",
@@ -25,18 +25,17 @@ NODES = (
 )
 
 
-def build_socratic_panel(deps: PanelDeps, params: PanelParams) -> Any:
+def build_socratic_panel() -> Any:
     """Compiles the panel: a linear round, a conditional loop, then insights and report."""
-    nodes = PanelNodes(deps, params)
-    workflow = StateGraph(PanelState)
+    workflow = StateGraph(PanelState, context_schema=Episode)
     for name in NODES:
-        workflow.add_node(name, getattr(nodes, name))
+        workflow.add_node(name, step(PanelNodes, name))
     workflow.add_edge(START, "formulate_question")
     for a, b in zip(NODES[:4], NODES[1:5]):
         workflow.add_edge(a, b)
     workflow.add_conditional_edges(
         "check_convergence",
-        nodes.should_continue,
+        step(PanelNodes, "should_continue"),
         {"continue": "formulate_question", "converged": "extract_insights", "max_rounds": "extract_insights"},
     )
     workflow.add_edge("extract_insights", "generate_report")

@@ -10,13 +10,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from graphs.socratic_panel import report, scoring
-from graphs.socratic_panel.params import PanelParams
-from graphs.socratic_panel.prompts import expert_prompt, moderator_prompt
-from graphs.socratic_panel.reading import Reading, confidence, quality, read_answer
-from graphs.socratic_panel.state import Assumption, ExpertResponse, PanelState, QuestionRecord
-from graphs.text import canonical_claim
-from metrics.agreement import pairwise_jaccard
+from dialectica.graphs.socratic_panel import report, scoring
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.graphs.socratic_panel.prompts import expert_prompt, moderator_prompt
+from dialectica.graphs.socratic_panel.reading import Reading, confidence, quality, read_answer
+from dialectica.graphs.socratic_panel.state import Assumption, ExpertResponse, PanelState, QuestionRecord
+from dialectica.metrics.text import canonical_claim
+from dialectica.metrics.agreement import pairwise_jaccard
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphs.text import canonical_claim, content_words, sentences
+from dialectica.metrics.text import canonical_claim, content_words, sentences
 
 _CLAUSE = r"(?P<{name}>[^.?!]+?)"
 _ASSUMPTION_LINK = re.compile(

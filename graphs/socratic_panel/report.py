@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphs.socratic_panel.params import PanelParams
-from graphs.socratic_panel.scoring import evidence_score
-from graphs.socratic_panel.state import Assumption, PanelState
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.graphs.socratic_panel.scoring import evidence_score
+from dialectica.graphs.socratic_panel.state import Assumption, PanelState
 
 
 def _level(score: float) -> str:

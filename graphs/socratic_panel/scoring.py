@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from graphs.socratic_panel.params import PanelParams
-from graphs.socratic_panel.state import Assumption, QuestionType
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.graphs.socratic_panel.state import Assumption, QuestionType
 
 _QUESTION_BASE_DEPTH: dict[str, int] = {
     "clarification": 1,

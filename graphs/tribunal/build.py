@@ -1,4 +1,4 @@
-"""``build_tribunal(deps, params)``: parallel detective and judicial layers, ChiefJustice, error routing."""
+"""``build_tribunal()``: parallel detective and judicial layers, ChiefJustice, error routing."""
 
 from __future__ import annotations
 
@@ -9,40 +9,40 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs.params import ConfigError
-from graphs.registry import EpisodeOutcome
-from graphs.tribunal.bench import JUDGES
-from graphs.tribunal.nodes import TribunalDeps, TribunalNodes
-from graphs.tribunal.params import TribunalParams
-from graphs.tribunal.state import TribunalState
-from metrics.agreement import jaccard
-from sim.termination import TerminationReason
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
+from dialectica.graphs.tribunal.bench import JUDGES
+from dialectica.graphs.tribunal.nodes import COLLECTORS
+from dialectica.graphs.tribunal.nodes import TribunalDeps, TribunalNodes
+from dialectica.graphs.tribunal.params import TribunalParams
+from dialectica.graphs.tribunal.state import TribunalState
+from dialectica.metrics.agreement import jaccard
+from dialectica.sim.termination import TerminationReason
 
 
-def build_tribunal(deps: TribunalDeps, params: TribunalParams) -> Any:
+def build_tribunal() -> Any:
     """detective_dispatch fans out to every collector; evidence_aggregator waits for all of them (fan-in)
     and routes to the judicial layer or the ErrorHandler; judicial_dispatch fans out to the three judges;
     chief_justice waits for all three and routes to report, re-evaluation or the ErrorHandler."""
-    nodes = TribunalNodes(deps, params)
-    g = StateGraph(TribunalState)
-    g.add_node("detective_dispatch", nodes.detective_dispatch)
-    for name in deps.collectors:
-        g.add_node(name, nodes.collector(name))
+    g = StateGraph(TribunalState, context_schema=Episode)
+    g.add_node("detective_dispatch", step(TribunalNodes, "detective_dispatch"))
+    for name in COLLECTORS:
+        g.add_node(name, step(TribunalNodes, "collect", name))
         g.add_edge("detective_dispatch", name)
-    g.add_node("evidence_aggregator", nodes.evidence_aggregator)
-    g.add_edge(list(deps.collectors), "evidence_aggregator")
-    g.add_node("judicial_dispatch", nodes.judicial_dispatch)
+    g.add_node("evidence_aggregator", step(TribunalNodes, "evidence_aggregator"))
+    g.add_edge(list(COLLECTORS), "evidence_aggregator")
+    g.add_node("judicial_dispatch", step(TribunalNodes, "judicial_dispatch"))
     for name in JUDGES:
-        g.add_node(name, nodes.judge(name))
+        g.add_node(name, step(TribunalNodes, "deliberate", name))
         g.add_edge("judicial_dispatch", name)
-    g.add_node("chief_justice", nodes.chief_justice)
+    g.add_node("chief_justice", step(TribunalNodes, "chief_justice"))
     g.add_edge(list(JUDGES), "chief_justice")
-    g.add_node("error_handler", nodes.error_handler)
-    g.add_node("report_generator", nodes.report_generator)
+    g.add_node("error_handler", step(TribunalNodes, "error_handler"))
+    g.add_node("report_generator", step(TribunalNodes, "report_generator"))
     g.add_edge(START, "detective_dispatch")
-    g.add_conditional_edges("evidence_aggregator", nodes.route_after_detectives,
+    g.add_conditional_edges("evidence_aggregator", step(TribunalNodes, "route_after_detectives"),
                             {"judge": "judicial_dispatch", "error": "error_handler"})
-    g.add_conditional_edges("chief_justice", nodes.route_after_chief,
+    g.add_conditional_edges("chief_justice", step(TribunalNodes, "route_after_chief"),
                             {"report": "report_generator", "reevaluate": "judicial_dispatch", "error": "error_handler"})
     g.add_edge("error_handler", END)
     g.add_edge("report_generator", END)
@@ -122,6 +122,9 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         if c.get("dimension") not in ("security", "fact", "functionality"):
             raise ConfigError(f"criterion {c.get('id')!r} has dimension {c.get('dimension')!r}; "
                               "valid choices: security, fact, functionality")
+    ids = sorted(str(c.get("id")) for c in scenario["collectors"] if isinstance(c, dict))
+    if ids != sorted(COLLECTORS):
+        raise ConfigError(f"collectors {', '.join(ids)}; the detective layer needs exactly: {', '.join(COLLECTORS)}")
     for collector in scenario["collectors"]:
         missing = [k for k in _COLLECTOR_KEYS if k not in collector]
         if missing:

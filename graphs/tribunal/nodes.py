@@ -9,15 +9,16 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from graphs.structured import response_format
-from graphs.tribunal import rules
-from graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
-from graphs.tribunal.deadline import run_with_deadline
-from graphs.tribunal.params import TribunalParams
-from graphs.tribunal.report import render_report
-from graphs.tribunal.state import Evidence, TribunalState
+from dialectica.sim.llm.structured import response_format
+from dialectica.graphs.tribunal import rules
+from dialectica.graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
+from dialectica.graphs.tribunal.deadline import run_with_deadline
+from dialectica.graphs.tribunal.params import TribunalParams
+from dialectica.graphs.tribunal.report import render_report
+from dialectica.graphs.tribunal.state import Evidence, TribunalState
 
 Collector = Callable[[], list[dict[str, Any]]]
+COLLECTORS = ("repo_investigator", "doc_analyst", "runtime_prober")  # the seed's detective layer
 
 
 @dataclass
@@ -37,22 +38,19 @@ class TribunalNodes:
     def detective_dispatch(self, state: TribunalState) -> dict[str, Any]:
         return {"detective_started": time.perf_counter()}
 
-    def collector(self, name: str) -> Callable[[TribunalState], dict[str, Any]]:
-        def collect(state: TribunalState) -> dict[str, Any]:
-            status, value, seconds = run_with_deadline(self.deps.collectors[name], self.p.layer_timeout_s)
-            timing = {"layer": "detective", "branch": name, "seconds": seconds, "timed_out": status == "timeout"}
-            if status == "error":
-                return {"errors": [{"layer": "detective", "branch": name, "error": f"{type(value).__name__}: {value}"}],
-                        "branch_timings": [timing]}
-            if status == "timeout":
-                missing = Evidence(id=f"{name}-timeout", collector=name, criterion="", goal="collect evidence",
-                                   found=False, content=f"{name} ran past its {self.p.layer_timeout_s} s deadline",
-                                   location="", confidence=0.0, tags=["timeout"])
-                return {"evidence": [missing], "branch_timings": [timing]}
-            return {"evidence": [Evidence(collector=name, **item) for item in value], "branch_timings": [timing]}
-
-        collect.__name__ = name
-        return collect
+    def collect(self, name: str, state: TribunalState) -> dict[str, Any]:
+        """Collector ``name``'s branch of the detective layer, held to the layer's deadline."""
+        status, value, seconds = run_with_deadline(self.deps.collectors[name], self.p.layer_timeout_s)
+        timing = {"layer": "detective", "branch": name, "seconds": seconds, "timed_out": status == "timeout"}
+        if status == "error":
+            return {"errors": [{"layer": "detective", "branch": name, "error": f"{type(value).__name__}: {value}"}],
+                    "branch_timings": [timing]}
+        if status == "timeout":
+            missing = Evidence(id=f"{name}-timeout", collector=name, criterion="", goal="collect evidence",
+                               found=False, content=f"{name} ran past its {self.p.layer_timeout_s} s deadline",
+                               location="", confidence=0.0, tags=["timeout"])
+            return {"evidence": [missing], "branch_timings": [timing]}
+        return {"evidence": [Evidence(collector=name, **item) for item in value], "branch_timings": [timing]}
 
     def evidence_aggregator(self, state: TribunalState) -> dict[str, Any]:
         wall = time.perf_counter() - state["detective_started"]
@@ -65,24 +63,21 @@ class TribunalNodes:
     def judicial_dispatch(self, state: TribunalState) -> dict[str, Any]:
         return {"judicial_started": time.perf_counter(), "evaluation_round": state.get("evaluation_round", 0) + 1}
 
-    def judge(self, name: str) -> Callable[[TribunalState], dict[str, Any]]:
-        def deliberate(state: TribunalState) -> dict[str, Any]:
-            round_num = state["evaluation_round"]
-            messages = judge_prompt(name, state["subject"], state["criteria"],
-                                    [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
-            schema = response_format(opinions_schema(state["criteria"]))
-            status, value, seconds = run_with_deadline(
-                lambda: self.deps.judges[name].invoke(messages, response_format=schema), self.p.layer_timeout_s)
-            timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
-                      "round": round_num}
-            if status == "error":
-                return {"errors": [{"layer": "judicial", "branch": name, "error": f"{type(value).__name__}: {value}"}],
-                        "branch_timings": [timing]}
-            text = str(value.content) if status == "ok" else ""
-            return {"opinions": read_opinions(text, name, round_num, state["criteria"]), "branch_timings": [timing]}
-
-        deliberate.__name__ = name
-        return deliberate
+    def deliberate(self, name: str, state: TribunalState) -> dict[str, Any]:
+        """Judge ``name``'s branch of the judicial layer, held to the layer's deadline."""
+        round_num = state["evaluation_round"]
+        messages = judge_prompt(name, state["subject"], state["criteria"],
+                                [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
+        schema = response_format(opinions_schema(state["criteria"]))
+        status, value, seconds = run_with_deadline(
+            lambda: self.deps.judges[name].invoke(messages, response_format=schema), self.p.layer_timeout_s)
+        timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
+                  "round": round_num}
+        if status == "error":
+            return {"errors": [{"layer": "judicial", "branch": name, "error": f"{type(value).__name__}: {value}"}],
+                    "branch_timings": [timing]}
+        text = str(value.content) if status == "ok" else ""
+        return {"opinions": read_opinions(text, name, round_num, state["criteria"]), "branch_timings": [timing]}
 
     def chief_justice(self, state: TribunalState) -> dict[str, Any]:
         round_num = state["evaluation_round"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphs.params import bounded
+from dialectica.sim.params import bounded
 
 
 @dataclass(frozen=True)
@@ -18,3 +18,11 @@ class TribunalParams:
     overrule_score: int = bounded(4, 1, 5)  # an opinion this high resting on unsupported facts is overruled
     functionality_weight: float = bounded(2.0, 0.0, 10.0)  # the tech lead's weight on functionality criteria
     pass_score: float = bounded(3.0, 1.0, 5.0)  # a criterion passes at or above this final score
+
+
+@dataclass(frozen=True)
+class TribunalCastOptions:
+    """The scripted collectors (``graph.cast.*``)."""
+
+    hang_s: float = bounded(1.5, 0.0, 3600.0)  # a collector planted to hang takes this long; it crosses
+    # graph.layer_timeout_s only when that is lower

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphs.tribunal.state import TribunalState
+from dialectica.graphs.tribunal.state import TribunalState
 
 
 def render_report(state: TribunalState, partial: bool) -> str:

@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphs.tribunal.params import TribunalParams
+from dialectica.graphs.tribunal.params import TribunalParams
 
 PRIORITY = {"security_override": 1, "fact_supremacy": 2, "functionality_weight": 3}
 

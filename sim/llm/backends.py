@@ -38,7 +38,7 @@ class Backend(Protocol):
     def complete(self, request: Request) -> Reply: ...
 
 
-BACKENDS: dict[str, str] = {"llamacpp": "sim.llm.llamacpp", "openai": "sim.llm.server"}
+BACKENDS: dict[str, str] = {"llamacpp": "dialectica.sim.llm.llamacpp", "openai": "dialectica.sim.llm.server"}
 
 
 def backend(settings: Any) -> Backend:

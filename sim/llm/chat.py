@@ -17,9 +17,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from graphs.structured import instruction, read_json
-from sim.llm.backends import Request
-from sim.llm.cache import CallCache, cache_key
+from dialectica.sim.llm.structured import instruction, read_json
+from dialectica.sim.llm.backends import Request
+from dialectica.sim.llm.cache import CallCache, cache_key
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant"}
 

@@ -11,7 +11,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from graphs.params import ConfigError
+from dialectica.sim.params import ConfigError
 
 DEFAULT_DIR = Path.home() / ".cache" / "dialectica" / "models"
 

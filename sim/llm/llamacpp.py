@@ -17,9 +17,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from graphs.params import ConfigError
-from sim.llm.backends import Reply, Request
-from sim.llm.gguf import model_file
+from dialectica.sim.params import ConfigError
+from dialectica.sim.llm.backends import Reply, Request
+from dialectica.sim.llm.gguf import model_file
 
 Turns = tuple[tuple[str, str], ...]
 

@@ -10,8 +10,8 @@ import os
 import time
 from typing import Any
 
-from graphs.params import ConfigError
-from sim.llm.backends import Reply, Request
+from dialectica.sim.params import ConfigError
+from dialectica.sim.llm.backends import Reply, Request
 
 
 class ServerBackend:

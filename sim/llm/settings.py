@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphs.params import ConfigError, bounded, build_params
+from dialectica.sim.params import ConfigError, bounded, build_params
 
 SCRIPTED, LLM = "scripted", "llm"
 
@@ -26,7 +26,6 @@ class LLMSettings:
         system_roles: What the graph's own roles use unless ``roles`` says otherwise: ``llm`` or ``scripted``.
         roles: Per role: ``llm``, ``scripted``, or a mapping of these settings to change for that role
             (for example another backend or temperature).
-        maieutic, tribunal: Options of the scripted voices, for the roles left scripted.
     """
 
     backend: str = SCRIPTED
@@ -51,11 +50,9 @@ class LLMSettings:
     cache: str | None = None
     system_roles: str = LLM
     roles: dict[str, Any] = field(default_factory=dict)
-    maieutic: dict[str, float] = field(default_factory=dict)
-    tribunal: dict[str, float] = field(default_factory=dict)
 
     def validate(self) -> None:
-        from sim.llm.backends import BACKENDS
+        from dialectica.sim.llm.backends import BACKENDS
 
         if self.backend != SCRIPTED and self.backend not in BACKENDS:
             raise ConfigError(f"unknown llm.backend={self.backend!r}; valid choices: {SCRIPTED}, {', '.join(BACKENDS)}")

@@ -1,3 +1,3 @@
-from sim.view.cli import entry
+from dialectica.sim.view.cli import entry
 
 entry()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sim.view.markup import Markup, esc, fmt, hue, join, number, tag
+from dialectica.sim.view.markup import Markup, esc, fmt, hue, join, number, tag
 
 
 def _svg(width: float, height: float, body: str, label: str, class_: str) -> Markup:

@@ -9,11 +9,11 @@ import sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from graphs.params import ConfigError
-from sim.view.options import ViewOptions
-from sim.view.source import ViewError, resolve
-from sim.view.topology import default_topology
-from sim.view.write import write_graph_pages, write_run_index
+from dialectica.sim.params import ConfigError
+from dialectica.sim.view.options import ViewOptions
+from dialectica.sim.view.source import ViewError, resolve
+from dialectica.sim.view.topology import default_topology
+from dialectica.sim.view.write import write_graph_pages, write_run_index
 
 
 def default_tracking_uri() -> str:

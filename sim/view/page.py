@@ -6,14 +6,14 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sim.view.explain import explain
-from sim.view.markup import Markup, esc, fmt, join, markdown, section, table, tag
-from sim.view.path import path_section
-from sim.view.registry import view_for
-from sim.view.state import state_section
-from sim.view.style import CSS
-from sim.view.timeline import timeline
-from sim.view.topology import Topology
+from dialectica.sim.view.explain import explain
+from dialectica.sim.view.markup import Markup, esc, fmt, join, markdown, section, table, tag
+from dialectica.sim.view.path import path_section
+from dialectica.sim.view.registry import view_for
+from dialectica.sim.view.state import state_section
+from dialectica.sim.view.style import CSS
+from dialectica.sim.view.timeline import timeline
+from dialectica.sim.view.topology import Topology
 
 EMPTY = Markup("")
 
@@ -67,7 +67,7 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
     reason_text = guarded(lambda: esc(explain(record, graph_view.explain)))
     notes = {}
     try:
-        notes = graph_view.notes(record) if not record.get("error") else {}
+        notes = graph_view.notes(record) if graph_view.notes and not record.get("error") else {}
     except Exception as exc:  # noqa: BLE001 - notes are extras; the timeline must still show
         notes = {None: [tag("div", f"notes failed: {exc!r}", class_="note note-warn")]}
     transcript = record.get("transcript") or []
@@ -76,7 +76,7 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
              section("path", "Path through the graph", guarded(path_section, record, topology))]
     # an error record holds nothing a graph's panel draws from
     below = ([section("graph-panel", graph_view.title, guarded(graph_view.panel, record))]
-             if graph_view.title and not record.get("error") else [])
+             if graph_view.title and graph_view.panel and not record.get("error") else [])
     below += [section("artifacts", "Artifacts", guarded(_artifacts, record)),
               section("usage", "Usage", guarded(_usage, record))]
     error = section("error", "Error", tag("pre", record["error"], class_="traceback")) if record.get("error") else ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.view.markup import Markup, esc, join, note, table, tag
-from sim.view.topology import END, START, Topology, back_edges, layers, loop_counts
+from dialectica.sim.view.markup import Markup, esc, join, note, table, tag
+from dialectica.sim.view.topology import END, START, Topology, back_edges, layers, loop_counts
 
 _H, _GAP_X, _GAP_Y, _CHAR = 24, 14, 16, 6.6  # _CHAR: width of one label character
 

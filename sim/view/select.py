@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.view.markup import number
+from dialectica.sim.view.markup import number
 
 
 @dataclass(frozen=True)

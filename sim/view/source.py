@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.view.topology import Topology
+from dialectica.sim.view.topology import Topology
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 
@@ -56,10 +56,15 @@ def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology
     ``<graph folder>/view/`` unless ``out`` is given. ``shape(graph)`` is asked when no topology was saved."""
     folder = path.parent if path.is_file() else path
     source = path if path.is_file() else folder / "episodes.jsonl"
+    only = None
+    if not source.exists() and (folder.parent / "episodes.jsonl").exists():  # one graph's folder of a run
+        source, only, folder = folder.parent / "episodes.jsonl", folder.name, folder.parent
     if not source.exists():
         raise ViewError(f"no episodes.jsonl in {folder}")
     groups = []
     for graph, records in _by_graph(read_jsonl(source)).items():
+        if only is not None and graph != only:
+            continue
         graph_dir = folder / graph if (folder / graph).is_dir() else folder
         target = (out / graph if out else graph_dir / "view")
         groups.append(GraphRecords(graph, records, target, _topology(graph_dir / "view" / "topology.json") or shape(graph)))

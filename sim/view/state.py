@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sim.view.charts import line_chart, strip
-from sim.view.markup import Markup, fmt, join, number, table, tag
+from dialectica.sim.view.charts import line_chart, strip
+from dialectica.sim.view.markup import Markup, fmt, join, number, table, tag
 
 
 def _kind(values: Sequence[Any]) -> str:

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import Any
 
-from sim.view.charts import speaker_colour, swimlane
-from sim.view.markup import Markup, esc, join, tag
+from dialectica.sim.view.charts import speaker_colour, swimlane
+from dialectica.sim.view.markup import Markup, esc, join, tag
 
 _KIND_KEYS = ("phase", "type")
 

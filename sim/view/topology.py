@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 START, END = "__start__", "__end__"
@@ -16,14 +15,11 @@ def topology_of(compiled: Any) -> Topology:
             "edges": [{"source": e.source, "target": e.target, "conditional": bool(e.conditional)} for e in drawable.edges]}
 
 
-def graph_topology(spec: Any, params: Any, scenario: dict[str, Any], datasets: Path) -> Topology | None:
-    """Builds the graph once with scripted participants (cheap, offline) to read its shape; None if that fails,
-    for the shape is a picture, not something a run may fail on."""
-    from sim.cast import CastRequest, build_deps
-
+def graph_topology(spec: Any) -> Topology | None:
+    """The shape of a graph's compiled graph; None if reading it fails, for the shape is a picture, not
+    something a run may fail on."""
     try:
-        deps = build_deps("scripted", spec.name, CastRequest(scenario, 0, datasets=datasets))
-        return topology_of(spec.build(deps, params))
+        return topology_of(spec.compiled())
     except Exception:  # noqa: BLE001 - see the docstring
         return None
 
@@ -88,12 +84,11 @@ def loop_counts(topology: Topology, visits: dict[str, int]) -> dict[tuple[str, s
 
 
 def default_topology(graph: str) -> Topology | None:
-    """The shape of ``graph`` under its default config, for runs that saved none; None if it cannot be built."""
-    try:
-        from sim.config import PROJECT_ROOT, compose, from_hydra
+    """The shape of ``graph``, for runs that saved none; None for a graph not installed here."""
+    from dialectica.sim import discovery
+    from dialectica.sim.params import ConfigError
 
-        cfg = from_hydra(compose([f"graph={graph}", "tracking=none"], PROJECT_ROOT), PROJECT_ROOT / "results")
-        run = cfg.graphs[0]
-        return graph_topology(run.spec, run.params, run.scenarios[0], cfg.datasets)
-    except Exception:  # noqa: BLE001 - an unknown or broken graph just gets no picture
+    try:
+        return graph_topology(discovery.load(graph))
+    except ConfigError:
         return None

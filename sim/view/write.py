@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.view.markup import join, tag
-from sim.view.options import ViewOptions
-from sim.view.page import document, render_index, render_page
-from sim.view.registry import view_for
-from sim.view.select import metric_value, select_episodes
-from sim.view.topology import Topology
+from dialectica.sim.view.markup import join, tag
+from dialectica.sim.view.options import ViewOptions
+from dialectica.sim.view.page import document, render_index, render_page
+from dialectica.sim.view.registry import view_for
+from dialectica.sim.view.select import Selected, metric_value, select_episodes
+from dialectica.sim.view.topology import Topology
 
 TOPOLOGY = "topology.json"
 
@@ -23,14 +23,23 @@ def page_name(record: dict[str, Any]) -> str:
 
 
 def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options: ViewOptions,
-                      topology: Topology | None = None) -> list[Path]:
+                      topology: Topology | None = None,
+                      full: Callable[[set[int]], dict[int, dict[str, Any]]] | None = None) -> list[Path]:
     """Pages for the episodes ``options`` selects, ``index.html`` listing them, and ``topology.json`` when the
-    graph's shape is known; returns the files written, index first."""
+    graph's shape is known; returns the files written, index first.
+
+    Args:
+        records: The graph's records; slim ones (no transcripts) are enough to select from when ``full``
+            fetches the full records of the selected episode indices.
+    """
     if not records:
         return []
     graph = str(records[0].get("graph", "graph"))
     metric = options.metric or view_for(graph).metric
     picked = select_episodes(records, options.first, metric, options.errors)
+    if full is not None:
+        whole = full({int(item.record["episode"]) for item in picked})
+        picked = [Selected(whole.get(int(item.record["episode"]), item.record), item.why) for item in picked]
     out_dir.mkdir(parents=True, exist_ok=True)
     written, rows = [], []
     for k, item in enumerate(picked):

@@ -111,12 +111,12 @@ def test_malformed_scenario_file_is_named(tmp_path):
 
 
 def test_no_graph_argument_runs_every_registered_graph(tmp_path):
-    from graphs.registry import load_all
+    from dialectica.sim.discovery import load, names
 
     proc = _run(tmp_path, "episodes=2", "tracking=none")
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert sorted(summary["graphs"]) == load_all().names()
+    assert sorted(summary["graphs"]) == names()
     assert all(entry["mlflow_run_id"] is None for entry in summary["graphs"].values())
     assert not (tmp_path / "ml.db").exists()
     assert "convergence_rate" in proc.stdout  # the summary table

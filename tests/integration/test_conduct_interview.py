@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphs.interview.schema import DiscoverySchema
-from sim.tools import conduct_interview
+from dialectica.graphs.interview.schema import DiscoverySchema
+from dialectica.sim.tools import conduct_interview
 
 
 def test_conduct_interview_fills_the_schema_and_reports_like_the_tool():
@@ -25,7 +25,7 @@ def test_starting_ascr_is_kept_and_a_tiny_budget_ends_incomplete():
 def test_every_persona_answers_every_schema_precisely_without_noise(tmp_path):
     import yaml
 
-    from sim.config import PROJECT_ROOT
+    from dialectica.sim.config import PROJECT_ROOT
 
     root = PROJECT_ROOT / "datasets" / "interview"
     for path in (root / "personas").glob("*.yaml"):

@@ -13,14 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import sim.episode
-from graphs.socratic_panel import SPEC
-from graphs.socratic_panel.params import PanelParams
-from sim.config import GraphRun, RunConfig, TrackingConfig
-from sim.episode import EpisodePlan, run_episode
-from sim.experiment import run_experiment
-from sim.llm.casting import Voices
-from sim.llm.settings import LLMSettings
+import dialectica.sim.episode
+from dialectica.graphs.socratic_panel import SPEC
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.sim.config import GraphRun, RunConfig, TrackingConfig
+from dialectica.sim.episode import EpisodePlan, run_episode
+from dialectica.sim.runner import run_experiment
+from dialectica.sim.llm.casting import Voices
+from dialectica.sim.llm.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 # No real sleeping between retries: the scripted cast's failures would otherwise cost seconds.
@@ -58,9 +58,9 @@ def test_a_different_seed_gives_a_different_transcript(tiny_scenario):
 
 _SCRIPT = """
 import json, sys, yaml
-from graphs.socratic_panel import SPEC
-from graphs.socratic_panel.params import PanelParams
-from sim.episode import EpisodePlan, run_episode
+from dialectica.graphs.socratic_panel import SPEC
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.sim.episode import EpisodePlan, run_episode
 scenario = yaml.safe_load(open("datasets/socratic_panel/scenarios/drug_launch.yaml"))
 record = run_episode(SPEC, PanelParams(retry_backoff_s=0.0), EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", 0.2))
 record.pop("timings")
@@ -128,9 +128,9 @@ def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path,
 
 @pytest.mark.parametrize("graph", ["committee", "interview", "maieutic", "socratic_panel", "tribunal"])
 def test_every_graph_is_reproducible_from_its_seed(graph):
-    from graphs.registry import load
-    from sim.config import PROJECT_ROOT
-    from sim.scenarios import load_scenarios
+    from dialectica.sim.discovery import load
+    from dialectica.sim.config import PROJECT_ROOT
+    from dialectica.sim.scenarios import load_scenarios
 
     spec = load(graph)
     params = spec.params_type()

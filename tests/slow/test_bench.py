@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sim.bench import main
+from dialectica.sim.bench import main
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from sim.config import PROJECT_ROOT
+from dialectica.sim.config import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent / "dialectica"

@@ -15,11 +15,11 @@ import httpx
 import pytest
 from langchain_core.messages import HumanMessage
 
-from graphs.structured import ask, read_json
-from graphs.tribunal.bench import opinions_schema
-from sim.llm.casting import Voices
-from sim.llm.gguf import gemma_270m
-from sim.llm.settings import LLMSettings
+from dialectica.sim.llm.structured import ask, read_json
+from dialectica.graphs.tribunal.bench import opinions_schema
+from dialectica.sim.llm.casting import Voices
+from dialectica.sim.llm.gguf import gemma_270m
+from dialectica.sim.llm.settings import LLMSettings
 
 pytestmark = pytest.mark.slow
 
@@ -74,7 +74,7 @@ def test_structured_reply_through_the_server_follows_the_schema(server, monkeypa
 
 
 def test_a_wrong_key_is_refused_in_one_line(server, monkeypatch):
-    from graphs.params import ConfigError
+    from dialectica.sim.params import ConfigError
 
     monkeypatch.setenv("DIALECTICA_TEST_KEY", "sk-wrong")
     with pytest.raises(ConfigError, match="refused the key in \\$DIALECTICA_TEST_KEY"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.compare import main
+from dialectica.sim.compare import main
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import mlflow
 import pytest
 
-from graphs.registry import load_all
-from sim.bench import surrogate_overhead
+from dialectica.sim.discovery import load, names
+from dialectica.sim.bench import surrogate_overhead
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +63,7 @@ def runs(tmp_path_factory):
 def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
     tmp, out = runs
     _, records, summary = out[graph]["first"]
-    spec = load_all().get(graph)
+    spec = load(graph)
     assert all(r["termination_reason"] != "error" for r in records), [r.get("error") for r in records]
     for r in records:
         assert r["usage"]["llm_calls"] > 0

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.view.options import ViewOptions
-from sim.view.write import write_graph_pages
+from dialectica.sim.view.options import ViewOptions
+from dialectica.sim.view.write import write_graph_pages
 
 pytestmark = pytest.mark.slow
 GRAPHS = ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
@@ -44,7 +44,7 @@ def chromium() -> str:
 def run_dir(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("browser")
     args = ["episodes=2", "tracking=none", "progress=false", "embeddings=false", f"hydra.run.dir={tmp / 'run'}"]
-    proc = subprocess.run([sys.executable, "-m", "sim.run", *args], check=False, capture_output=True, text=True, cwd=tmp,
+    proc = subprocess.run([sys.executable, "-m", "dialectica.sim.run", *args], check=False, capture_output=True, text=True, cwd=tmp,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp / "run"
@@ -53,7 +53,7 @@ def run_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def base_url(run_dir):
     """The run's pages served by ``python -m sim.view RUN --serve`` on a free loopback port."""
-    proc = subprocess.Popen([sys.executable, "-m", "sim.view", str(run_dir), "--serve", "--port", "0"], cwd=run_dir,
+    proc = subprocess.Popen([sys.executable, "-m", "dialectica.sim.view", str(run_dir), "--serve", "--port", "0"], cwd=run_dir,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = ""
     while not line.startswith("serving "):

@@ -8,15 +8,15 @@ import hashlib
 import numpy as np
 import pytest
 
-from graphs.committee import argument_graph
-from graphs.committee.build import build_committee, outcome, recursion_limit
-from graphs.committee.consensus import detect_consensus, vote_share
-from graphs.committee.nodes import CommitteeDeps, CommitteeNodes, divergence
-from graphs.committee.params import CommitteeParams
-from graphs.committee.reading import read_statement, read_vote
-from graphs.retrieval import Library
-from sim.scripted.model import ScriptedChatModel
-from sim.termination import TerminationReason
+from dialectica.graphs.committee import argument_graph
+from dialectica.graphs.committee.build import build_committee, outcome, recursion_limit
+from dialectica.graphs.committee.consensus import detect_consensus, vote_share
+from dialectica.graphs.committee.nodes import CommitteeDeps, CommitteeNodes, divergence
+from dialectica.graphs.committee.params import CommitteeParams
+from dialectica.graphs.committee.reading import read_statement, read_vote
+from dialectica.sim.retrieval import Library
+from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.termination import TerminationReason
 
 
 def unit_embed(texts):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.compare import compare, compared, table
+from dialectica.sim.compare import compare, compared, table
 
 BASE = {"episodes": 150, "convergence_rate": 0.5, "convergence_rate_ci95_low": 0.42, "convergence_rate_ci95_high": 0.58,
         "depth_mean": 4.0, "episode_seconds_p50": 0.05, "node_seconds_p50/x": 0.01, "gone_mean": 1.0}

@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 from omegaconf import DictConfig, OmegaConf
 
-from graphs.registry import load_all
-from sim.config import CONF_DIR, compose, from_hydra
+from dialectica.sim.discovery import load, names
+from dialectica.sim.config import CONF_DIR, compose, from_hydra
 
-GRAPH_NAMES = load_all().names()
+GRAPH_NAMES = names()
 
 
 def _compose(overrides: list[str], cwd) -> DictConfig:
@@ -19,7 +19,7 @@ def _compose(overrides: list[str], cwd) -> DictConfig:
 
 @pytest.mark.parametrize("graph", GRAPH_NAMES)
 def test_graph_yaml_defaults_equal_params_defaults(graph):
-    spec = load_all().get(graph)
+    spec = load(graph)
     values = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{graph}.yaml"))
     values.pop("name")
     defaults = {f.name: getattr(spec.params_type(), f.name) for f in dataclasses.fields(spec.params_type)}

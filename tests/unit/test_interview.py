@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from graphs.interview.ascr import merge_ascr, precision_recall
-from graphs.interview.build import build_interview, initial_state, outcome, recursion_limit
-from graphs.interview.interpret import interpret
-from graphs.interview.nodes import InterviewDeps
-from graphs.interview.params import InterviewParams
-from graphs.interview.schema import DiscoverySchema
-from sim.scripted.model import ScriptedChatModel
-from sim.termination import TerminationReason
+from dialectica.graphs.interview.ascr import merge_ascr, precision_recall
+from dialectica.graphs.interview.build import build_interview, initial_state, outcome, recursion_limit
+from dialectica.graphs.interview.interpret import interpret
+from dialectica.graphs.interview.nodes import InterviewDeps
+from dialectica.graphs.interview.params import InterviewParams
+from dialectica.graphs.interview.schema import DiscoverySchema
+from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.termination import TerminationReason
 
 SCHEMA = {
     "id": "warm_up",

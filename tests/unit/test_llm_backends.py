@@ -9,11 +9,11 @@ import types
 
 import pytest
 
-from graphs.params import ConfigError
-from sim.llm import gguf
-from sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma
-from sim.llm.server import ServerBackend
-from sim.llm.settings import LLMSettings
+from dialectica.sim.params import ConfigError
+from dialectica.sim.llm import gguf
+from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma
+from dialectica.sim.llm.server import ServerBackend
+from dialectica.sim.llm.settings import LLMSettings
 
 
 def _fake_package(tmp_path, chunks: list[bytes], digest: str | None = None):
@@ -81,7 +81,7 @@ def test_cut_middle_keeps_both_ends(n, cut):
 
 
 def test_system_last_moves_who_speaks_after_the_dialogue_so_speakers_share_a_prefix():
-    from sim.llm.llamacpp import system_last
+    from dialectica.sim.llm.llamacpp import system_last
 
     shared = ("user", "Question: free buses?\nStatements so far: ...")
     a, b = system_last((("system", "You are Ada."), shared)), system_last((("system", "You are Bo."), shared))
@@ -93,7 +93,7 @@ def test_system_last_moves_who_speaks_after_the_dialogue_so_speakers_share_a_pre
 
 
 def test_voices_check_rejects_roles_no_graph_has():
-    from sim.llm.casting import Voices
+    from dialectica.sim.llm.casting import Voices
 
     with pytest.raises(ConfigError, match=r"unknown llm\.roles\.judge; valid roles here: chair, member"):
         Voices(LLMSettings(backend="llamacpp", roles={"judge": "scripted"})).check(

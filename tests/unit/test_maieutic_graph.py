@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from langchain_core.messages import HumanMessage
 
-from graphs.maieutic.build import build_maieutic, outcome, play, recursion_limit
-from graphs.retrieval import Library
-from graphs.maieutic.nodes import MaieuticDeps
-from graphs.maieutic.params import MaieuticParams
-from sim.scripted.maieutic import ScriptedSophia
-from sim.scripted.model import ScriptedChatModel
-from sim.termination import TerminationReason
+from dialectica.graphs.maieutic.build import build_maieutic, outcome, play, recursion_limit
+from dialectica.sim.retrieval import Library
+from dialectica.graphs.maieutic.nodes import MaieuticDeps
+from dialectica.graphs.maieutic.params import MaieuticParams
+from dialectica.graphs.maieutic.scripted import ScriptedSophia
+from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.termination import TerminationReason
 
 PASSAGES = [
     {"id": "rep_331c", "work": "Republic", "author": "Plato", "locus": "331c", "topics": ["justice"], "kind": "argument",
@@ -154,8 +154,8 @@ def test_circling_three_times_synthesizes():
 def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions():
     import random
 
-    from graphs.maieutic.prompts import learner_prompt
-    from sim.scripted.maieutic import ScriptedLearner
+    from dialectica.graphs.maieutic.prompts import learner_prompt
+    from dialectica.graphs.maieutic.scripted import ScriptedLearner
 
     topic = {"opening": "justice is paying debts", "revisions": ["justice is harmony", "justice is fairness"],
              "rejoinder": "debts can harm"}

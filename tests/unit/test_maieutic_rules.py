@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.maieutic import critic, moves
-from graphs.maieutic.params import MaieuticParams
-from graphs.maieutic.reading import LearnerReading, extract_thesis, read_learner
+from dialectica.graphs.maieutic import critic, moves
+from dialectica.graphs.maieutic.params import MaieuticParams
+from dialectica.graphs.maieutic.reading import LearnerReading, extract_thesis, read_learner
 
 P = MaieuticParams()
 

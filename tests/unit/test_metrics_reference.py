@@ -13,11 +13,11 @@ from sklearn.metrics import jaccard_score
 from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from metrics.agreement import jaccard, pairwise_cosine, pairwise_jaccard
-from metrics.embedding import embedding_agreement
-from metrics.stats import mean, percentile, wilson_interval
-from metrics.summary import aggregate, per_round_means
-from sim.termination import TerminationReason
+from dialectica.metrics.agreement import jaccard, pairwise_cosine, pairwise_jaccard
+from dialectica.metrics.embedding import embedding_agreement
+from dialectica.metrics.stats import mean, percentile, wilson_interval
+from dialectica.metrics.summary import aggregate, per_round_means
+from dialectica.sim.termination import TerminationReason
 
 SIZES = [1, 2, 5, 17]
 VOCAB = [f"claim{i}" for i in range(12)]

@@ -6,11 +6,12 @@ import copy
 
 import pytest
 
-from graphs.socratic_panel.build import build_socratic_panel, initial_state, recursion_limit
-from graphs.socratic_panel.nodes import Expert, PanelDeps, PanelNodes
-from graphs.socratic_panel.params import PanelParams
-from sim.cast import CastRequest, build_deps
-from sim.scripted.model import ScriptedChatModel
+from dialectica.graphs.socratic_panel.build import build_socratic_panel, initial_state, recursion_limit
+from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps, PanelNodes
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.sim.discovery import load
+from dialectica.sim.cast import CastRequest, build_deps
+from dialectica.sim.scripted import ScriptedChatModel
 
 QUESTION = "What exactly do you mean by your position?"
 ANSWERS = {
@@ -155,7 +156,7 @@ NODE_NAMES = ("formulate_question", "collect_responses", "analyze_responses", "t
 @pytest.mark.parametrize("seed", [0, 1])
 def test_nodes_never_mutate_their_input_state(tiny_scenario, seed):
     params = PanelParams(max_rounds=4)
-    deps = build_deps("scripted", "socratic_panel", CastRequest(tiny_scenario, seed, failure_rate=0.3, sleep=lambda s: None))
+    deps = build_deps(load("socratic_panel"), "scripted", CastRequest(tiny_scenario, seed, failure_rate=0.3, sleep=lambda s: None))
     graph = build_socratic_panel(deps, params)
     states = list(graph.stream(initial_state(tiny_scenario, params), {"recursion_limit": recursion_limit(params)},
                                stream_mode="values"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.socratic_panel import scoring
-from graphs.socratic_panel.params import PanelParams
+from dialectica.graphs.socratic_panel import scoring
+from dialectica.graphs.socratic_panel.params import PanelParams
 
 P = PanelParams()
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from metrics.passk import mean_pass_hat_k, pass_hat_k
-from sim.sweep import _config_keys, _two_proportion_p, markdown
+from dialectica.metrics.passk import mean_pass_hat_k, pass_hat_k
+from dialectica.sim.sweep import _config_keys, _two_proportion_p, markdown
 
 
 def test_pass_hat_k_by_hand():

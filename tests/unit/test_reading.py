@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphs.socratic_panel.reading import read_answer
-from graphs.text import canonical_claim, sentences
-from sim.scripted.socratic_panel import _FIRM, _HEDGED, _OPEN, ScriptedExpert
+from dialectica.graphs.socratic_panel.reading import read_answer
+from dialectica.metrics.text import canonical_claim, sentences
+from dialectica.graphs.socratic_panel.scripted import _FIRM, _HEDGED, _OPEN, ScriptedExpert
 
 SCENARIO_DIR = Path(__file__).resolve().parents[2] / "datasets" / "socratic_panel" / "scenarios"
 SCENARIOS = {p.stem: yaml.safe_load(p.read_text()) for p in sorted(SCENARIO_DIR.glob("*.yaml"))}

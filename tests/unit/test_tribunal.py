@@ -6,14 +6,14 @@ import time
 
 import pytest
 
-from graphs.tribunal.bench import read_opinions
-from graphs.tribunal.build import build_tribunal, outcome, recursion_limit
-from graphs.tribunal.deadline import run_with_deadline
-from graphs.tribunal.nodes import TribunalDeps
-from graphs.tribunal.params import TribunalParams
-from graphs.tribunal.rules import judge_criterion, needs_reevaluation
-from sim.scripted.model import ScriptedChatModel
-from sim.termination import TerminationReason
+from dialectica.graphs.tribunal.bench import read_opinions
+from dialectica.graphs.tribunal.build import build_tribunal, outcome, recursion_limit
+from dialectica.graphs.tribunal.deadline import run_with_deadline
+from dialectica.graphs.tribunal.nodes import TribunalDeps
+from dialectica.graphs.tribunal.params import TribunalParams
+from dialectica.graphs.tribunal.rules import judge_criterion, needs_reevaluation
+from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.termination import TerminationReason
 
 CRITERIA = [
     {"id": "c1", "dimension": "security", "title": "Secrets", "description": "no secrets in git"},

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import re
 
-from sim.view.charts import line_chart, strip, swimlane, y_range
-from sim.view.markup import Markup, esc, fmt, markdown, md_section, table, tag
+from dialectica.sim.view.charts import line_chart, strip, swimlane, y_range
+from dialectica.sim.view.markup import Markup, esc, fmt, markdown, md_section, table, tag
 
 
 def test_everything_but_markup_is_escaped_including_attributes():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import traceback
 
-from sim.view.page import render_page
+from dialectica.sim.view.page import render_page
 
 
 def _turns(html: str) -> int:

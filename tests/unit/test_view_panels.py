@@ -7,16 +7,20 @@ import re
 
 import pytest
 
-from sim.view.explain import explain
-from sim.view.page import render_page
-from sim.view.panels import committee, interview, maieutic, socratic_panel, tribunal
-from sim.view.registry import VIEWS, view, view_for
+from dialectica.sim.view.explain import explain
+from dialectica.sim.view.page import render_page
+from dialectica.graphs.committee import panel as committee
+from dialectica.graphs.interview import panel as interview
+from dialectica.graphs.maieutic import panel as maieutic
+from dialectica.graphs.socratic_panel import panel as socratic_panel
+from dialectica.graphs.tribunal import panel as tribunal
+from dialectica.sim.discovery import names
+from dialectica.sim.view.registry import GENERIC, view_for
 
 
-def test_every_graph_has_a_view_and_names_are_unique():
-    assert set(VIEWS.names()) >= {"committee", "interview", "maieutic", "socratic_panel", "tribunal"}
-    with pytest.raises(ValueError, match="already registered"):
-        view("committee", title="again", metric="x")(lambda r: "")
+def test_every_graph_has_a_view_and_an_unknown_graph_gets_the_generic_one():
+    assert all(view_for(name).panel is not None and view_for(name).title for name in names())
+    assert view_for("no_such_graph") is GENERIC and GENERIC.panel is None
 
 
 def test_committee_argument_graph_has_a_dot_per_statement_and_coloured_relations(committee_record):

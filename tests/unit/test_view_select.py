@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from graphs.params import ConfigError
-from sim.config import compose, from_hydra
-from sim.view.options import ViewOptions
-from sim.view.select import select_episodes
+from dialectica.sim.params import ConfigError
+from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.view.options import ViewOptions
+from dialectica.sim.view.select import select_episodes
 
 
 def _records(values, errors=()):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sim.view.path import node_sequence, path_section, topology_svg
-from sim.view.topology import back_edges, layers, loop_counts
+from dialectica.sim.view.path import node_sequence, path_section, topology_svg
+from dialectica.sim.view.topology import back_edges, layers, loop_counts
 
 LOOP = {"nodes": ["__start__", "ask", "answer", "check", "report", "__end__"],
         "edges": [{"source": "__start__", "target": "ask", "conditional": False},

@@ -16,10 +16,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from graphs.socratic_panel.nodes import Expert, PanelDeps
-from graphs.socratic_panel.reading import EVIDENCE_DESIGNS
-from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel, last_human
+from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps
+from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
+from dialectica.sim.cast import CastRequest
+from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 _DESIGN = {value: cue for cue, value in EVIDENCE_DESIGNS.items()}
 _BIAS_WORD = {"high": "industry-funded", "medium": "unblinded", "low": "independent"}
@@ -268,7 +268,6 @@ class ScriptedModerator:
 
 
 
-@cast("scripted", "socratic_panel")
 def scripted_panel(request: CastRequest) -> PanelDeps:
     """A seeded scripted moderator and one scripted expert per persona of the scenario."""
     scenario = request.scenario

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphs.committee.nodes import CommitteeDeps
-from sim.cast import CastRequest, cast
-from sim.scripted.committee import scripted_committee
-from sim.surrogate.persona import bullet, degree
+from dialectica.graphs.committee.nodes import CommitteeDeps
+from dialectica.sim.cast import CastRequest
+from dialectica.graphs.committee.scripted import scripted_committee
+from dialectica.sim.persona import bullet, degree
 
 _STANCE = {"support": "support the proposal", "oppose": "oppose the proposal", "nuanced": "see merit on both sides"}
 
@@ -24,7 +24,6 @@ def member_persona(member: dict[str, Any], evidence: dict[str, dict[str, Any]], 
     ])
 
 
-@cast("surrogate", "committee")
 def surrogate_committee(request: CastRequest) -> CommitteeDeps:
     """The scripted committee with each member replaced by an LLM playing that member."""
     scenario = request.scenario

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sim.view.charts import hbars
-from sim.view.markup import Markup, fmt, join, markdown, md_section, note, table, tag
-from sim.view.registry import view
+from dialectica.sim.view.charts import hbars
+from dialectica.sim.view.markup import Markup, fmt, join, markdown, md_section, note, table, tag
+from dialectica.sim.spec import GraphView
 
 _RULE_LINE = re.compile(r"^- round (\d+), (.+)$")
 
@@ -58,7 +58,6 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-@view("tribunal", title="Rules trace and branch timings", metric="jaccard_agreement", explain=_explain, notes=_notes)
 def panel(record: dict[str, Any]) -> Markup:
     report = (record.get("artifacts") or {}).get("report.md", "")
     rules = applied_rules(report)
@@ -73,3 +72,6 @@ def panel(record: dict[str, Any]) -> Markup:
                  else note("The report has no verdicts.", "warn"))
     parts.append(branch_timings(record.get("timings") or {}))
     return join(parts)
+
+
+VIEW = GraphView(panel, title="Rules trace and branch timings", metric="jaccard_agreement", explain=_explain, notes=_notes)

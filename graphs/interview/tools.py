@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graphs.interview import SPEC as INTERVIEW
-from graphs.interview.build import build_interview, initial_state, recursion_limit
-from graphs.interview.params import InterviewParams
-from sim.cast import CastRequest, build_deps
-from sim.config import PROJECT_ROOT
+from dialectica.graphs.interview import SPEC as INTERVIEW
+from dialectica.graphs.interview.build import build_interview, initial_state, recursion_limit
+from dialectica.graphs.interview.params import InterviewParams
+from dialectica.sim.cast import CastRequest, build_deps
+from dialectica.sim.config import PROJECT_ROOT
 
 
 def conduct_interview(

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim.view.charts import LANE_LEFT, lane_frame, legend
-from sim.view.markup import Markup, esc, fmt, join, note, number, table, tag
-from sim.view.registry import view
+from dialectica.sim.view.charts import LANE_LEFT, lane_frame, legend
+from dialectica.sim.view.markup import Markup, esc, fmt, join, note, number, table, tag
+from dialectica.sim.spec import GraphView
 
 POSITIONS = {"support": "#2f855a", "oppose": "#c53030", "nuanced": "#805ad5"}
 
@@ -68,7 +68,6 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-@view("committee", title="Argument graph", metric="consensus_score", explain=_explain, notes=_notes)
 def panel(record: dict[str, Any]) -> Markup:
     artifacts = record.get("artifacts") or {}
     parts = [argument_svg(json.loads(artifacts["argument_graph.json"]))] if artifacts.get("argument_graph.json") else \
@@ -83,3 +82,6 @@ def panel(record: dict[str, Any]) -> Markup:
     if any(s is not None for s in scores):
         parts.append(tag("p", "consensus score by round: " + " → ".join(fmt(s) for s in scores), class_="muted"))
     return join(parts)
+
+
+VIEW = GraphView(panel, title="Argument graph", metric="consensus_score", explain=_explain, notes=_notes)

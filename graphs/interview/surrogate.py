@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphs.interview.nodes import InterviewDeps
-from graphs.interview.schema import DiscoverySchema, Field
-from sim.cast import CastRequest, cast
-from sim.scripted.interview import scripted_interview
-from sim.surrogate.persona import bullet, degree
+from dialectica.graphs.interview.nodes import InterviewDeps
+from dialectica.graphs.interview.schema import DiscoverySchema, Field
+from dialectica.sim.cast import CastRequest
+from dialectica.graphs.interview.scripted import scripted_interview
+from dialectica.sim.persona import bullet, degree
 
 
 def _say(field: Field, value: Any) -> str:
@@ -34,7 +34,6 @@ def interviewee_persona(persona: dict[str, Any], schema: DiscoverySchema) -> str
     ])
 
 
-@cast("surrogate", "interview")
 def surrogate_interview(request: CastRequest) -> InterviewDeps:
     """The scripted interviewer (or an LLM one, per the llm config) against an LLM interviewee."""
     schema = DiscoverySchema.from_dict(request.scenario["schema"])

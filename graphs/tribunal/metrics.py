@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from metrics import MetricFn, Record, metric
-from metrics.stats import mean, percentile
+from dialectica.metrics import MetricFn, Record
+from dialectica.metrics.stats import mean, percentile
 
 
 def layer_runs(record: Record) -> list[tuple[str, float, float]]:
@@ -20,7 +20,6 @@ def layer_runs(record: Record) -> list[tuple[str, float, float]]:
     return runs
 
 
-@metric("tribunal")
 def tribunal() -> MetricFn:
     """``partial_report_rate``, ``timeout_rate`` (branches past the deadline), and per layer the wall time
     against the sum of its branches' times: ``parallel_speedup_mean/<layer>`` near the branch count means

@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from graphs.maieutic.critic import CHECKS
-from graphs.maieutic.state import MOVES
-from metrics import MetricFn, Record, metric
-from metrics.stats import mean
+from dialectica.graphs.maieutic.critic import CHECKS
+from dialectica.graphs.maieutic.state import MOVES
+from dialectica.metrics import MetricFn, Record
+from dialectica.metrics.stats import mean
 
 
 def _turns(records: Sequence[Record]) -> list[dict]:
     return [t for r in records if r["termination_reason"] != "error" for t in r["per_round"]]
 
 
-@metric("moves")
 def moves() -> MetricFn:
     """``moves/<MOVE>``: share of all turns that made each Socratic move (all moves listed)."""
 
@@ -27,7 +26,6 @@ def moves() -> MetricFn:
     return compute
 
 
-@metric("critic")
 def critic() -> MetricFn:
     """Critic behaviour over tutor turns: failure shares by check, compliance before and after, cap rate."""
 
@@ -47,7 +45,6 @@ def critic() -> MetricFn:
     return compute
 
 
-@metric("retrieval")
 def retrieval() -> MetricFn:
     """Librarian: share of searches with at least one passage over the floor, and similarities."""
 
@@ -65,7 +62,6 @@ def retrieval() -> MetricFn:
     return compute
 
 
-@metric("turns_to_synthesis")
 def turns_to_synthesis() -> MetricFn:
     """Mean learner turns before Sophia synthesised, over the episodes that reached synthesis."""
 

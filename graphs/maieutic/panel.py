@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim.view.charts import hbars
-from sim.view.markup import Markup, fmt, join, note, number, table, tag
-from sim.view.registry import view
+from dialectica.sim.view.charts import hbars
+from dialectica.sim.view.markup import Markup, fmt, join, note, number, table, tag
+from dialectica.sim.spec import GraphView
 
 
 def failed_checks(row: dict[str, Any]) -> dict[str, int]:
@@ -53,7 +53,6 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-@view("maieutic", title="Moves, retrieval and the Critic", metric="depth", explain=_explain, notes=_notes)
 def panel(record: dict[str, Any]) -> Markup:
     artifacts = record.get("artifacts") or {}
     rounds = record.get("per_round") or []
@@ -75,3 +74,6 @@ def panel(record: dict[str, Any]) -> Markup:
     if theses:
         parts.append(Markup(tag("h3", "Thesis evolution") + tag("ol", join(tag("li", t) for t in theses))))
     return join(parts)
+
+
+VIEW = GraphView(panel, title="Moves, retrieval and the Critic", metric="depth", explain=_explain, notes=_notes)

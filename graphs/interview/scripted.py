@@ -16,10 +16,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from graphs.interview.nodes import InterviewDeps
-from graphs.interview.schema import DiscoverySchema, Field
-from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel, last_human
+from dialectica.graphs.interview.nodes import InterviewDeps
+from dialectica.graphs.interview.schema import DiscoverySchema, Field
+from dialectica.sim.cast import CastRequest
+from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 _VAGUE = ("Hard to say, it varies a lot.", "It depends on the week, honestly.", "That's complicated, we manage somehow.")
 
@@ -105,7 +105,6 @@ class ScriptedInterviewer:
         return question
 
 
-@cast("scripted", "interview")
 def scripted_interview(request: CastRequest) -> InterviewDeps:
     schema = DiscoverySchema.from_dict(request.scenario["schema"])
     persona = request.scenario["persona"]

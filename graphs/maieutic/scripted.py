@@ -16,10 +16,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from graphs.retrieval import Library
-from graphs.maieutic.nodes import MaieuticDeps
-from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel, last_human
+from dialectica.sim.retrieval import Library
+from dialectica.graphs.maieutic.nodes import MaieuticDeps
+from dialectica.sim.cast import CastRequest
+from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 
 
@@ -161,11 +161,11 @@ class ScriptedSophia:
         return " ".join(parts)
 
 
-@cast("scripted", "maieutic")
 def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
     """A scripted Sophia and a scripted learner for the scenario's topic and persona."""
     topic, persona = request.scenario["topic_spec"], request.scenario["persona_spec"]
-    sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), **request.voices.settings.maieutic)
+    options = request.options
+    sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), options.discipline, options.compliance)
     learner = ScriptedLearner(topic, persona, random.Random(f"{request.seed}:learner"))
     return MaieuticDeps(
         interlocutor=request.system("interlocutor", lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")),

@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
-from sim.view.markup import Markup, esc, fmt, join, md_section, note, table, tag
-from sim.view.registry import view
+from dialectica.sim.view.markup import Markup, esc, fmt, join, md_section, note, table, tag
+from dialectica.sim.spec import GraphView
 
 _STATUS = re.compile(r"^\*\*(\w+)\*\* \(\d+\)$")
 _REASON = re.compile(r"\((Not converged: [^)]*)\)|(Converged at round \d+)")
@@ -80,7 +80,6 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-@view("socratic_panel", title="Criteria and assumption tree", metric="jaccard_agreement", explain=_explain, notes=_notes)
 def panel(record: dict[str, Any]) -> Markup:
     artifacts = record.get("artifacts") or {}
     parts = [tag("h3", "Convergence criteria by round"), criteria_grid(record.get("per_round") or []),
@@ -97,3 +96,6 @@ def panel(record: dict[str, Any]) -> Markup:
         parts.append(Markup(tag("h3", "Blind spots") + tag("ul", join(tag("li", s[2:]) for s in spots.splitlines()
                                                                     if s.startswith("- ")))))
     return join(parts)
+
+
+VIEW = GraphView(panel, title="Criteria and assumption tree", metric="jaccard_agreement", explain=_explain, notes=_notes)

@@ -17,9 +17,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from graphs.tribunal.nodes import TribunalDeps
-from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel, last_human
+from dialectica.graphs.tribunal.nodes import TribunalDeps
+from dialectica.sim.cast import CastRequest
+from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 _PULL = {"prosecutor": -1.0, "defense": 1.0, "tech_lead": 0.0}
 _FAVOURS = {
@@ -75,10 +75,9 @@ def _judge(name: str, case: dict[str, Any], seed: int) -> Callable[[], ScriptedC
     return lambda: ScriptedChatModel(policy=ScriptedJudge(name, case, random.Random(f"{seed}:{name}")).reply, role=name)
 
 
-@cast("scripted", "tribunal")
 def scripted_tribunal(request: CastRequest) -> TribunalDeps:
     case = request.scenario
-    hang_s = float(request.voices.settings.tribunal.get("hang_s", 1.5))
+    hang_s = request.options.hang_s
     return TribunalDeps(
         collectors={c["id"]: collector(c, hang_s) for c in case["collectors"]},
         judges={name: request.system(name, _judge(name, case, request.seed)) for name in _PULL},

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim.view.markup import Markup, esc, fmt, join, note, tag
-from sim.view.registry import view
+from dialectica.sim.view.markup import Markup, esc, fmt, join, note, tag
+from dialectica.sim.spec import GraphView
 
 
 def agrees(value: Any, truth: Any) -> bool:
@@ -83,6 +83,8 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-@view("interview", title="ASCR against the hidden truth", metric="ascr_recall", explain=_explain, notes=_notes)
 def panel(record: dict[str, Any]) -> Markup:
     return ascr_grid(record)
+
+
+VIEW = GraphView(panel, title="ASCR against the hidden truth", metric="ascr_recall", explain=_explain, notes=_notes)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphs.socratic_panel.nodes import PanelDeps
-from graphs.socratic_panel.reading import EVIDENCE_DESIGNS
-from sim.cast import CastRequest, cast
-from sim.scripted.socratic_panel import scripted_panel
-from sim.surrogate.persona import bullet, degree
+from dialectica.graphs.socratic_panel.nodes import PanelDeps
+from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
+from dialectica.sim.cast import CastRequest
+from dialectica.graphs.socratic_panel.scripted import scripted_panel
+from dialectica.sim.persona import bullet, degree
 
 _DESIGN = {value: cue for cue, value in EVIDENCE_DESIGNS.items()}
 
@@ -49,7 +49,6 @@ def expert_persona(persona: dict[str, Any], scenario: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@cast("surrogate", "socratic_panel")
 def surrogate_panel(request: CastRequest) -> PanelDeps:
     """The scripted panel with each expert replaced by an LLM playing that persona."""
     scenario = request.scenario

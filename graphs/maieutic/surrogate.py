@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from graphs.maieutic.nodes import MaieuticDeps
-from sim.cast import CastRequest, cast
-from sim.scripted.maieutic import scripted_maieutic
-from sim.surrogate.persona import degree
+from dialectica.graphs.maieutic.nodes import MaieuticDeps
+from dialectica.sim.cast import CastRequest
+from dialectica.graphs.maieutic.scripted import scripted_maieutic
+from dialectica.sim.persona import degree
 
 
 def learner_persona(topic: dict[str, Any], persona: dict[str, Any]) -> str:
@@ -22,7 +22,6 @@ def learner_persona(topic: dict[str, Any], persona: dict[str, Any]) -> str:
     ])
 
 
-@cast("surrogate", "maieutic")
 def surrogate_maieutic(request: CastRequest) -> MaieuticDeps:
     """The scripted tutor (or LLM roles, per the llm config) against an LLM learner."""
     topic, persona = request.scenario["topic_spec"], request.scenario["persona_spec"]

@@ -16,10 +16,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from graphs.committee.nodes import CommitteeDeps
-from graphs.retrieval import Library
-from sim.cast import CastRequest, cast
-from sim.scripted.model import ScriptedChatModel, last_human
+from dialectica.graphs.committee.nodes import CommitteeDeps
+from dialectica.sim.retrieval import Library
+from dialectica.sim.cast import CastRequest
+from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 STRENGTH = {"high": 1.0, "medium": 0.6, "low": 0.3}
 PHASE_PULL = {"opening": 0.0, "evidence": 0.6, "rebuttal": 1.0, "synthesis": 0.8, "vote": 0.0}
@@ -131,7 +131,6 @@ def chair_reply(messages: Sequence[BaseMessage]) -> str:
     ])
 
 
-@cast("scripted", "committee")
 def scripted_committee(request: CastRequest) -> CommitteeDeps:
     scenario = request.scenario
     roster = scenario["members"]

@@ -1,0 +1,69 @@
+"""``dialectica list`` and ``dialectica --help``: what is installed and how to run it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from dialectica.metrics.summary import COMMON
+from dialectica.sim import discovery
+from dialectica.sim.params import ConfigError
+from dialectica.sim.scenarios import scenario_paths
+from dialectica.sim.spec import GraphSpec
+
+USAGE = """\
+usage: dialectica [KEY=VALUE ...]          run every graph (or graph=NAME), Hydra overrides
+       dialectica -m KEY=A,B ...           a sweep (multirun), one job per combination
+       dialectica list                     the graphs found, their scenarios, params and metrics
+
+keys: graph=all|{graphs}  episodes=20  seed=0  scenario=all|NAME[,NAME]
+      participants=scripted|surrogate  llm=scripted|llamacpp|openai  tracking=sqlite|none
+      graph.<param>=VALUE  graph.cast.<option>=VALUE  tracking.uri=URI  resume=true  hydra.run.dir=DIR
+other: dialectica-compare (regression check), dialectica-view (episode pages), dialectica-bench,
+       dialectica --hydra-help (Hydra's own options), dialectica --cfg job (the composed config)"""
+
+
+def usage() -> str:
+    return USAGE.format(graphs="|".join(discovery.names()))
+
+
+def _first_line(obj: Any) -> str:
+    return (obj.__doc__ or "").strip().splitlines()[0] if obj.__doc__ else ""
+
+
+def _param_lines(cls: type, prefix: str) -> list[str]:
+    lines = []
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        low, high = f.metadata.get("range", (None, None))
+        bounds = f" in [{low}, {high}]" if low is not None or high is not None else ""
+        lines.append(f"    {prefix}{f.name} = {default!r}{bounds}")
+    return lines
+
+
+def describe(spec: GraphSpec) -> str:
+    """A graph's entry in ``dialectica list``."""
+    scenarios = list(scenario_paths(spec.datasets))
+    origin = "built-in" if spec.name in discovery.builtin_names() else f"plugin {discovery.plugins()[spec.name].value}"
+    lines = [f"{spec.name}  ({origin})", f"  {spec.description}" if spec.description else "",
+             f"  participants: {', '.join(sorted(spec.casts))}; roles: "
+             + ", ".join(f"{role} ({kind})" for role, kind in sorted(spec.roles.items())),
+             f"  scenarios ({len(scenarios)}): {', '.join(scenarios)}", "  params (graph.<key>, default, range):"]
+    lines += _param_lines(spec.params, "graph.")
+    if dataclasses.fields(spec.cast_options):
+        lines += _param_lines(spec.cast_options, "graph.cast.")
+    lines.append("  metrics: " + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics))
+                 + ("; embedding_agreement" if spec.agreement else ""))
+    return "\n".join(line for line in lines if line)
+
+
+def list_graphs() -> str:
+    """Every graph found, built-in and plugins; a graph that fails to load is named with its error."""
+    parts = []
+    for name in discovery.names():
+        try:
+            parts.append(describe(discovery.load(name)))
+        except (ConfigError, ImportError) as exc:
+            parts.append(f"{name}  (failed to load: {exc})")
+    return "\n\n".join(parts)

@@ -1,0 +1,199 @@
+"""The experiment driver: every selected graph, N seeded episodes, metrics, outputs, tracking.
+
+Each episode's record is appended to ``<run>/episodes.jsonl`` once, when it finishes; the summary
+is computed from slim copies (no transcripts or artifacts) and from the file streamed back, so
+memory does not grow with transcripts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from dialectica.metrics.embedding import Embed, add_embedding_agreement
+from dialectica.metrics.summary import COMMON, aggregate, per_round_means
+from dialectica.sim import records as rec
+from dialectica.sim.config import GraphRun, RunConfig, flatten
+from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
+from dialectica.sim.tracking import Tracker
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".partial")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class GraphRecords:
+    """One graph's full records in a run's ``episodes.jsonl``, streamed anew on each iteration."""
+
+    def __init__(self, path: Path, graph: str) -> None:
+        self.path, self.graph = path, graph
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return rec.read(self.path, self.graph)
+
+    def pick(self, episodes: set[int]) -> dict[int, dict[str, Any]]:
+        """The full records of the given episode indices, in one pass."""
+        return {r["episode"]: r for r in self if r["episode"] in episodes}
+
+
+def _needs_embedder(cfg: RunConfig) -> bool:
+    return any(run.spec.embeds or (cfg.embeddings and run.spec.agreement) for run in cfg.graphs)
+
+
+def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
+              done: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, appending each record to
+    ``sink`` as it finishes; episodes in ``done`` (slim records a killed run finished) are kept, not rerun.
+
+    Returns:
+        The slim records (no transcripts or artifacts) in episode order.
+    """
+    done = {i: r for i, r in (done or {}).items() if i < cfg.episodes}
+    name = run.spec.name
+    agreement = embed if cfg.embeddings and run.spec.agreement else None
+    bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
+    slims: list[dict[str, Any]] = []
+    converged = errors = 0
+    for index in bar:
+        if index in done:
+            slim = done[index]
+        else:
+            plan = EpisodePlan(name, index, episode_seed(cfg.seed, name, index), run.scenarios[index % len(run.scenarios)],
+                               cfg.participants, cfg.failure_rate, run.datasets, cfg.voices, run.options)
+            record = run_episode(run.spec, run.params, plan, embed)
+            if agreement is not None:
+                add_embedding_agreement(record, agreement)
+            slim = rec.append(sink, record)
+        slims.append(slim)
+        converged += slim["termination_reason"] == "converged"
+        errors += slim["termination_reason"] == "error"
+        bar.set_postfix(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
+    return slims
+
+
+def _resume_state(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any]]]:
+    """Slim records a killed run of this directory finished, by graph and episode; a fresh run starts the file."""
+    if not resume:
+        path.write_text("")
+        return {}
+    rec.complete_lines(path)
+    done: dict[str, dict[int, dict[str, Any]]] = {}
+    if path.exists():
+        for record in rec.read(path, keep=False):
+            done.setdefault(record["graph"], {})[record["episode"]] = record
+    return done
+
+
+def _outputs(run: GraphRun, cfg: RunConfig, slims: list[dict[str, Any]], by_round: list[dict[str, float]],
+             episodes: Path) -> list[Path]:
+    """The graph's plots and episode pages; returns the files to log as artifacts (pages last)."""
+    from dialectica.sim.plots import by_round_figure, node_times
+
+    name, graph_dir = run.spec.name, cfg.out_dir / run.spec.name
+    full = GraphRecords(episodes, name)
+    files = [by_round_figure(slims, by_round, f"{name}: agreement and convergence by round", graph_dir / "by_round.png"),
+             node_times(slims, graph_dir)]
+    files += [figure(full, graph_dir) for figure in run.spec.figures]
+    files += sorted(graph_dir.glob("argument_graph_episode*.json"))
+    return files
+
+
+def _pages(run: GraphRun, cfg: RunConfig, slims: list[dict[str, Any]], episodes: Path) -> list[Path]:
+    if not cfg.view.enabled:
+        return []
+    from dialectica.sim.view.topology import graph_topology
+    from dialectica.sim.view.write import write_graph_pages
+
+    return write_graph_pages(slims, cfg.out_dir / run.spec.name / "view", cfg.view, graph_topology(run.spec),
+                             full=GraphRecords(episodes, run.spec.name).pick)
+
+
+def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Runs every graph of ``cfg``, appending to ``episodes.jsonl`` and writing ``summary.json`` in ``cfg.out_dir``.
+
+    ``summary.json`` is written last, so its presence means the run finished. The embedding model is
+    loaded only when a graph of the run can use it.
+    """
+    if embed is None and _needs_embedder(cfg):
+        from dialectica.sim.embedding import Embedder  # lazy: its import costs seconds
+
+        embed = Embedder(cfg.embedding_cache)
+    cfg.out_dir.mkdir(parents=True, exist_ok=True)
+    tracker = Tracker(cfg.tracking)
+    summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
+    episodes = cfg.out_dir / rec.FILE
+    done = _resume_state(episodes, cfg.resume)
+    with episodes.open("a") as sink:
+        for run in cfg.graphs:
+            summary["graphs"][run.spec.name] = _run_one(run, cfg, embed, sink, done.get(run.spec.name), tracker,
+                                                        episodes, echo)
+    if cfg.objective:
+        from dialectica.metrics.objective import penalised
+
+        values = [entry["metrics"] for entry in summary["graphs"].values()]
+        summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
+    _write_atomic(cfg.out_dir / "summary.json", json.dumps(summary, indent=2))
+    return summary
+
+
+def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
+             tracker: Tracker, episodes: Path, echo: Callable[[str], None]) -> dict[str, Any]:
+    name = run.spec.name
+    tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes),
+            "run_dir": str(cfg.out_dir.resolve())}
+    if cfg.resume:
+        tracker.end_stale(tags["run_dir"], name)
+    with tracker.run(name, tags) as log:
+        t0 = time.perf_counter()
+        graph_dir = cfg.out_dir / name
+        graph_dir.mkdir(exist_ok=True)
+        slims = run_graph(run, cfg, embed, sink, done)
+        t1 = time.perf_counter()
+        values = aggregate(slims, (*COMMON, *run.spec.metrics))
+        by_round = per_round_means(slims)
+        t2 = time.perf_counter()
+        files = _outputs(run, cfg, slims, by_round, episodes)
+        pages = _pages(run, cfg, slims, episodes)
+        config = cfg.resolved | {"graph": {"name": name, **run.raw}}
+        (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
+        entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
+        (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
+        t_out = time.perf_counter()
+        log.params(flatten(config))
+        log.metrics(values)
+        log.metric_steps(by_round, "by_round")
+        if log.run_id is not None:
+            with tempfile.TemporaryDirectory() as tmp:
+                log.artifact(rec.write_selected(episodes, name, Path(tmp) / rec.FILE))
+        for path in (*files, graph_dir / "config.json", graph_dir / "summary.json"):
+            log.artifact(path)
+        for path in pages:
+            log.artifact(path, "view")
+        t3 = time.perf_counter()
+    entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
+    total = t3 - t0
+    echo(f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
+         f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s")
+    return entry
+
+
+TABLE_KEYS = ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "rounds_mean",
+              "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean", "error_rate", "episode_seconds_p50")
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """A fixed-width table of the headline metrics, one row per graph."""
+    header = ["graph", *TABLE_KEYS]
+    rows = [[name, *(entry["metrics"].get(k) for k in TABLE_KEYS)] for name, entry in summary["graphs"].items()]
+    cells = [header] + [[r[0]] + ["-" if v is None else f"{v:.3g}" for v in r[1:]] for r in rows]
+    widths = [max(len(str(row[i])) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)) for row in cells)

@@ -1,1 +1,0 @@
-"""Deterministic, seeded, offline stand-ins for participants and system roles."""
