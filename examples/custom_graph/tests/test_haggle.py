@@ -7,12 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from haggle import SPEC
+from haggle.graph import HaggleParams, _price
+
 from dialectica.sim.cast import CastRequest
 from dialectica.sim.discovery import load
 from dialectica.sim.episode import EpisodePlan, run_episode
-
-from haggle import SPEC
-from haggle.graph import HaggleParams, _price
 
 
 def test_prices_are_read_from_words_and_a_reply_without_one_keeps_the_last():

@@ -3,7 +3,6 @@
 from pathlib import Path
 
 from dialectica.sim.spec import GraphSpec
-
 from haggle.cast import scripted_cast
 from haggle.graph import HaggleParams, build, initial_state, outcome, recursion_limit
 

@@ -7,7 +7,6 @@ import re
 
 from dialectica.sim.cast import CastRequest
 from dialectica.sim.scripted import ScriptedChatModel, last_human
-
 from haggle.graph import HaggleDeps
 
 
@@ -31,9 +30,9 @@ def trader(limit: float, step: float, rng: random.Random, selling: bool):
 def scripted_cast(request: CastRequest) -> HaggleDeps:
     s = request.scenario
     return HaggleDeps(
-        buyer=ScriptedChatModel(policy=trader(s["buyer_limit"], s["buyer_step"], random.Random(f"{request.seed}:b"), False),
-                                role="buyer"),
-        seller=ScriptedChatModel(policy=trader(s["seller_limit"], s["seller_step"], random.Random(f"{request.seed}:s"), True),
-                                 role="seller"),
+        buyer=ScriptedChatModel(role="buyer", policy=trader(
+            s["buyer_limit"], s["buyer_step"], random.Random(f"{request.seed}:b"), selling=False)),
+        seller=ScriptedChatModel(role="seller", policy=trader(
+            s["seller_limit"], s["seller_step"], random.Random(f"{request.seed}:s"), selling=True)),
         item=s["item"],
     )

@@ -11,13 +11,14 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
-from dialectica.sim.params import bounded
-from dialectica.sim.spec import Episode, EpisodeOutcome
-from dialectica.sim.termination import TerminationReason
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+
+from dialectica.sim.params import bounded
+from dialectica.sim.spec import Episode, EpisodeOutcome
+from dialectica.sim.termination import TerminationReason
 
 _PRICE = re.compile(r"(\d+(?:\.\d+)?)")
 
