@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from dialectica.metrics.text import sentences
 from dialectica.metrics.agreement import pairwise_cosine
+from dialectica.metrics.text import sentences
 
 Embed = Callable[[list[str]], np.ndarray]
 

@@ -51,7 +51,8 @@ class CastRequest:
 def check(spec: GraphSpec, kind: str) -> None:
     """Raises a ConfigError naming the valid choices when ``spec`` has no cast of ``kind``."""
     if kind not in spec.casts:
-        raise ConfigError(f"unknown participants={kind!r} for graph {spec.name}; valid choices: {', '.join(sorted(spec.casts))}")
+        raise ConfigError(f"unknown participants={kind!r} for graph {spec.name}; "
+                          f"valid choices: {', '.join(sorted(spec.casts))}")
 
 
 def build_deps(spec: GraphSpec, kind: str, request: CastRequest) -> Any:

@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from dialectica.sim.params import ConfigError
 from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.params import ConfigError
 from dialectica.sim.registry import UnknownNameError
 
 BASELINES = Path("results") / "baselines"  # relative to the working directory
@@ -29,7 +29,7 @@ SUITE = "ci_suite"
 _TIMING = re.compile(r"(seconds|speedup)")
 
 
-def compared(metrics: dict[str, Any]) -> dict[str, float]:
+def compared(metrics: dict[str, Any]) -> dict[str, float | None]:
     """The metrics a regression check compares: numeric, finite or not, and not wall-clock."""
     return {k: v for k, v in metrics.items() if not _TIMING.search(k) and (v is None or isinstance(v, (int, float)))}
 
@@ -50,7 +50,7 @@ def compare(graph: str, baseline: dict[str, Any], now: dict[str, Any], tolerance
     """Rows (metric, baseline, now, verdict) for one graph; a metric that disappeared is a regression,
     a new one is reported as "new"."""
     base, cur = compared(baseline), compared(now)
-    rows = []
+    rows: list[tuple[str, float | None, float | None, str]] = []
     for name in sorted(base.keys() | cur.keys()):
         if name not in base:
             rows.append((name, None, cur[name], "new"))
@@ -97,9 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baselines", type=Path, default=BASELINES)
     parser.add_argument("overrides", nargs="*", help="Hydra overrides for the suite, e.g. graph.max_rounds=4")
     args = parser.parse_args(argv)
-    from dialectica.sim.spec import load_all
+    from dialectica.sim.discovery import names
 
-    known = load_all().names()
+    known = names()
     graphs = (args.graphs.split(",") if args.graphs else sorted(p.stem for p in args.baselines.glob("*.json"))) or known
     unknown = [g for g in graphs if g not in known]
     if unknown:

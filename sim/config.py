@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,13 @@ def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _container(node: Any, resolve: bool = True) -> dict[str, Any]:
+    """A config mapping as a plain dict (its keys are strings: they come from YAML and overrides)."""
+    values = OmegaConf.to_container(node, resolve=resolve)
+    assert isinstance(values, dict), f"expected a mapping, got {values!r}"
+    return typing.cast(dict[str, Any], values)
+
+
 def _int(cfg: DictConfig, key: str, low: int) -> int:
     value = cfg.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -109,12 +117,10 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
-    graph_cfg = OmegaConf.to_container(cfg.graph, resolve=True)
-    assert isinstance(graph_cfg, dict)
+    graph_cfg = _container(cfg.graph)
     name = str(graph_cfg.pop("name", None))
     raws = {n: discovery.load(n).defaults() for n in discovery.names()} if name == "all" else {name: graph_cfg}
-    per_graph = OmegaConf.to_container(cfg.per_graph, resolve=True) if cfg.get("per_graph") else {}
-    assert isinstance(per_graph, dict)
+    per_graph = _container(cfg.per_graph) if cfg.get("per_graph") else {}
     for other in per_graph:
         if other not in discovery.names():
             raise ConfigError(f"unknown graph per_graph.{other}; valid choices: {', '.join(discovery.names())}")
@@ -137,29 +143,32 @@ def _objective(cfg: DictConfig) -> dict[str, Any] | None:
     objective = cfg.get("objective")
     if objective is None:
         return None
-    values = OmegaConf.to_container(objective, resolve=True)
+    if not isinstance(objective, DictConfig):
+        raise ConfigError(f"objective needs 'metric' and takes only {', '.join(_OBJECTIVE_KEYS)}; got {objective!r}")
+    values = _container(objective)
     unknown = sorted(set(values) - set(_OBJECTIVE_KEYS))
     if unknown or "metric" not in values:
         raise ConfigError(f"objective needs 'metric' and takes only {', '.join(_OBJECTIVE_KEYS)}; got {sorted(values)}")
     return values
 
 
-def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), parent_run_id: str | None = None) -> RunConfig:
+def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
+               parent_run_id: str | None = None) -> RunConfig:
     """Validates the composed config and returns typed objects.
 
     Raises:
         ConfigError: one line naming the bad key or file and the valid choices.
     """
-    participants = OmegaConf.to_container(cfg.participants, resolve=True)
+    participants = _container(cfg.participants)
     failure_rate = participants.get("failure_rate", 0.0)
     if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
         raise ConfigError(f"participants.failure_rate={failure_rate!r} is out of range; valid range: [0, 1)")
-    tracking = OmegaConf.to_container(cfg.tracking, resolve=True)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
+    tracking = _container(cfg.tracking)
+    resolved = _container(cfg)
     graph_runs = _graph_runs(cfg)
     for run in graph_runs:
         cast.check(run.spec, str(participants["kind"]))
-    cast_voices = voices(OmegaConf.to_container(cfg.llm, resolve=True), str(participants["kind"]))
+    cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
     cast_voices.check((role, kind) for run in graph_runs for role, kind in run.spec.roles.items())
     return RunConfig(
         graphs=graph_runs,
@@ -178,7 +187,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), 
         resume=bool(cfg.get("resume", False)),
         objective=_objective(cfg),
         voices=cast_voices,
-        view=ViewOptions.from_mapping(OmegaConf.to_container(cfg.view) if cfg.get("view") is not None else None),
+        view=ViewOptions.from_mapping(_container(cfg.view, resolve=False) if cfg.get("view") is not None else None),
     )
 
 

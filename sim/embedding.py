@@ -49,6 +49,7 @@ class Embedder:
         self.encoded = 0  # texts this embedder sent to the model
 
     def _db(self) -> sqlite3.Connection:
+        assert self.cache_path is not None  # only called when there is a cache file
         self.cache_path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.cache_path, timeout=30)
         db.execute("PRAGMA journal_mode=WAL")
@@ -77,7 +78,7 @@ class Embedder:
         if missing:
             vectors = _model().encode(missing, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
                                       show_progress_bar=False)
-            self.memory.update(zip(missing, vectors.astype(np.float32)))
+            self.memory.update(zip(missing, vectors.astype(np.float32), strict=True))
             self.encoded += len(missing)
             if self.cache_path is not None:
                 self._to_disk(missing)

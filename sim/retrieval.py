@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-
 Embed = Callable[[list[str]], np.ndarray]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -13,7 +13,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 Policy = Callable[[list[BaseMessage]], str]
 
 
-def last_human(messages: list[BaseMessage]) -> str:
+def last_human(messages: Sequence[BaseMessage]) -> str:
     """The text of the latest human message: what a scripted policy answers."""
     return next(str(m.content) for m in reversed(messages) if m.type == "human")
 

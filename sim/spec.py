@@ -12,9 +12,14 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dialectica.sim.termination import TerminationReason
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from dialectica.sim.view.markup import Markup
 
 D = TypeVar("D")
 P = TypeVar("P")
@@ -60,7 +65,7 @@ class Episode(Generic[D, P]):
     deps: D
     params: P
     seed: int = 0
-    _nodes: dict[type, Any] = field(default_factory=dict, repr=False)
+    _nodes: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def nodes(self, cls: Callable[[D, P], N]) -> N:
@@ -69,7 +74,7 @@ class Episode(Generic[D, P]):
         with self._lock:
             if cls not in self._nodes:
                 self._nodes[cls] = cls(self.deps, self.params)
-            return self._nodes[cls]  # type: ignore[no-any-return]
+            return self._nodes[cls]
 
 
 def step(cls: Callable[[Any, Any], Any], method: str, *args: Any) -> Callable[..., Any]:
@@ -105,11 +110,11 @@ class GraphView:
         notes: ``notes(record)`` -> HTML notes to show inline in the timeline, by round.
     """
 
-    panel: Callable[[Record], str] | None = None
+    panel: Callable[[Record], Markup] | None = None
     title: str = ""
     metric: str = "rounds"
     explain: Callable[[Record], str] | None = None
-    notes: Callable[[Record], dict[Any, list[str]]] | None = None
+    notes: Callable[[Record], dict[Any, list[Markup]]] | None = None
 
 
 def _no_scenario_check(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
@@ -152,7 +157,7 @@ class GraphSpec:
     """
 
     name: str
-    params: type
+    params: type[DataclassInstance]
     build: Callable[[], Any]
     initial_state: Callable[[dict[str, Any], Any], dict[str, Any]]
     outcome: Callable[[dict[str, Any], Any, dict[str, Any]], EpisodeOutcome]
@@ -165,7 +170,7 @@ class GraphSpec:
     figures: tuple[Callable[..., Path], ...] = ()
     view: GraphView = GraphView()
     roles: Mapping[str, str] = field(default_factory=dict)
-    cast_options: type = CastOptions
+    cast_options: type[DataclassInstance] = CastOptions
     embeds: bool = False
     agreement: bool = True
     config: Path | None = None

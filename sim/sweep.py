@@ -9,7 +9,7 @@ import json
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from hydra.experimental.callback import Callback
@@ -22,7 +22,9 @@ PARENT_FILE = "mlflow_parent.json"
 
 
 def _tracking(config: DictConfig) -> dict[str, Any]:
-    return OmegaConf.to_container(config.tracking, resolve=True)
+    values = OmegaConf.to_container(config.tracking, resolve=True)
+    assert isinstance(values, dict), f"tracking must be a mapping, got {values!r}"
+    return cast(dict[str, Any], values)
 
 
 def parent_run_id(sweep_dir: Path) -> str | None:
@@ -62,7 +64,8 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     paths = sorted(sweep_dir.glob("*/summary.json"))
     summaries = [json.loads(p.read_text()) for p in paths]
-    for summary_path, summary, key_overrides in zip(paths, summaries, _config_keys([s.get("overrides", []) for s in summaries])):
+    keys = _config_keys([s.get("overrides", []) for s in summaries])
+    for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
         for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
             record = json.loads(line)
             row = pooled.setdefault((record["graph"], key_overrides),
@@ -99,19 +102,19 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
 
 def objective_plot(table, path: Path) -> Path:
     """The objective against each swept parameter, one panel per parameter (trials as points)."""
-    from dialectica.sim.plots import _save, plt
+    from dialectica.sim.plots import plt, save
 
     rows = [dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
-            for config, obj in zip(table["config"], table["objective"]) if config != "(defaults)"]
+            for config, obj in zip(table["config"], table["objective"], strict=True) if config != "(defaults)"]
     params = sorted({k for row in rows for k in row if k != "objective"})
     fig, axes = plt.subplots(1, max(1, len(params)), figsize=(4.2 * max(1, len(params)), 3.4), dpi=110, squeeze=False)
-    for ax, param in zip(axes[0], params):
+    for ax, param in zip(axes[0], params, strict=False):
         points = [(float(r[param]), r["objective"]) for r in rows if param in r]
         ax.scatter([p[0] for p in points], [p[1] for p in points], color="#4c72b0")
         ax.set_xlabel(param.removeprefix("graph."))
         ax.set_ylabel("objective")
         ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def markdown(frame) -> str:

@@ -1,9 +1,9 @@
 """Why an episode ended. Rates are counts of these."""
 
-from enum import Enum
+from enum import StrEnum
 
 
-class TerminationReason(str, Enum):
+class TerminationReason(StrEnum):
     CONVERGED = "converged"
     MAX_ROUNDS = "max_rounds"
     MAX_TURNS = "max_turns"

@@ -8,16 +8,20 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dialectica.sim.config import TrackingConfig
+
+if TYPE_CHECKING:
+    from mlflow.tracking import MlflowClient
 
 _PARAM_BATCH = 100
 _METRIC_BATCH = 1000
 
 
 class RunLog(Protocol):
-    run_id: str | None
+    @property
+    def run_id(self) -> str | None: ...
 
     def params(self, values: dict[str, Any]) -> None: ...
     def metrics(self, values: dict[str, float], step: int = 0) -> None: ...
@@ -91,7 +95,7 @@ class Tracker:
 
     def __init__(self, config: TrackingConfig) -> None:
         self.config = config
-        self._client = None
+        self._client: MlflowClient | None = None
         self._experiment_id: str | None = None
 
     def connect(self) -> tuple[Any, str]:
@@ -107,6 +111,7 @@ class Tracker:
                 else client.create_experiment(self.config.experiment, artifact_location=artifact_root)
             )
             self._client = client
+        assert self._experiment_id is not None  # set together with the client
         return self._client, self._experiment_id
 
     def end_stale(self, run_dir: str, graph: str) -> None:

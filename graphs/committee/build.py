@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from itertools import combinations
 from pathlib import Path
@@ -11,12 +12,12 @@ import networkx as nx
 from langgraph.graph import END, START, StateGraph
 
 from dialectica.graphs.committee import argument_graph
-from dialectica.graphs.committee.nodes import CommitteeDeps, CommitteeNodes
+from dialectica.graphs.committee.nodes import CommitteeNodes
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.state import CommitteeState
+from dialectica.metrics.agreement import jaccard
 from dialectica.sim.params import ConfigError
 from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.metrics.agreement import jaccard
 from dialectica.sim.termination import TerminationReason
 
 LINEAR = ("initialize_committee", "retrieve_evidence_pool", "opening_statements", "analyze_initial_positions",
@@ -29,7 +30,7 @@ def build_committee() -> Any:
                  "generate_recommendation", "document_dissent"):
         g.add_node(name, step(CommitteeNodes, name))
     g.add_edge(START, LINEAR[0])
-    for a, b in zip(LINEAR, LINEAR[1:]):
+    for a, b in itertools.pairwise(LINEAR):
         g.add_edge(a, b)
     g.add_conditional_edges("check_divergence", step(CommitteeNodes, "route_divergence"),
                             {"rebuttals": "rebuttals_round", "synthesis": "synthesis_round"})
@@ -65,7 +66,8 @@ def _round_agreement(state: dict[str, Any], round_num: int) -> float:
 def outcome(state: dict[str, Any], params: CommitteeParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
     graph = nx.node_link_graph(state.get("argument_graph") or {"nodes": [], "edges": []}, edges="edges")
     consensus = state.get("consensus", {})
-    per_round = [entry | {"jaccard_agreement": _round_agreement(state, entry["round"])} for entry in state.get("round_log", [])]
+    per_round = [entry | {"jaccard_agreement": _round_agreement(state, entry["round"])}
+                 for entry in state.get("round_log", [])]
     transcript = [{"round": s["round"], "role": "participant" if s["phase"] == "vote" else "member",
                    "speaker": s["member"], "phase": s["phase"], "text": s["text"]} for s in state.get("statements", [])]
     return EpisodeOutcome(

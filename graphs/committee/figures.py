@@ -8,6 +8,7 @@ from typing import Any
 
 from dialectica.sim.plots import plt, save
 
+
 def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: int = 3) -> Path:
     """The argument graphs of the first few episodes: claims and rebuttals by round, supports in
     green, opposes in red, nodes coloured by position."""
@@ -20,7 +21,7 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
         (out_dir / f"argument_graph_episode{record['episode']}.json").write_text(record["artifacts"]["argument_graph.json"])
     fig, axes = plt.subplots(1, max(1, len(shown)), figsize=(6.0 * max(1, len(shown)), 5.0), dpi=100, squeeze=False)
     colours = {"support": "#55a868", "oppose": "#c44e52", "nuanced": "#8172b2"}
-    for ax, record in zip(axes[0], shown):
+    for ax, record in zip(axes[0], shown, strict=False):
         graph = nx.node_link_graph(json.loads(record["artifacts"]["argument_graph.json"]), edges="edges")
         members = sorted({d["member"] for _, d in graph.nodes(data=True)})
         pos = {n: (d["order"], -members.index(d["member"])) for n, d in graph.nodes(data=True)}

@@ -16,8 +16,8 @@ from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.prompts import chair_prompt, member_prompt
 from dialectica.graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
 from dialectica.graphs.committee.state import CommitteeState
-from dialectica.sim.retrieval import Library
 from dialectica.sim.llm.structured import ask
+from dialectica.sim.retrieval import Library
 
 
 @dataclass
@@ -51,7 +51,9 @@ class CommitteeNodes:
         round_num = round_num or state["round_number"]
         prior = [s for s in state.get("statements", []) if s["round"] >= round_num - 1]
         current = self._current(state)
-        said, positions, changes = [], {}, []
+        said: list[dict[str, Any]] = []
+        positions: dict[str, list[dict[str, Any]]] = {}
+        changes: list[dict[str, Any]] = []
         for member in state["members"]:
             reply = ask(self.deps.members[member["id"]], member_prompt(
                 member, question=state["question"], phase=phase, round_num=round_num,
@@ -71,7 +73,8 @@ class CommitteeNodes:
         return {"statements": said, "expert_positions": positions, "position_changes": changes}
 
     def initialize_committee(self, state: CommitteeState) -> dict[str, Any]:
-        members = [{k: m[k] for k in ("id", "name", "expertise", "weight")} for m in self.deps.roster[: self.p.committee_size]]
+        members = [{k: m[k] for k in ("id", "name", "expertise", "weight")}
+                   for m in self.deps.roster[: self.p.committee_size]]
         if len(members) < self.p.committee_size:
             raise ValueError(f"the scenario offers {len(members)} members; graph.committee_size={self.p.committee_size}")
         return {"members": members, "chair_id": "chair", "voting_mechanism": self.p.voting_mechanism, "round_number": 1}

@@ -58,6 +58,7 @@ def read_statement(text: str) -> Statement:
         return Statement(position=data["position"], confidence=data["confidence"] / 100,
                          cited=tuple(dict.fromkeys(data["cited"])), target=data.get("reply_to") or None,
                          change_reason=because.group(1).strip() if because else None, text=data["statement"])
+    position: str | None
     if _NUANCED.search(text):
         position = "nuanced"
     else:

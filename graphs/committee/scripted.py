@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from dialectica.graphs.committee.nodes import CommitteeDeps
-from dialectica.sim.retrieval import Library
 from dialectica.sim.cast import CastRequest
+from dialectica.sim.retrieval import Library
 from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 STRENGTH = {"high": 1.0, "medium": 0.6, "low": 0.3}
@@ -68,7 +69,8 @@ class ScriptedMember:
         if self.persona["stubborn"] or not PHASE_PULL[phase]:
             return None
         side = self._side()
-        against = "oppose" if side == "support" else "support" if side == "oppose" else max(sorted(mass), key=mass.get)
+        against = ("oppose" if side == "support" else "support" if side == "oppose"
+                   else max(sorted(mass), key=lambda s: mass[s]))
         push = mass[against] - 0.5 * mass.get(side or "", 0.0)
         if push <= 0 or self.rng.random() >= self.persona["persuadability"] * PHASE_PULL[phase] * min(1.0, push / 2.0):
             return None
@@ -81,7 +83,9 @@ class ScriptedMember:
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = last_human(messages)
-        phase = re.search(r"phase: (\w+)", prompt).group(1)
+        named = re.search(r"phase: (\w+)", prompt)
+        assert named is not None, "a member prompt names its phase"
+        phase = named.group(1)
         heard = [(m.group(1), m.group(2), m.group(4)) for m in _HEARD.finditer(prompt)]
         mass, cited = self._pressure(heard)
         moved = self._move(mass, phase)
@@ -135,7 +139,9 @@ def scripted_committee(request: CastRequest) -> CommitteeDeps:
     scenario = request.scenario
     roster = scenario["members"]
     evidence = {e["id"]: e for e in scenario["evidence"]}
-    members = {m["id"]: ScriptedChatModel(policy=ScriptedMember(m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply,
-                                          role="member") for m in roster}
-    return CommitteeDeps(members=members, roster=roster, chair=request.system("chair", lambda: ScriptedChatModel(policy=chair_reply, role="chair")),
-                         library=Library(scenario["evidence"], request.embed), embed=request.embed)
+    members: dict[str, BaseChatModel] = {m["id"]: ScriptedChatModel(role="member", policy=ScriptedMember(
+        m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply) for m in roster}
+    chair = request.system("chair", lambda: ScriptedChatModel(policy=chair_reply, role="chair"))
+    assert request.embed is not None  # the spec says embeds=True, so the harness passes the embedder
+    return CommitteeDeps(members=members, roster=roster, chair=chair, library=Library(scenario["evidence"], request.embed),
+                         embed=request.embed)

@@ -15,7 +15,8 @@ class CommitteeState(TypedDict, total=False):
     voting_mechanism: str
     evidence_pool: list[dict[str, Any]]
     round_number: int
-    statements: Annotated[list[dict[str, Any]], operator.add]  # round, phase, member, text, position, confidence, cited, target
+    # round, phase, member, text, position, confidence, cited, target
+    statements: Annotated[list[dict[str, Any]], operator.add]
     expert_positions: Annotated[dict[str, list[dict[str, Any]]], merge_lists_by_key]  # member -> [{round, phase, position}]
     position_changes: Annotated[list[dict[str, Any]], operator.add]  # member, round, phase, from, to, why
     divergence_level: float

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import yaml
 from langgraph.graph import END, START, StateGraph
 
 from dialectica.graphs.interview.ascr import merge_ascr, precision_recall
-from dialectica.graphs.interview.nodes import InterviewDeps, InterviewNodes
+from dialectica.graphs.interview.nodes import InterviewNodes
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import KINDS, DiscoverySchema
 from dialectica.graphs.interview.state import InterviewState
@@ -26,7 +27,7 @@ def build_interview() -> Any:
     for name in NODES:
         g.add_node(name, step(InterviewNodes, name))
     g.add_edge(START, NODES[0])
-    for a, b in zip(NODES, NODES[1:]):
+    for a, b in itertools.pairwise(NODES):
         g.add_edge(a, b)
     g.add_conditional_edges("evaluate_completion", step(InterviewNodes, "route"), {"ask": "formulate_question", "done": END})
     return g.compile()
@@ -48,7 +49,8 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
     truth = scenario["persona"]["truth"][schema.id]
     precision, recall = precision_recall(ascr, truth, schema.kinds)
     turns = state.get("turn_log", [])
-    per_round, running = [], {}
+    per_round: list[dict[str, Any]] = []
+    running: dict[str, Any] = {}
     for t in turns:
         running = merge_ascr(running, t["scr"])
         p, r = precision_recall(running, truth, schema.kinds)
@@ -73,7 +75,8 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
         transcript=transcript,
         artifacts={"ascr.json": json.dumps(ascr, sort_keys=True),
                    "truth.json": json.dumps(scenario["persona"]["truth"].get(schema.id, {}), sort_keys=True),
-                   "ascr_turns.json": json.dumps([{k: t[k] for k in ("round", "field", "scr")} for t in turns], sort_keys=True)},
+                   "ascr_turns.json": json.dumps([{k: t[k] for k in ("round", "field", "scr")} for t in turns],
+                                                 sort_keys=True)},
         labels={"schema": schema.id, "persona": scenario["persona"]["id"]},
     )
 

@@ -42,7 +42,8 @@ class ScriptedExpert:
     def _field(self, question: str) -> Field | None:
         words = set(re.findall(r"[a-z]+", question.lower()))
         text = question.lower()
-        scored = [(sum(a in words or (" " in a and a in text) for a in f.asks), i, f) for i, f in enumerate(self.schema.fields)]
+        scored = [(sum(a in words or (" " in a and a in text) for a in f.asks), i, f)
+                  for i, f in enumerate(self.schema.fields)]
         best = max(scored, key=lambda x: (x[0], -x[1]))
         return best[2] if best[0] else None
 

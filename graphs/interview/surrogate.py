@@ -7,8 +7,8 @@ from typing import Any
 
 from dialectica.graphs.interview.nodes import InterviewDeps
 from dialectica.graphs.interview.schema import DiscoverySchema, Field
-from dialectica.sim.cast import CastRequest
 from dialectica.graphs.interview.scripted import scripted_interview
+from dialectica.sim.cast import CastRequest
 from dialectica.sim.persona import bullet, degree
 
 

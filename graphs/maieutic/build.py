@@ -39,7 +39,8 @@ def build_maieutic() -> Any:
     )
     workflow.add_edge("librarian", "interlocutor")
     workflow.add_edge("interlocutor", "critic")
-    workflow.add_conditional_edges("critic", step(MaieuticNodes, "route_after_critic"), {"revise": "interlocutor", "deliver": END})
+    workflow.add_conditional_edges("critic", step(MaieuticNodes, "route_after_critic"),
+                                   {"revise": "interlocutor", "deliver": END})
     workflow.add_edge("synthesizer", END)
     return workflow.compile(checkpointer=InMemorySaver())
 
@@ -107,7 +108,8 @@ def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, A
         artifacts={"synthesis.md": state.get("synthesis", ""),
                    "retrievals.json": json.dumps([{"round": i + 1} | r for i, r in enumerate(retrievals)],
                                                  sort_keys=True),
-                   "thesis_evolution.md": "\n".join(f"{i}. {t}" for i, t in enumerate(state.get("thesis_evolution", []), 1))},
+                   "thesis_evolution.md": "\n".join(f"{i}. {t}"
+                                                    for i, t in enumerate(state.get("thesis_evolution", []), 1))},
     )
 
 

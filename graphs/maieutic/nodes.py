@@ -9,11 +9,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
 from dialectica.graphs.maieutic import critic, moves
-from dialectica.sim.retrieval import Library
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.prompts import interlocutor_prompt, synthesizer_prompt
 from dialectica.graphs.maieutic.reading import read_learner, same_thesis
 from dialectica.graphs.maieutic.state import MaieuticState
+from dialectica.sim.retrieval import Library
 
 
 @dataclass
@@ -92,13 +92,14 @@ class MaieuticNodes:
         if failures >= self.p.critic_cap:
             text = draft if self.p.at_cap == "release" else self._fallback(state)
             return self._close(state, text, failures, first, history, cap=True)
-        return {"critic_failures": failures, "critic_feedback": critic.instruction(failed, self.p.interlocutor_max_sentences),
+        return {"critic_failures": failures,
+                "critic_feedback": critic.instruction(failed, self.p.interlocutor_max_sentences),
                 "critic_verdict": "revise", "first_draft_failed": first, "critic_history": history}
 
     def _fallback(self, state: MaieuticState) -> str:
         return f"Let us slow down. What do you mean when you say that {state.get('current_thesis') or 'this'}?"
 
-    def _close(self, state: MaieuticState, text: str, failures: int, first: list[str], history: list[str],
+    def _close(self, state: MaieuticState, text: str, failures: int, first: list[str] | None, history: list[str],
                cap: bool) -> dict[str, Any]:
         delivered = critic.failed_checks(text, bool(state.get("turn_documents")), self.p.critic_max_sentences)
         retrieval = state["retrievals"][-1] if state.get("search_query") and state.get("retrievals") else {}

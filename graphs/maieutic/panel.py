@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from dialectica.sim.spec import GraphView
 from dialectica.sim.view.charts import hbars
 from dialectica.sim.view.markup import Markup, fmt, join, note, number, table, tag
-from dialectica.sim.spec import GraphView
 
 
 def failed_checks(row: dict[str, Any]) -> dict[str, int]:
@@ -20,7 +20,8 @@ def passages(retrievals: list[dict[str, Any]]) -> Markup:
     """Each search's hits as similarity bars, labelled by passage."""
     parts = []
     for r in retrievals:
-        hits = r.get("hits") if isinstance(r.get("hits"), list) else []
+        found = r.get("hits")
+        hits = found if isinstance(found, list) else []
         title = f"turn {r.get('round', '?')}: “{r.get('query', '')}” best similarity {fmt(r.get('best_similarity'))}"
         rows = [(str(h.get("work") or h.get("id")), float(h.get("similarity") or 0.0), "ok") for h in hits]
         texts = join(tag("li", f"{h.get('work') or h.get('id')}: {h.get('text', '')}") for h in hits)
@@ -61,8 +62,9 @@ def panel(record: dict[str, Any]) -> Markup:
              ", ".join(f"{k} ×{v}" for k, v in failed_checks(r).items()) or "–", r.get("frustration")] for r in rounds]
     parts = [table(["turn", "move", "searched", "hits", "best similarity", "hit similarity", "critic loops", "failed checks",
                     "frustration"], rows)]
-    best = [(f"turn {r.get('round')}", number(r.get("best_similarity")), "ok" if r.get("hits") else "") for r in rounds]
-    best = [(label, value, class_) for label, value, class_ in best if value is not None]
+    similarities = [(f"turn {r.get('round')}", number(r.get("best_similarity")), "ok" if r.get("hits") else "")
+                    for r in rounds]
+    best = [(label, value, class_) for label, value, class_ in similarities if value is not None]
     if best:
         parts.append(Markup(tag("h3", "Best passage similarity per search (green: a passage cleared the floor)")
                             + hbars(best, scale=1.0)))

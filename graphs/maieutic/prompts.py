@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
@@ -30,7 +31,7 @@ LEARNER_SYSTEM = (
 )
 
 
-def _documents(documents: Sequence[Citation]) -> list[str]:
+def _documents(documents: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"[{d['id']}] {d['author']}, {d['work']} {d['locus']}: {d['text']}" for d in documents]
 
 
@@ -45,8 +46,8 @@ def interlocutor_prompt(*, move: str, thesis: str, documents: Sequence[Citation]
     return [SystemMessage(MAIEUTIC_STANDARD.format(limit=limit)), *history[-4:], HumanMessage("\n".join(lines))]
 
 
-def synthesizer_prompt(*, evolution: Sequence[str], analogies: Sequence[Citation],
-                       readings: Sequence[Citation]) -> list[BaseMessage]:
+def synthesizer_prompt(*, evolution: Sequence[str], analogies: Sequence[Mapping[str, Any]],
+                       readings: Sequence[Mapping[str, Any]]) -> list[BaseMessage]:
     lines = [f"First thesis: {evolution[0] if evolution else 'none'}",
              f"Last thesis: {evolution[-1] if evolution else 'none'}",
              "Analogies:", *_documents(analogies), "Readings:", *_documents(readings), "Write the synthesis."]

@@ -16,11 +16,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from dialectica.sim.retrieval import Library
 from dialectica.graphs.maieutic.nodes import MaieuticDeps
 from dialectica.sim.cast import CastRequest
+from dialectica.sim.retrieval import Library
 from dialectica.sim.scripted import ScriptedChatModel, last_human
-
 
 
 def _first_sentence(text: str) -> str:
@@ -136,7 +135,8 @@ class ScriptedSophia:
             parts = [f"You hold, with good reason, that {thesis}.",
                      "But can you think of a case where following it would be plainly wrong?"]
         else:
-            grounding = [f"In {doc['work']} {doc['author']} argues that {_first_sentence(doc['text'])}{cite}."] if doc else []
+            grounding = ([f"In {doc['work']} {doc['author']} argues that {_first_sentence(doc['text'])}{cite}."]
+                         if doc else [])
             parts = [f"Put at its strongest, your claim is that {thesis}.", *grounding,
                      "If that holds, what follows from it?"]
         if self._lapse("long", named):
@@ -167,8 +167,10 @@ def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
     options = request.options
     sophia = ScriptedSophia(random.Random(f"{request.seed}:sophia"), options.discipline, options.compliance)
     learner = ScriptedLearner(topic, persona, random.Random(f"{request.seed}:learner"))
+    assert request.embed is not None  # the spec says embeds=True, so the harness passes the embedder
     return MaieuticDeps(
-        interlocutor=request.system("interlocutor", lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")),
+        interlocutor=request.system("interlocutor",
+                                    lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")),
         synthesizer=request.system("synthesizer", lambda: ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer")),
         library=Library(request.scenario["canon"], request.embed),
         learner=ScriptedChatModel(policy=learner.reply, role="learner"),

@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from dialectica.graphs.maieutic.nodes import MaieuticDeps
-from dialectica.sim.cast import CastRequest
 from dialectica.graphs.maieutic.scripted import scripted_maieutic
+from dialectica.sim.cast import CastRequest
 from dialectica.sim.persona import degree
 
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from dialectica.sim.params import ConfigError
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.graphs.socratic_panel.nodes import PanelDeps, PanelNodes
+from dialectica.graphs.socratic_panel.nodes import PanelNodes
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.state import PanelState
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
 from dialectica.sim.termination import TerminationReason
 
 NODES = (
@@ -31,7 +32,7 @@ def build_socratic_panel() -> Any:
     for name in NODES:
         workflow.add_node(name, step(PanelNodes, name))
     workflow.add_edge(START, "formulate_question")
-    for a, b in zip(NODES[:4], NODES[1:5]):
+    for a, b in itertools.pairwise(NODES[:5]):
         workflow.add_edge(a, b)
     workflow.add_conditional_edges(
         "check_convergence",

@@ -14,9 +14,9 @@ from dialectica.graphs.socratic_panel import report, scoring
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.prompts import expert_prompt, moderator_prompt
 from dialectica.graphs.socratic_panel.reading import Reading, confidence, quality, read_answer
-from dialectica.graphs.socratic_panel.state import Assumption, ExpertResponse, PanelState, QuestionRecord
-from dialectica.metrics.text import canonical_claim
+from dialectica.graphs.socratic_panel.state import Assumption, AssumptionKind, ExpertResponse, PanelState, QuestionRecord
 from dialectica.metrics.agreement import pairwise_jaccard
+from dialectica.metrics.text import canonical_claim
 
 
 @dataclass
@@ -137,7 +137,8 @@ class PanelNodes:
         }
 
     # 4. test_assumptions
-    def _track(self, tracked: dict[str, Assumption], changed: set[str], text: str, kind: str, round_num: int) -> Assumption:
+    def _track(self, tracked: dict[str, Assumption], changed: set[str], text: str, kind: AssumptionKind,
+               round_num: int) -> Assumption:
         found = _find(tracked, text)
         if found is None:
             found = Assumption(
@@ -146,7 +147,8 @@ class PanelNodes:
                 contradictions=[], resolved_by=[], contradiction_resolved=False,
             )
         else:
-            found = {**found, **{k: list(found[k]) for k in ("raised_by", "contradictions", "resolved_by")}}
+            found = {**found, "raised_by": list(found["raised_by"]), "contradictions": list(found["contradictions"]),
+                     "resolved_by": list(found["resolved_by"])}
         tracked[found["id"]] = found
         changed.add(found["id"])
         return found
@@ -184,16 +186,23 @@ class PanelNodes:
         old_evidence = state.get("evidence_map", {})
         seen = {e["id"] for items in old_evidence.values() for e in items}
         for key, items in new_evidence.items():  # an item cited twice, in any round, counts once
-            new_evidence[key] = [e for e in items if e["id"] not in seen and not seen.add(e["id"])]
-        evidence_map = {k: old_evidence.get(k, []) + new_evidence.get(k, []) for k in old_evidence.keys() | new_evidence.keys()}
+            fresh = []
+            for e in items:
+                if e["id"] not in seen:
+                    seen.add(e["id"])
+                    fresh.append(e)
+            new_evidence[key] = fresh
+        evidence_map = {k: old_evidence.get(k, []) + new_evidence.get(k, [])
+                        for k in old_evidence.keys() | new_evidence.keys()}
         status: dict[str, list[str]] = {"validated": [], "invalidated": [], "unproven": []}
         for key, item in tracked.items():
             verdict, strength = scoring.assess_validation(evidence_map.get(key, []), self.p)
             voices = len(set(item["raised_by"]) | set(item["contradictions"]))
             impact = round(min(1.0, 0.4 + 0.15 * voices), 3)
-            updated = {
+            updated: Assumption = {
                 **item, "validation_status": verdict, "evidence_strength": strength, "impact_score": impact,
-                "contradiction_resolved": bool(item["contradictions"]) and set(item["contradictions"]) <= set(item["resolved_by"]),
+                "contradiction_resolved": (bool(item["contradictions"])
+                                           and set(item["contradictions"]) <= set(item["resolved_by"])),
             }
             if updated != item:
                 tracked[key] = updated

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from dialectica.graphs.socratic_panel.state import AssumptionKind
 from dialectica.metrics.text import canonical_claim, content_words, sentences
 
 _CLAUSE = r"(?P<{name}>[^.?!]+?)"
@@ -67,7 +68,7 @@ _HEDGES = ("perhaps", "might", "i suspect", "possibly", "not sure", "tentatively
 @dataclass(frozen=True)
 class AssumptionMention:
     text: str
-    kind: str  # explicit | implicit | foundational
+    kind: AssumptionKind
     parent: str | None = None
 
 
@@ -95,7 +96,7 @@ class Reading:
     words: int = 0
 
 
-def _assumption_kind(sentence: str) -> str:
+def _assumption_kind(sentence: str) -> AssumptionKind:
     lowered = sentence.lower()
     if any(cue in lowered for cue in ("fundamental", "at bottom", "foundation")):
         return "foundational"

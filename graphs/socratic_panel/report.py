@@ -101,7 +101,9 @@ def _bullets(lines: Sequence[str]) -> str:
 def render_markdown(state: PanelState) -> str:
     """The executive report with the seed's six sections."""
     by_id = {a["id"]: a for a in state.get("assumptions_identified", [])}
-    texts = {k: [by_id[i]["text"] for i in state.get(f"assumptions_{k}", [])] for k in ("validated", "invalidated", "unproven")}
+    ids = {"validated": state.get("assumptions_validated", []), "invalidated": state.get("assumptions_invalidated", []),
+           "unproven": state.get("assumptions_unproven", [])}
+    texts = {k: [by_id[i]["text"] for i in these] for k, these in ids.items()}
     converged = state.get("convergence_achieved", False)
     recs = state.get("recommendations", [])
     unresolved = [a["text"] for a in by_id.values() if a["contradictions"] and not a["contradiction_resolved"]]

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.graphs.socratic_panel.state import Assumption, QuestionType
+from dialectica.graphs.socratic_panel.state import Assumption, EvidenceStrength, QuestionType, ValidationStatus
 
 _QUESTION_BASE_DEPTH: dict[str, int] = {
     "clarification": 1,
@@ -48,7 +48,7 @@ def evidence_score(item: Mapping[str, Any], p: PanelParams) -> float:
     return score
 
 
-def assess_validation(evidence: Sequence[Mapping[str, Any]], p: PanelParams) -> tuple[str, str]:
+def assess_validation(evidence: Sequence[Mapping[str, Any]], p: PanelParams) -> tuple[ValidationStatus, EvidenceStrength]:
     """(validation status, evidence strength) from the mean evidence score."""
     if not evidence:
         return "unproven", "none"

@@ -132,7 +132,8 @@ class ScriptedExpert:
         self.revealed[root] = depth + 1
         text = self.assumptions[chain[depth]]["text"]
         if depth == 0:
-            form = self.rng.choice(("My position rests on the assumption that {t}.", "Implicitly we take for granted that {t}."))
+            form = self.rng.choice(("My position rests on the assumption that {t}.",
+                                    "Implicitly we take for granted that {t}."))
             out = [form.format(t=text)]
         else:
             deeper = "more fundamental" if depth >= 3 else "deeper"

@@ -8,6 +8,9 @@ from typing import Annotated, Any, Literal, TypedDict
 from dialectica.sim.reducers import merge_lists_by_key, upsert_by_id
 
 QuestionType = Literal["clarification", "assumption", "reason", "evidence", "perspective", "implication"]
+AssumptionKind = Literal["explicit", "implicit", "foundational"]
+ValidationStatus = Literal["validated", "invalidated", "unproven"]
+EvidenceStrength = Literal["high", "medium", "low", "none"]
 
 
 class QuestionRecord(TypedDict):
@@ -36,10 +39,10 @@ class ExpertResponse(TypedDict):
 class Assumption(TypedDict):
     id: str
     text: str
-    type: Literal["explicit", "implicit", "foundational"]
+    type: AssumptionKind
     depth_layer: int
-    validation_status: Literal["validated", "invalidated", "unproven"]
-    evidence_strength: Literal["high", "medium", "low", "none"]
+    validation_status: ValidationStatus
+    evidence_strength: EvidenceStrength
     impact_score: float
     raised_by: list[str]
     related_assumptions: list[str]

@@ -7,8 +7,8 @@ from typing import Any
 
 from dialectica.graphs.socratic_panel.nodes import PanelDeps
 from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
-from dialectica.sim.cast import CastRequest
 from dialectica.graphs.socratic_panel.scripted import scripted_panel
+from dialectica.sim.cast import CastRequest
 from dialectica.sim.persona import bullet, degree
 
 _DESIGN = {value: cue for cue, value in EVIDENCE_DESIGNS.items()}

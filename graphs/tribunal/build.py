@@ -9,14 +9,13 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from dialectica.sim.params import ConfigError
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
 from dialectica.graphs.tribunal.bench import JUDGES
-from dialectica.graphs.tribunal.nodes import COLLECTORS
-from dialectica.graphs.tribunal.nodes import TribunalDeps, TribunalNodes
+from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalNodes
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.state import TribunalState
 from dialectica.metrics.agreement import jaccard
+from dialectica.sim.params import ConfigError
+from dialectica.sim.spec import Episode, EpisodeOutcome, step
 from dialectica.sim.termination import TerminationReason
 
 
@@ -130,5 +129,6 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         if missing:
             raise ConfigError(f"collector {collector.get('id', '?')!r} lacks key {missing[0]!r}")
         if collector["fault"] not in ("none", "raise", "hang"):
-            raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; valid choices: none, raise, hang")
+            raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; "
+                              "valid choices: none, raise, hang")
     return scenario

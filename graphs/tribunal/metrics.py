@@ -29,7 +29,8 @@ def tribunal() -> MetricFn:
         n = len(records)
         branches = [b for r in records for b in r.get("timings", {}).get("branches", [])]
         out = {
-            "partial_report_rate": sum(r["termination_reason"] == "partial_report" for r in records) / n if n else float("nan"),
+            "partial_report_rate": (sum(r["termination_reason"] == "partial_report" for r in records) / n
+                                    if n else float("nan")),
             "timeout_rate": mean([float(b["timed_out"]) for b in branches]),
         }
         runs: dict[str, list[tuple[float, float]]] = {}

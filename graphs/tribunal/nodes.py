@@ -9,15 +9,15 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from dialectica.sim.llm.structured import response_format
 from dialectica.graphs.tribunal import rules
 from dialectica.graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
 from dialectica.graphs.tribunal.deadline import run_with_deadline
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.report import render_report
-from dialectica.graphs.tribunal.state import Evidence, TribunalState
+from dialectica.graphs.tribunal.state import Evidence, Finding, TribunalState
+from dialectica.sim.llm.structured import response_format
 
-Collector = Callable[[], list[dict[str, Any]]]
+Collector = Callable[[], list[Finding]]
 COLLECTORS = ("repo_investigator", "doc_analyst", "runtime_prober")  # the seed's detective layer
 
 
@@ -50,7 +50,8 @@ class TribunalNodes:
                                found=False, content=f"{name} ran past its {self.p.layer_timeout_s} s deadline",
                                location="", confidence=0.0, tags=["timeout"])
             return {"evidence": [missing], "branch_timings": [timing]}
-        return {"evidence": [Evidence(collector=name, **item) for item in value], "branch_timings": [timing]}
+        findings: list[Finding] = value  # status "ok": what the collector returned
+        return {"evidence": [Evidence(collector=name, **item) for item in findings], "branch_timings": [timing]}
 
     def evidence_aggregator(self, state: TribunalState) -> dict[str, Any]:
         wall = time.perf_counter() - state["detective_started"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dialectica.sim.spec import GraphView
 from dialectica.sim.view.charts import hbars
 from dialectica.sim.view.markup import Markup, fmt, join, markdown, md_section, note, table, tag
-from dialectica.sim.spec import GraphView
 
 _RULE_LINE = re.compile(r"^- round (\d+), (.+)$")
 

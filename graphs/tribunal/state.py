@@ -6,9 +6,10 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 
-class Evidence(TypedDict):
+class Finding(TypedDict):
+    """One item a collector returns."""
+
     id: str
-    collector: str
     criterion: str
     goal: str
     found: bool
@@ -16,6 +17,12 @@ class Evidence(TypedDict):
     location: str
     confidence: float
     tags: list[str]
+
+
+class Evidence(Finding):
+    """A finding with the collector that returned it."""
+
+    collector: str
 
 
 class Opinion(TypedDict):

@@ -16,11 +16,11 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from dialectica.sim.params import ConfigError
 from dialectica.sim.llm.backends import Backend, backend
 from dialectica.sim.llm.cache import open_cache
 from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
+from dialectica.sim.params import ConfigError
 
 SYSTEM, PARTICIPANT = "system", "participant"
 _BACKENDS: dict[str, Backend] = {}
@@ -80,11 +80,11 @@ class Voices:
         Args:
             roles: (role, kind) pairs of the graphs in the run.
         """
-        roles = dict(roles)
-        unknown = sorted(set(self.settings.roles) - set(roles))
+        kinds = dict(roles)
+        unknown = sorted(set(self.settings.roles) - set(kinds))
         if unknown:
-            raise ConfigError(f"unknown llm.roles.{unknown[0]}; valid roles here: {', '.join(sorted(roles))}")
-        for role, kind in sorted(roles.items()):
+            raise ConfigError(f"unknown llm.roles.{unknown[0]}; valid roles here: {', '.join(sorted(kinds))}")
+        for role, kind in sorted(kinds.items()):
             own = self._own(role, kind)
             if own is not None:
                 _backend(own)

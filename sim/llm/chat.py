@@ -17,9 +17,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from dialectica.sim.llm.structured import instruction, read_json
-from dialectica.sim.llm.backends import Request
+from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache, cache_key
+from dialectica.sim.llm.structured import instruction, read_json
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -81,7 +81,9 @@ class LLMChatModel(BaseChatModel):
         or not valid under the schema) retry at once with the next seed. Raises the last error when no
         attempt got a reply at all."""
         s = self.settings
-        replies, error, usable = [], None, False
+        replies: list[Reply] = []
+        error: Exception | None = None
+        usable = False
         for attempt in range(s.retries + 1):
             try:
                 reply = self.backend.complete(replace(request, seed=request.seed + attempt))
@@ -95,6 +97,7 @@ class LLMChatModel(BaseChatModel):
             if usable:
                 break
         if not replies:
+            assert error is not None  # every attempt raised
             raise error
         text = replies[-1].text
         return {"text": text, "prompt_tokens": sum(r.prompt_tokens for r in replies),

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from dialectica.sim.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.gguf import model_file
+from dialectica.sim.params import ConfigError
 
 Turns = tuple[tuple[str, str], ...]
 

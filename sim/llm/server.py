@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from dialectica.sim.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
+from dialectica.sim.params import ConfigError
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 class ServerBackend:
@@ -44,8 +47,10 @@ class ServerBackend:
         extra: dict[str, Any] = {}
         if request.schema is not None:
             extra["response_format"] = {"type": "json_object", "schema": request.schema}
+        # Roles are system, user or assistant (``chat.render``), so each pair is one of openai's message kinds.
+        messages = cast("list[ChatCompletionMessageParam]", [{"role": r, "content": c} for r, c in request.messages])
         response = self.client.chat.completions.create(
-            model=self.model, messages=[{"role": r, "content": c} for r, c in request.messages],
+            model=self.model, messages=messages,
             temperature=request.temperature, top_p=request.top_p, max_tokens=request.max_tokens, seed=request.seed,
             timeout=request.timeout_s, **extra,
         )

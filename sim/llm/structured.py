@@ -31,7 +31,8 @@ def shape(schema: dict[str, Any]) -> Any:
     if "description" in schema:
         return f"<{schema['description']}>"
     names = {"string": "text", "integer": "integer", "number": "number", "boolean": "true|false"}
-    return names.get(schema.get("type"), "value")
+    kind = schema.get("type")
+    return names.get(kind, "value") if isinstance(kind, str) else "value"
 
 
 def instruction(schema: dict[str, Any]) -> str:

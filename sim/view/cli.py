@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from dialectica.sim.params import ConfigError
 from dialectica.sim.view.options import ViewOptions
@@ -48,15 +50,19 @@ def write(args: argparse.Namespace) -> Path:
     return write_run_index(root / "view.html", indexes)
 
 
+class _QuietHandler(SimpleHTTPRequestHandler):
+    """Serves files without a log line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def serve(index: Path, port: int) -> None:
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(index.parent))
-    handler.log_message = lambda *a, **k: None  # quiet
+    handler = functools.partial(_QuietHandler, directory=str(index.parent))
     with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         print(f"serving http://127.0.0.1:{server.server_address[1]}/{index.name} (Ctrl-C stops)", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
-        except KeyboardInterrupt:
-            pass
 
 
 def entry(argv: list[str] | None = None) -> None:
