@@ -1,8 +1,7 @@
 """``graph=maieutic``: Sophia, a Socratic tutor with a Critic loop, questions one learner."""
 
-from dialectica.graphs.maieutic import build
+from dialectica.graphs.maieutic import build, metrics
 from dialectica.graphs.maieutic.figures import critic_loop_histogram, move_distribution
-from dialectica.graphs.maieutic.metrics import critic, moves, retrieval, turns_to_synthesis
 from dialectica.graphs.maieutic.panel import VIEW
 from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
 from dialectica.graphs.maieutic.scripted import scripted_maieutic
@@ -17,7 +16,8 @@ SPEC = GraphSpec(
     params=MaieuticParams, build=build.build_maieutic, initial_state=build.initial_state, outcome=build.outcome,
     recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario, play=build.play,
     casts={"scripted": scripted_maieutic, "surrogate": surrogate_maieutic}, cast_options=SophiaCastOptions,
-    metrics=(moves, critic, retrieval, turns_to_synthesis), figures=(critic_loop_histogram, move_distribution),
+    metrics=(metrics.moves, metrics.critic, metrics.retrieval, metrics.turns_to_synthesis),
+    figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
     embeds=True, agreement=False, config=_CONFIG, datasets=_DATA,
 )

@@ -49,8 +49,9 @@ def test_outputs_and_mlflow_run(panel_run):
     lines = (tmp / "run" / "episodes.jsonl").read_text().splitlines()
     assert len(lines) == 6
     record = json.loads(lines[0])
-    for key in ("graph", "episode", "seed", "termination_reason", "metrics", "timings", "transcript"):
+    for key in ("schema_version", "graph", "episode", "seed", "termination_reason", "metrics", "timings", "transcript"):
         assert key in record
+    assert not (tmp / "run" / "socratic_panel" / "episodes.jsonl").exists()  # the run-level file is the only one
 
     client = MlflowClient(f"sqlite:///{tmp / 'ml.db'}")
     run = client.get_run(entry["mlflow_run_id"])
@@ -81,10 +82,12 @@ def test_secrets_never_reach_outputs(panel_run):
         (["graph=socratic_panel", "graph.convergence_threshold=1.5"], "graph.convergence_threshold=1.5 is out of range"),
         (["episodes=0"], "episodes=0 is invalid"),
         (["graph=socratic_panel", "+graph.bogus=1"], "unknown key graph.bogus; valid keys:"),
-        (["graph=interview", "participants=surrogate"], "participants=surrogate needs an LLM: add llm=llamacpp or llm=openai"),
+        (["graph=interview", "participants=surrogate"],
+         "participants=surrogate needs an LLM: add llm=llamacpp or llm=openai"),
         (["graph=interview", "llm=llamacpp", "llm.model_path=/no/such/model.gguf"],
          "llm.model_path=/no/such/model.gguf: no such file"),
-        (["graph=interview", "llm=llamacpp", "llm.chat_format=alpaca"], "unknown llm.chat_format='alpaca'; valid choices: gemma"),
+        (["graph=interview", "llm=llamacpp", "llm.chat_format=alpaca"],
+         "unknown llm.chat_format='alpaca'; valid choices: gemma"),
         (["graph=interview", "llm=llamacpp", "+llm.roles.nobody=scripted"], "unknown llm.roles.nobody; valid roles here:"),
         (["graph=interview", "llm=openai", "llm.base_url=http://127.0.0.1:9/v1"],
          "llm.base_url=http://127.0.0.1:9/v1: no OpenAI-compatible server answers there"),
@@ -120,3 +123,24 @@ def test_no_graph_argument_runs_every_registered_graph(tmp_path):
     assert all(entry["mlflow_run_id"] is None for entry in summary["graphs"].values())
     assert not (tmp_path / "ml.db").exists()
     assert "convergence_rate" in proc.stdout  # the summary table
+    # one episodes.jsonl for the whole run: every graph's episodes, each once
+    records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
+    assert sorted((r["graph"], r["episode"]) for r in records) == [(g, i) for g in names() for i in range(2)]
+    for r in records:  # embedding agreement only where a round has several participants' answers
+        measured = "embedding_agreement" in r["metrics"]
+        assert measured == (load(r["graph"]).agreement and r["termination_reason"] != "error"), r["graph"]
+
+
+def test_list_and_help_answer_without_a_run(tmp_path):
+    from dialectica.sim.discovery import names
+
+    proc = subprocess.run([sys.executable, "-m", "dialectica", "list"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    headers = [line.split()[0] for line in proc.stdout.splitlines() if line and not line.startswith(" ")]
+    assert headers == names() == ["committee", "interview", "maieutic", "socratic_panel", "tribunal"]
+    assert "graph.cast.hang_s = 1.5" in proc.stdout and "graph.cast.discipline = 0.8" in proc.stdout
+    proc = subprocess.run([str(BIN), "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: dialectica")
+    assert "graph=all|committee|interview|maieutic|socratic_panel|tribunal" in proc.stdout
+    assert not any(tmp_path.iterdir())  # neither wrote a run directory

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dialectica.graphs.interview.schema import DiscoverySchema
-from dialectica.sim.tools import conduct_interview
+from dialectica.graphs.interview.tools import conduct_interview
 
 
 def test_conduct_interview_fills_the_schema_and_reports_like_the_tool():
@@ -25,9 +25,9 @@ def test_starting_ascr_is_kept_and_a_tiny_budget_ends_incomplete():
 def test_every_persona_answers_every_schema_precisely_without_noise(tmp_path):
     import yaml
 
-    from dialectica.sim.config import PROJECT_ROOT
+    from dialectica.sim.resources import datasets_dir
 
-    root = PROJECT_ROOT / "datasets" / "interview"
+    root = datasets_dir() / "interview"
     for path in (root / "personas").glob("*.yaml"):
         quiet = yaml.safe_load(path.read_text()) | {"vagueness": 0.0, "off_topic": 0.0, "contradiction": 0.0}
         (tmp_path / "interview" / "personas").mkdir(parents=True, exist_ok=True)
@@ -36,7 +36,7 @@ def test_every_persona_answers_every_schema_precisely_without_noise(tmp_path):
     for schema_path in (root / "schemas").glob("*.yaml"):
         schema = DiscoverySchema.from_dict(yaml.safe_load(schema_path.read_text()))
         for persona in ("craft_brewery", "bakery", "machine_shop", "pharma_packaging"):
-            result = conduct_interview(schema.id, budget=20.0, persona=persona, datasets=tmp_path)
+            result = conduct_interview(schema.id, budget=20.0, persona=persona, datasets=tmp_path / "interview")
             assert result["complete"], (schema.id, persona)
             truth = yaml.safe_load((root / "personas" / f"{persona}.yaml").read_text())["truth"][schema.id]
             for name, value in result["ascr"].items():

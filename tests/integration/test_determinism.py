@@ -19,8 +19,6 @@ from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.config import GraphRun, RunConfig, TrackingConfig
 from dialectica.sim.episode import EpisodePlan, run_episode
 from dialectica.sim.runner import run_experiment
-from dialectica.sim.llm.casting import Voices
-from dialectica.sim.llm.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 # No real sleeping between retries: the scripted cast's failures would otherwise cost seconds.
@@ -35,6 +33,11 @@ def _strip(record: dict) -> dict:
     return {k: v for k, v in record.items() if k != "timings"}
 
 
+def _episode(scenario: dict, seed: int) -> dict:
+    """One socratic_panel episode's record as a dict (``run_episode`` returns an EpisodeRecord)."""
+    return run_episode(SPEC, PARAMS, _plan(scenario, seed)).model_dump()
+
+
 def fake_embed(texts: list[str]) -> np.ndarray:
     return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) - 127.5
                      for t in texts])
@@ -42,8 +45,8 @@ def fake_embed(texts: list[str]) -> np.ndarray:
 
 @pytest.mark.parametrize("seed", [0, 11])
 def test_same_plan_gives_identical_records(tiny_scenario, seed):
-    first = run_episode(SPEC, PARAMS, _plan(tiny_scenario, seed))
-    second = run_episode(SPEC, PARAMS, _plan(tiny_scenario, seed))
+    first = _episode(tiny_scenario, seed)
+    second = _episode(tiny_scenario, seed)
     assert first["termination_reason"] != "error", first.get("error")
     assert first["transcript"] and first["per_round"]
     assert _strip(first) == _strip(second)
@@ -52,7 +55,7 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
 
 
 def test_a_different_seed_gives_a_different_transcript(tiny_scenario):
-    transcripts = [json.dumps(run_episode(SPEC, PARAMS, _plan(tiny_scenario, seed))["transcript"]) for seed in (1, 2, 3)]
+    transcripts = [json.dumps(_episode(tiny_scenario, seed)["transcript"]) for seed in (1, 2, 3)]
     assert len(set(transcripts)) == 3
 
 
@@ -61,8 +64,10 @@ import json, sys, yaml
 from dialectica.graphs.socratic_panel import SPEC
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.episode import EpisodePlan, run_episode
-scenario = yaml.safe_load(open("datasets/socratic_panel/scenarios/drug_launch.yaml"))
-record = run_episode(SPEC, PanelParams(retry_backoff_s=0.0), EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", 0.2))
+from dialectica.sim.resources import datasets_dir
+scenario = yaml.safe_load((datasets_dir() / "socratic_panel" / "scenarios" / "drug_launch.yaml").read_text())
+plan = EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", 0.2, SPEC.datasets)
+record = run_episode(SPEC, PanelParams(retry_backoff_s=0.0), plan).model_dump()
 record.pop("timings")
 print(json.dumps(record, sort_keys=True))
 """
@@ -81,7 +86,8 @@ def test_records_do_not_depend_on_the_string_hash_seed():
 
 def _config(out_dir: Path, scenarios: list[dict], episodes: int) -> RunConfig:
     return RunConfig(
-        graphs=[GraphRun(SPEC, PARAMS, scenarios, raw={})], episodes=episodes, seed=7, participants="scripted",
+        graphs=[GraphRun(SPEC, PARAMS, SPEC.cast_options(), scenarios, raw={}, datasets=SPEC.datasets)], episodes=episodes,
+        seed=7, participants="scripted",
         failure_rate=0.2, tracking=TrackingConfig(False, "none", "none"), out_dir=out_dir, progress=False, resolved={},
     )
 
@@ -101,14 +107,14 @@ def test_run_experiment_twice_writes_identical_episodes(tmp_path, tiny_scenario)
 
 
 def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path, tiny_scenario, monkeypatch):
-    real = sim.episode.build_deps
+    real = dialectica.sim.episode.build_deps
 
-    def build_deps(kind, graph, request):
+    def build_deps(spec, kind, request):
         if request.scenario["name"] == "cursed":
             raise RuntimeError("the cast exploded")
-        return real(kind, graph, request)
+        return real(spec, kind, request)
 
-    monkeypatch.setattr(sim.episode, "build_deps", build_deps)
+    monkeypatch.setattr(dialectica.sim.episode, "build_deps", build_deps)
     cursed = {**tiny_scenario, "name": "cursed"}
     summary = run_experiment(_config(tmp_path, [tiny_scenario, cursed], episodes=4), embed=fake_embed,
                              echo=lambda line: None)
@@ -129,15 +135,17 @@ def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path,
 @pytest.mark.parametrize("graph", ["committee", "interview", "maieutic", "socratic_panel", "tribunal"])
 def test_every_graph_is_reproducible_from_its_seed(graph):
     from dialectica.sim.discovery import load
-    from dialectica.sim.config import PROJECT_ROOT
     from dialectica.sim.scenarios import load_scenarios
 
     spec = load(graph)
-    params = spec.params_type()
-    scenarios = load_scenarios(PROJECT_ROOT / "datasets", spec, "all")
-    voices = Voices(LLMSettings(tribunal={"hang_s": 0.01}))
+    params = spec.params()
+    scenarios = load_scenarios(spec.datasets, spec, "all")
+    # the tribunal's planted hang (graph.cast.hang_s) kept short
+    options = spec.cast_options(**({"hang_s": 0.01} if graph == "tribunal" else {}))
     for i, scenario in enumerate(scenarios[:3]):
-        plan = EpisodePlan(graph, i, 1000 + i, scenario, "scripted", voices=voices)
-        first, second = run_episode(spec, params, plan, fake_embed), run_episode(spec, params, plan, fake_embed)
+        plan = EpisodePlan(graph, i, 1000 + i, scenario, "scripted", datasets=spec.datasets, options=options)
+        first = run_episode(spec, params, plan, fake_embed).model_dump()
+        second = run_episode(spec, params, plan, fake_embed).model_dump()
         assert first["termination_reason"] != "error", first.get("error")
-        assert json.dumps(_strip(first), sort_keys=True, default=str) == json.dumps(_strip(second), sort_keys=True, default=str)
+        same = [json.dumps(_strip(r), sort_keys=True, default=str) for r in (first, second)]
+        assert same[0] == same[1]

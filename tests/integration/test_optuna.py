@@ -35,7 +35,8 @@ def test_study_improves_on_its_first_trial_and_resumes(tmp_path):
     parent = next(r for r in client.search_runs(["1"]) if r.data.tags.get("sweep") == "true")
     assert parent.data.metrics["best_objective"] == best["best_value"]
     assert {f"best.{k}" for k in best["best_params"]} <= set(parent.data.params)
-    assert {"objective.png", "optimization_results.yaml", "comparison.csv"} <= {a.path for a in client.list_artifacts(parent.info.run_id)}
+    artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
+    assert {"objective.png", "optimization_results.yaml", "comparison.csv"} <= artifacts
 
     resumed = _study(tmp_path, "resume=true")
     assert resumed.stdout.count("already finished") == 6  # the seeded sampler replays the same six trials

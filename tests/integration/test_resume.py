@@ -42,13 +42,14 @@ def test_killed_sweep_resumes_to_the_uninterrupted_result(tmp_path):
 
     proc = subprocess.Popen(_args(tmp_path, "killed"), cwd=tmp_path, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    partial = tmp_path / "killed" / "1" / "socratic_panel" / "episodes.partial.jsonl"
+    partial = tmp_path / "killed" / "1" / "episodes.jsonl"  # appended to as each episode finishes
     deadline = time.time() + 300
     while time.time() < deadline and not (partial.exists() and len(partial.read_text().splitlines()) >= 5):
         time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert (tmp_path / "killed" / "0" / "summary.json").exists() and not (tmp_path / "killed" / "1" / "summary.json").exists()
+    killed = tmp_path / "killed"
+    assert (killed / "0" / "summary.json").exists() and not (killed / "1" / "summary.json").exists()
     assert "RUNNING" in _statuses(tmp_path / "killed.db")
 
     resumed = subprocess.run([*_args(tmp_path, "killed"), "resume=true"], capture_output=True, text=True,
@@ -68,7 +69,7 @@ def test_sigterm_ends_the_run_killed_and_keeps_finished_episodes(tmp_path):
     args = [str(BIN), "graph=socratic_panel", "episodes=400", "progress=false", "embeddings=false",
             f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}"]
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    partial = tmp_path / "run" / "socratic_panel" / "episodes.partial.jsonl"
+    partial = tmp_path / "run" / "episodes.jsonl"  # appended to as each episode finishes
     deadline = time.time() + 300
     while time.time() < deadline and not (partial.exists() and len(partial.read_text().splitlines()) >= 3):
         time.sleep(0.02)

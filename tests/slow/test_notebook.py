@@ -10,9 +10,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from dialectica.sim.config import PROJECT_ROOT
-
 pytestmark = pytest.mark.slow
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the notebook lives in the source tree, not the package
 BIN = Path(sys.executable).parent / "dialectica"
 
 

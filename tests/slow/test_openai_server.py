@@ -15,11 +15,11 @@ import httpx
 import pytest
 from langchain_core.messages import HumanMessage
 
-from dialectica.sim.llm.structured import ask, read_json
 from dialectica.graphs.tribunal.bench import opinions_schema
 from dialectica.sim.llm.casting import Voices
 from dialectica.sim.llm.gguf import gemma_270m
 from dialectica.sim.llm.settings import LLMSettings
+from dialectica.sim.llm.structured import ask, read_json
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import mlflow
 import pytest
 
-from dialectica.sim.discovery import load, names
 from dialectica.sim.bench import surrogate_overhead
+from dialectica.sim.discovery import load
 
 pytestmark = pytest.mark.slow
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from dialectica.sim.records import read
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.write import write_graph_pages
 
@@ -44,7 +45,7 @@ def chromium() -> str:
 def run_dir(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("browser")
     args = ["episodes=2", "tracking=none", "progress=false", "embeddings=false", f"hydra.run.dir={tmp / 'run'}"]
-    proc = subprocess.run([sys.executable, "-m", "dialectica.sim.run", *args], check=False, capture_output=True, text=True, cwd=tmp,
+    proc = subprocess.run([sys.executable, "-m", "dialectica", *args], check=False, capture_output=True, text=True, cwd=tmp,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp / "run"
@@ -52,9 +53,9 @@ def run_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def base_url(run_dir):
-    """The run's pages served by ``python -m sim.view RUN --serve`` on a free loopback port."""
-    proc = subprocess.Popen([sys.executable, "-m", "dialectica.sim.view", str(run_dir), "--serve", "--port", "0"], cwd=run_dir,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """The run's pages served by ``python -m dialectica.sim.view RUN --serve`` on a free loopback port."""
+    proc = subprocess.Popen([sys.executable, "-m", "dialectica.sim.view", str(run_dir), "--serve", "--port", "0"],
+                            cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = ""
     while not line.startswith("serving "):
         line = proc.stdout.readline()
@@ -101,7 +102,7 @@ def _shoot(page, path: Path) -> None:
 
 @pytest.mark.parametrize("graph", GRAPHS)
 def test_each_graph_page_loads_clean_and_shows_every_turn(graph, run_dir, base_url, browser, shots):
-    records = {r["episode"]: r for r in map(json.loads, (run_dir / graph / "episodes.jsonl").read_text().splitlines())}
+    records = {r["episode"]: r for r in read(run_dir / "episodes.jsonl", graph)}  # the run's one file, this graph's lines
     pages = sorted((run_dir / graph / "view").glob("episode_*.html"))
     topology = json.loads((run_dir / graph / "view" / "topology.json").read_text())
     assert len(pages) == len(records) == 2  # first 3 of 2 episodes
@@ -134,7 +135,7 @@ def test_an_episode_that_raised_shows_its_traceback(run_dir, browser, shots, tmp
         import traceback
 
         tb = traceback.format_exc()
-    record = json.loads((run_dir / "interview" / "episodes.jsonl").read_text().splitlines()[0])
+    record = next(read(run_dir / "episodes.jsonl", "interview"))
     record |= {"termination_reason": "error", "error": tb, "metrics": {}, "per_round": [], "transcript": [], "artifacts": {}}
     files = write_graph_pages([record], tmp_path / "view", ViewOptions(first=0, errors=1))
     page, errors, _ = visit(browser, (tmp_path / "view" / "episode_0.html").as_uri())

@@ -16,6 +16,7 @@ from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.reading import read_statement, read_vote
 from dialectica.sim.retrieval import Library
 from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.spec import Episode
 from dialectica.sim.termination import TerminationReason
 
 
@@ -59,16 +60,19 @@ def test_consensus_mechanism_rejects_any_dissenting_vote():
     same = {m: "r" for m in votes}
     full = {m: 1.0 for m in votes}
     assert detect_consensus(votes, same, full, embed=unit_embed, threshold=0.5)["consensus_reached"]
-    assert not detect_consensus(votes, same, full, embed=unit_embed, threshold=0.5, mechanism="consensus")["consensus_reached"]
+    strict = detect_consensus(votes, same, full, embed=unit_embed, threshold=0.5, mechanism="consensus")
+    assert not strict["consensus_reached"]
     abstaining = votes | {"d": "abstain"}
-    assert detect_consensus(abstaining, same, full, embed=unit_embed, threshold=0.5, mechanism="consensus")["consensus_reached"]
+    abstained = detect_consensus(abstaining, same, full, embed=unit_embed, threshold=0.5, mechanism="consensus")
+    assert abstained["consensus_reached"]
 
 
 def test_reading_statements_and_votes():
     s = read_statement("In reply to cfo: [d3] and [d1] show otherwise. I still support the proposal. Confidence: 72%.")
     assert (s.position, s.confidence, s.cited, s.target) == ("support", 0.72, ("d3", "d1"), "cfo")
-    assert read_statement("I have changed my position because [d9] shows costs rise. My view is nuanced now.").position == "nuanced"
-    assert read_statement("I have changed my position because [d9] shows costs rise.").change_reason == "[d9] shows costs rise"
+    changed = "I have changed my position because [d9] shows costs rise."
+    assert read_statement(f"{changed} My view is nuanced now.").position == "nuanced"
+    assert read_statement(changed).change_reason == "[d9] shows costs rise"
     assert read_vote("Vote: oppose. Confidence: 90%. Rationale: costs.") == ("oppose", 0.9, "costs.")
     assert read_vote("I am not sure.") == ("abstain", 0.5, "I am not sure.")
 
@@ -79,8 +83,9 @@ def test_divergence():
     assert divergence({"a": "support", "b": "oppose", "c": "nuanced", "d": "support"}) == pytest.approx(0.5)
 
 
-def _nodes(params=CommitteeParams()):
-    return CommitteeNodes(CommitteeDeps({}, [], ScriptedChatModel(policy=lambda m: ""), Library([], unit_embed), unit_embed), params)
+def _nodes(params=None):
+    deps = CommitteeDeps({}, [], ScriptedChatModel(policy=lambda m: ""), Library([], unit_embed), unit_embed)
+    return CommitteeNodes(deps, params or CommitteeParams())
 
 
 @pytest.mark.parametrize(("level", "route"), [(0.31, "rebuttals"), (0.3, "synthesis"), (0.0, "synthesis")])
@@ -104,8 +109,8 @@ def _committee(answer, size=5, params=None):
     deps = CommitteeDeps(members, roster, ScriptedChatModel(policy=lambda m: "## Committee Recommendation"),
                          Library(EVIDENCE, unit_embed), unit_embed)
     params = params or CommitteeParams(committee_size=size)
-    return build_committee(deps, params).invoke({"question": "q?", "round_number": 0},
-                                                {"recursion_limit": recursion_limit(params)}), params
+    return build_committee().invoke({"question": "q?", "round_number": 0}, {"recursion_limit": recursion_limit(params)},
+                                    context=Episode(deps, params)), params
 
 
 def test_split_committee_exits_at_max_rounds_with_rebuttals():

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from omegaconf import DictConfig, OmegaConf
 
-from dialectica.sim.discovery import load, names
 from dialectica.sim.config import CONF_DIR, compose, from_hydra
+from dialectica.sim.discovery import load, names
 
 GRAPH_NAMES = names()
 
@@ -22,8 +22,11 @@ def test_graph_yaml_defaults_equal_params_defaults(graph):
     spec = load(graph)
     values = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "graph" / f"{graph}.yaml"))
     values.pop("name")
-    defaults = {f.name: getattr(spec.params_type(), f.name) for f in dataclasses.fields(spec.params_type)}
+    cast = values.pop("cast", {})
+    defaults = {f.name: getattr(spec.params(), f.name) for f in dataclasses.fields(spec.params)}
     assert values == defaults
+    cast_defaults = {f.name: getattr(spec.cast_options(), f.name) for f in dataclasses.fields(spec.cast_options)}
+    assert cast == cast_defaults
 
 
 @pytest.mark.parametrize("option", sorted(p.stem for p in (CONF_DIR / "graph").glob("*.yaml")))
@@ -49,6 +52,44 @@ def test_hparams_search_configs_compose_and_name_real_params(search, tmp_path):
     run = from_hydra(cfg, tmp_path / "out")
     assert run.objective and run.objective["metric"]
     values = OmegaConf.load(CONF_DIR / "hparams_search" / f"{search}.yaml")
-    fields = {f.name for f in dataclasses.fields(run.graphs[0].spec.params_type)}
+    fields = {f.name for f in dataclasses.fields(run.graphs[0].spec.params)}
     for key in values.hydra.sweeper.params:
         assert key.startswith("graph.") and key.removeprefix("graph.") in fields, key
+
+
+def test_cast_options_are_graph_keys_and_per_graph_overrides_one_graph(tmp_path):
+    """The scripted casts' options moved from ``llm.<graph>.*`` to ``graph.cast.*``; ``per_graph`` sets them
+    (or params) for one graph of a multi-graph run."""
+    from hydra.errors import ConfigCompositionException
+
+    from dialectica.sim.params import ConfigError
+
+    run = from_hydra(_compose(["graph=maieutic", "graph.cast.discipline=0.5"], tmp_path), tmp_path / "out")
+    (maieutic,) = run.graphs
+    assert (maieutic.options.discipline, maieutic.options.compliance) == (0.5, 0.85)
+    assert type(maieutic.options) is load("maieutic").cast_options
+
+    cfg = _compose(["++per_graph.tribunal.cast.hang_s=0.2", "++per_graph.committee.max_rounds=2"], tmp_path)
+    graphs = {g.spec.name: g for g in from_hydra(cfg, tmp_path / "out").graphs}
+    assert graphs["tribunal"].options.hang_s == 0.2 and graphs["tribunal"].raw["cast"]["hang_s"] == 0.2
+    assert graphs["committee"].params.max_rounds == 2
+    assert graphs["maieutic"].options == load("maieutic").cast_options()  # the others keep their defaults
+    assert graphs["socratic_panel"].params == load("socratic_panel").params()
+
+    with pytest.raises(ConfigError, match="graph.cast.hang_s"):
+        from_hydra(_compose(["graph=tribunal", "graph.cast.hang_s=-1"], tmp_path), tmp_path / "out")
+    with pytest.raises(ConfigError, match="unknown graph per_graph.nope"):
+        from_hydra(_compose(["++per_graph.nope.x=1"], tmp_path), tmp_path / "out")
+    with pytest.raises(ConfigCompositionException, match=r"Could not override 'llm\.tribunal\.hang_s'"):
+        _compose(["llm.tribunal.hang_s=0.2"], tmp_path)  # the old key is gone from the llm group
+
+
+def test_discovery_finds_the_graph_folders_and_refuses_an_unknown_name():
+    from dialectica.sim.discovery import builtin_names, load_all
+    from dialectica.sim.params import ConfigError
+
+    assert builtin_names() == ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
+    assert [spec.name for spec in load_all()] == GRAPH_NAMES  # no plugin is installed in the test environment
+    assert all(load(name) is load(name) for name in GRAPH_NAMES)
+    with pytest.raises(ConfigError, match="unknown graph='nope'; valid choices: all, committee, interview,"):
+        load("nope")

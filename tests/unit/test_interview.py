@@ -14,6 +14,7 @@ from dialectica.graphs.interview.nodes import InterviewDeps
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import DiscoverySchema
 from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.spec import Episode
 from dialectica.sim.termination import TerminationReason
 
 SCHEMA = {
@@ -33,7 +34,8 @@ SCHEMA = {
          "vocabulary": {"fermenter": ["fermenters"], "kettle": ["kettles"]}},
     ],
 }
-TRUTH = {"product_or_service_name": "craft beers", "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
+TRUTH = {"product_or_service_name": "craft beers",
+         "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
          "motivation": "make-to-stock", "machines": {"fermenter": 6, "kettle": 2}}
 SCENARIO = {"name": "test", "schema": SCHEMA, "persona": {"id": "brewer", "truth": {"warm_up": TRUTH}}}
 
@@ -59,8 +61,10 @@ def test_interpret_reads_only_what_it_can():
     schema = DiscoverySchema.from_dict(SCHEMA)
     assert interpret("A bottleneck and idle tanks.", schema, "scheduling_challenges") == {
         "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"]}
-    assert interpret("We have 6 fermenters and 2 kettles.", schema, "machines") == {"machines": {"fermenter": 6, "kettle": 2}}
-    assert interpret("Mostly craft beers.", schema, "product_or_service_name") == {"product_or_service_name": "Mostly craft beers"}
+    machines = interpret("We have 6 fermenters and 2 kettles.", schema, "machines")
+    assert machines == {"machines": {"fermenter": 6, "kettle": 2}}
+    name = interpret("Mostly craft beers.", schema, "product_or_service_name")
+    assert name == {"product_or_service_name": "Mostly craft beers"}
     assert interpret("Our taproom got a new sign.", schema, "scheduling_challenges") == {}
     assert interpret("Hard to say, it varies a lot.", schema, "product_or_service_name") == {}
     for garbage in (None, "", "   ", "\x00\x01\x02 ?!", b"\xff\xfe", 42, {"json": "object"}):
@@ -73,7 +77,8 @@ def _run(answers, budget=10.0):
                          expert=ScriptedChatModel(policy=lambda m: next(answers)),
                          schema=DiscoverySchema.from_dict(SCHEMA))
     params = InterviewParams(budget=budget)
-    final = build_interview(deps, params).invoke(initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)})
+    final = build_interview().invoke(initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)},
+                                   context=Episode(deps, params))
     return final, outcome(final, params, SCENARIO)
 
 
@@ -113,7 +118,8 @@ def test_corrupted_answer_and_failed_call_do_not_crash_the_loop():
                          expert=_Corrupt(policy=lambda m: "Mostly craft beers. A bottleneck and idle tanks."),
                          schema=DiscoverySchema.from_dict(SCHEMA))
     params = InterviewParams()
-    final = build_interview(deps, params).invoke(initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)})
+    final = build_interview().invoke(initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)},
+                                   context=Episode(deps, params))
     result = outcome(final, params, SCENARIO)
     assert result.metrics["wasted_turns"] == 2 and final["errors"][0]["error"] == "ConnectionError: expert hung up"
     assert result.termination is TerminationReason.CONVERGED

@@ -9,11 +9,11 @@ import types
 
 import pytest
 
-from dialectica.sim.params import ConfigError
 from dialectica.sim.llm import gguf
 from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma
 from dialectica.sim.llm.server import ServerBackend
 from dialectica.sim.llm.settings import LLMSettings
+from dialectica.sim.params import ConfigError
 
 
 def _fake_package(tmp_path, chunks: list[bytes], digest: str | None = None):

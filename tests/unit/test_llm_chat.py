@@ -8,11 +8,11 @@ import random
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from dialectica.sim.llm.structured import ask, read_json
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache
 from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
+from dialectica.sim.llm.structured import ask, read_json
 from dialectica.sim.meter import EpisodeMeter
 
 SCHEMA = {"type": "object", "properties": {"vote": {"enum": ["yes", "no"]}}, "required": ["vote"]}

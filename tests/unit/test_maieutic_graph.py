@@ -9,11 +9,12 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from dialectica.graphs.maieutic.build import build_maieutic, outcome, play, recursion_limit
-from dialectica.sim.retrieval import Library
 from dialectica.graphs.maieutic.nodes import MaieuticDeps
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.scripted import ScriptedSophia
+from dialectica.sim.retrieval import Library
 from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.spec import Episode
 from dialectica.sim.termination import TerminationReason
 
 PASSAGES = [
@@ -35,7 +36,8 @@ class RecordingEmbed:
         rows = []
         for text in texts:
             noise = np.frombuffer(hashlib.sha256(text.encode()).digest()[:8], dtype=np.uint8) / 2550.0
-            base = np.array([1.0, 0, 0, 0, 0, 0, 0, 0]) if "justice" in text.lower() else np.array([0, 1.0, 0, 0, 0, 0, 0, 0])
+            base = np.zeros(8)
+            base[0 if "justice" in text.lower() else 1] = 1.0
             rows.append(base + noise)
         return np.stack(rows)
 
@@ -62,15 +64,21 @@ def _deps(interlocutor, learner_lines=(), embed=None, calls=None):
 GOOD = "You hold that justice is fairness. Plato <cite>rep_331c</cite> doubts it. What would Cephalus say?"
 
 
-def _turn(graph, text, thread="t", params=MaieuticParams()):
-    config = {"configurable": {"thread_id": thread}, "recursion_limit": recursion_limit(params)}
-    return graph.invoke({"topic": "justice", "messages": [HumanMessage(text)]}, config)
+def _graph(deps, params=None):
+    """The compiled graph and one episode's runtime context (its deps and params)."""
+    return build_maieutic(), Episode(deps, params or MaieuticParams())
+
+
+def _turn(graph, text, thread="t"):
+    compiled, episode = graph
+    config = {"configurable": {"thread_id": thread}, "recursion_limit": recursion_limit(episode.params)}
+    return compiled.invoke({"topic": "justice", "messages": [HumanMessage(text)]}, config, context=episode)
 
 
 def test_good_will_override():
     calls: list = []
     sophia = ScriptedSophia(__import__("random").Random(0), discipline=1.0)
-    graph = build_maieutic(_deps(sophia.interlocutor, calls=calls), MaieuticParams())
+    graph = _graph(_deps(sophia.interlocutor, calls=calls), MaieuticParams())
     _turn(graph, "I think justice is fairness.")
     state = _turn(graph, "Stop asking me trick questions! I already told you that justice is fairness.")
     assert state["user_sentiment"] == "defensive" and state["socratic_move"] == "CONCEDE"
@@ -83,7 +91,7 @@ def test_good_will_override():
 
 def test_garbage_in_fix_searches_for_the_concept():
     embed = RecordingEmbed()
-    graph = build_maieutic(_deps(lambda m: GOOD, embed=embed), MaieuticParams(similarity_floor=0.5))
+    graph = _graph(_deps(lambda m: GOOD, embed=embed), MaieuticParams(similarity_floor=0.5))
     _turn(graph, "I think justice is fairness.")
     state = _turn(graph, "Why?")
     assert state["search_query"] == "philosophical arguments against justice is fairness"
@@ -94,7 +102,7 @@ def test_garbage_in_fix_searches_for_the_concept():
 
 
 def test_similarity_floor_discards_weak_passages():
-    graph = build_maieutic(_deps(lambda m: GOOD), MaieuticParams(similarity_floor=0.9999))
+    graph = _graph(_deps(lambda m: GOOD), MaieuticParams(similarity_floor=0.9999))
     state = _turn(graph, "I think justice is fairness.")
     assert state["turn_documents"] == [] and state["retrievals"][-1]["best_similarity"] < 0.9999
 
@@ -104,8 +112,8 @@ def test_critic_cap_ends_the_loop_and_is_recorded(at_cap):
     bad = "Much context. More context. Even more. Still more. And more."
     calls: list = []
     params = MaieuticParams(critic_cap=3, at_cap=at_cap, similarity_floor=-1.0)
-    graph = build_maieutic(_deps(lambda m: bad, calls=calls), params)
-    state = _turn(graph, "I think justice is fairness.", params=params)
+    graph = _graph(_deps(lambda m: bad, calls=calls), params)
+    state = _turn(graph, "I think justice is fairness.")
     assert len(calls) == 3  # one draft per failure, no endless loop
     entry = state["turn_log"][-1]
     assert entry["cap_reached"] and entry["critic_loops"] == 3
@@ -118,7 +126,7 @@ def test_critic_cap_ends_the_loop_and_is_recorded(at_cap):
 
 def test_redraft_that_complies_passes_and_counts_loops():
     drafts = iter(["No question here.", GOOD])
-    graph = build_maieutic(_deps(lambda m: next(drafts)), MaieuticParams(similarity_floor=0.5))
+    graph = _graph(_deps(lambda m: next(drafts)), MaieuticParams(similarity_floor=0.5))
     state = _turn(graph, "I think justice is fairness.")
     entry = state["turn_log"][-1]
     assert entry["critic_loops"] == 1 and not entry["first_draft_ok"] and entry["delivered_ok"]
@@ -128,21 +136,21 @@ def test_redraft_that_complies_passes_and_counts_loops():
 def test_dialogue_loop_stops_at_synthesis_or_max_turns():
     params = MaieuticParams(max_turns=4, similarity_floor=0.5)
     deps = _deps(lambda m: GOOD, learner_lines=["I think justice is fairness.", "I don't know."])
-    final = play(build_maieutic(deps, params), deps, {"topic": "justice"}, {"recursion_limit": 20}, params)
+    final = play(build_maieutic(), Episode(deps, params), {"topic": "justice"}, {"recursion_limit": 20})
     result = outcome(final, params)
     assert result.termination is TerminationReason.CONVERGED
     assert result.metrics["rounds"] == 2 and final["synthesis"].startswith("We began")
     assert not final["synthesis"].rstrip().endswith("?")
 
     deps = _deps(lambda m: GOOD, learner_lines=["I think justice is fairness."] * 4)
-    final = play(build_maieutic(deps, params), deps, {"topic": "justice"}, {"recursion_limit": 20}, params)
+    final = play(build_maieutic(), Episode(deps, params), {"topic": "justice"}, {"recursion_limit": 20})
     result = outcome(final, params)
     assert result.termination is TerminationReason.MAX_TURNS and result.metrics["rounds"] == 4
 
 
 def test_circling_three_times_synthesizes():
     params = MaieuticParams(similarity_floor=0.5)
-    graph = build_maieutic(_deps(lambda m: GOOD), params)
+    graph = _graph(_deps(lambda m: GOOD), params)
     moves = []
     for text in ["I think justice is fairness.", "I think justice is harmony of the soul.",
                  "Maybe I was right at first: justice is fairness.", "I think justice is harmony of the soul.",
@@ -168,4 +176,5 @@ def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions()
     assert reply.endswith("I think justice is harmony.")
     ungrounded = ScriptedLearner(topic, persona | {"openness": 0.0}, random.Random(0), rejoined=True)
     ungrounded.reply(learner_prompt(question="q", character="", tutor=None))
-    assert ungrounded.reply(learner_prompt(question="q", character="", tutor=GOOD)) == "I still think justice is paying debts."
+    reply = ungrounded.reply(learner_prompt(question="q", character="", tutor=GOOD))
+    assert reply == "I still think justice is paying debts."

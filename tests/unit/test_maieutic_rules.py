@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import pytest
 
-from dialectica.graphs.maieutic import critic, moves
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.reading import LearnerReading, extract_thesis, read_learner
+
+# The modules by their full names: the package's own attributes ``critic`` and ``moves`` are its metric
+# factories (graphs/maieutic/__init__.py imports them from .metrics), which shadow these submodules.
+critic = import_module("dialectica.graphs.maieutic.critic")
+moves = import_module("dialectica.graphs.maieutic.moves")
 
 P = MaieuticParams()
 
@@ -60,11 +66,13 @@ def test_instruction_names_every_failed_check():
 @pytest.mark.parametrize(
     ("message", "previous", "thesis", "negation"),
     [
-        ("I think justice is giving each person what they are owed.", None, "justice is giving each person what they are owed", False),
+        ("I think justice is giving each person what they are owed.", None,
+         "justice is giving each person what they are owed", False),
         ("Well, I still think courage is endurance of the soul.", "x", "courage is endurance of the soul", False),
         ("No, that's wrong, because repaying a debt can cause harm.", "justice is repaying debts",
          "the previous definition (justice is repaying debts) is insufficient because repaying a debt can cause harm", True),
-        ("No.", "virtue is knowledge", "the previous definition (virtue is knowledge) is insufficient because it does not hold in every case", True),
+        ("No.", "virtue is knowledge",
+         "the previous definition (virtue is knowledge) is insufficient because it does not hold in every case", True),
         ("Why?", "x", None, False),
         ("I don't know.", "x", None, False),
     ],

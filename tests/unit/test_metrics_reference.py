@@ -16,7 +16,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from dialectica.metrics.agreement import jaccard, pairwise_cosine, pairwise_jaccard
 from dialectica.metrics.embedding import embedding_agreement
 from dialectica.metrics.stats import mean, percentile, wilson_interval
-from dialectica.metrics.summary import aggregate, per_round_means
+from dialectica.metrics.summary import aggregate, by_scenario, convergence, per_round_means, timings
 from dialectica.sim.termination import TerminationReason
 
 SIZES = [1, 2, 5, 17]
@@ -168,7 +168,7 @@ def test_embedding_agreement_matches_hand_computation_and_encodes_each_text_once
     wanted = {t["text"] for r in records for t in r["transcript"] if t["role"] == "participant" and not t["fallback"]}
     assert len(batch) == len(set(batch)) and set(batch) == wanted
     assert len(result) == len(records) and result[-1] == []
-    for record, values in zip(records, result):
+    for record, values in zip(records, result, strict=True):
         np.testing.assert_allclose(values, _reference_rounds(record), rtol=1e-9, equal_nan=True)
 
 
@@ -238,7 +238,7 @@ def test_by_scenario_rates_match_pandas_groupby():
     frame = pd.DataFrame({"scenario": [r["scenario"] for r in records],
                           "converged": [r["termination_reason"] == "converged" for r in records]})
     expected = frame.groupby("scenario")["converged"].mean()
-    got = aggregate(records, ["by_scenario"])
+    got = aggregate(records, [by_scenario])
     assert got == pytest.approx({f"scenario/{k}/convergence_rate": v for k, v in expected.items()})
 
 
@@ -273,7 +273,7 @@ def test_convergence_termination_and_episode_means(seed, n):
 @pytest.mark.parametrize(("seed", "n"), [(5, 1), (6, 8), (7, 40)])
 def test_timings_match_numpy_and_pool_node_invocations(seed, n):
     records = _records(seed, n, with_errors=False)
-    values = aggregate(records, ["timings"])
+    values = aggregate(records, [timings])
     seconds = [r["timings"]["episode_seconds"] for r in records]
     assert values["episode_seconds_p50"] == pytest.approx(np.percentile(seconds, 50))
     assert values["episode_seconds_p95"] == pytest.approx(np.percentile(seconds, 95))
@@ -287,7 +287,7 @@ def test_timings_match_numpy_and_pool_node_invocations(seed, n):
 
 
 def test_convergence_of_no_episodes_has_documented_values():
-    values = aggregate([], ["convergence"])
+    values = aggregate([], [convergence])
     assert values["episodes"] == 0
     assert math.isnan(values["convergence_rate"]) and math.isnan(values["error_rate"])
     assert (values["convergence_rate_ci95_low"], values["convergence_rate_ci95_high"]) == (0.0, 1.0)
@@ -309,7 +309,7 @@ def test_per_round_means_match_hand_computation(seed, n):
         })
     got = per_round_means(records)
     assert [set(row) for row in got] == [set(row) for row in expected]
-    for row, ref in zip(got, expected):
+    for row, ref in zip(got, expected, strict=True):
         assert row == pytest.approx(ref)
 
 

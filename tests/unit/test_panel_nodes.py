@@ -9,9 +9,10 @@ import pytest
 from dialectica.graphs.socratic_panel.build import build_socratic_panel, initial_state, recursion_limit
 from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps, PanelNodes
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.sim.discovery import load
 from dialectica.sim.cast import CastRequest, build_deps
+from dialectica.sim.discovery import load
 from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.spec import Episode
 
 QUESTION = "What exactly do you mean by your position?"
 ANSWERS = {
@@ -57,8 +58,9 @@ def _asked_state(expert_ids) -> dict:
 
 
 def _run(deps: PanelDeps, params: PanelParams) -> dict:
-    graph = build_socratic_panel(deps, params)
-    return graph.invoke(_state([r.id for r in deps.roster]), {"recursion_limit": recursion_limit(params)})
+    graph = build_socratic_panel()
+    return graph.invoke(_state([r.id for r in deps.roster]), {"recursion_limit": recursion_limit(params)},
+                        context=Episode(deps, params))
 
 
 def test_retry_then_answer_backs_off_exponentially():
@@ -156,10 +158,11 @@ NODE_NAMES = ("formulate_question", "collect_responses", "analyze_responses", "t
 @pytest.mark.parametrize("seed", [0, 1])
 def test_nodes_never_mutate_their_input_state(tiny_scenario, seed):
     params = PanelParams(max_rounds=4)
-    deps = build_deps(load("socratic_panel"), "scripted", CastRequest(tiny_scenario, seed, failure_rate=0.3, sleep=lambda s: None))
-    graph = build_socratic_panel(deps, params)
+    request = CastRequest(tiny_scenario, seed, failure_rate=0.3, sleep=lambda s: None)
+    deps = build_deps(load("socratic_panel"), "scripted", request)
+    graph = build_socratic_panel()
     states = list(graph.stream(initial_state(tiny_scenario, params), {"recursion_limit": recursion_limit(params)},
-                               stream_mode="values"))
+                               context=Episode(deps, params, seed), stream_mode="values"))
     assert any(s.get("assumptions_identified") and s.get("evidence_map") for s in states)
     nodes = PanelNodes(deps, params)
     checked = 0

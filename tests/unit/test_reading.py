@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from dialectica.graphs.socratic_panel.reading import read_answer
-from dialectica.metrics.text import canonical_claim, sentences
 from dialectica.graphs.socratic_panel.scripted import _FIRM, _HEDGED, _OPEN, ScriptedExpert
+from dialectica.metrics.text import canonical_claim, sentences
 
 SCENARIO_DIR = Path(__file__).resolve().parents[2] / "datasets" / "socratic_panel" / "scenarios"
 SCENARIOS = {p.stem: yaml.safe_load(p.read_text()) for p in sorted(SCENARIO_DIR.glob("*.yaml"))}
@@ -99,7 +99,8 @@ def test_read_answer_separates_each_kind_of_statement():
 
 
 def test_evidence_without_sample_year_citation_or_bias_cue_gets_defaults():
-    (item,) = read_answer("A cohort study found that riders returned, which bears on the assumption that riders return.").evidence
+    answer = "A cohort study found that riders returned, which bears on the assumption that riders return."
+    (item,) = read_answer(answer).evidence
     assert (item.source_type, item.strength, item.bias_risk) == ("study", "medium", "medium")
     assert (item.sample_size, item.year, item.citation) == (None, None, "uncited")
 

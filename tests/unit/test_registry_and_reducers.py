@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
+from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.params import ConfigError, build_params
 from dialectica.sim.reducers import merge_lists_by_key, upsert_by_id
-from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.registry import Registry, UnknownNameError
 
 # --- Registry ---------------------------------------------------------------------------------------

@@ -9,10 +9,11 @@ import pytest
 from dialectica.graphs.tribunal.bench import read_opinions
 from dialectica.graphs.tribunal.build import build_tribunal, outcome, recursion_limit
 from dialectica.graphs.tribunal.deadline import run_with_deadline
-from dialectica.graphs.tribunal.nodes import TribunalDeps
+from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalDeps
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.rules import judge_criterion, needs_reevaluation
 from dialectica.sim.scripted import ScriptedChatModel
+from dialectica.sim.spec import Episode
 from dialectica.sim.termination import TerminationReason
 
 CRITERIA = [
@@ -41,10 +42,16 @@ def _judge(scores):
         policy=lambda m: "\n".join(f"Criterion {c}: score {v}. Cited: e1. Argument: because." for c, v in scores.items()))
 
 
-def _run(collectors, judges, params=TribunalParams()):
-    graph = build_tribunal(TribunalDeps(collectors, judges), params)
+REPO, DOC, PROBE = COLLECTORS  # the graph's fixed detective layer
+
+
+def _run(collectors, judges, params=None):
+    """``collectors`` by name (names from COLLECTORS); the other collectors find nothing."""
+    params = params or TribunalParams()
+    assert set(collectors) <= set(COLLECTORS)
+    deps = TribunalDeps({name: collectors.get(name, _collector([])) for name in COLLECTORS}, judges)
     state = {"subject": "case", "criteria": CRITERIA, "reevaluations": 0, "evaluation_round": 0}
-    return graph.invoke(state, {"recursion_limit": recursion_limit(params)})
+    return build_tribunal().invoke(state, {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params))
 
 
 def _bench(scores):
@@ -62,11 +69,11 @@ def test_deadline_returns_value_error_or_timeout():
 
 def test_timed_out_collector_yields_found_false_and_the_run_finishes_in_time():
     params = TribunalParams(layer_timeout_s=0.2)
-    collectors = {"fast": _collector([_evidence("e1", "c1")]), "stuck": _collector([], delay=30)}
+    collectors = {REPO: _collector([_evidence("e1", "c1")]), DOC: _collector([], delay=30)}
     start = time.perf_counter()
     state = _run(collectors, _bench({"c1": 3, "c2": 3}), params)
     assert time.perf_counter() - start < params.layer_timeout_s + 2.0
-    missing = [e for e in state["evidence"] if e["collector"] == "stuck"]
+    missing = [e for e in state["evidence"] if e["collector"] == DOC]
     assert len(missing) == 1 and missing[0]["found"] is False and "deadline" in missing[0]["content"]
     result = outcome(state, params)
     assert result.termination is TerminationReason.CONVERGED and result.metrics["timeouts"] == 1
@@ -74,7 +81,7 @@ def test_timed_out_collector_yields_found_false_and_the_run_finishes_in_time():
 
 def test_raised_error_routes_to_partial_report():
     judges = _bench({"c1": 3, "c2": 3})
-    state = _run({"ok": _collector([_evidence("e1", "c1")]), "bad": _collector([], fail="disk on fire")}, judges)
+    state = _run({REPO: _collector([_evidence("e1", "c1")]), DOC: _collector([], fail="disk on fire")}, judges)
     assert state["partial"] is True and "(PARTIAL)" in state["report"] and "disk on fire" in state["report"]
     assert "e1" in state["report"]  # whatever was collected is kept
     assert not state.get("opinions")  # the judicial layer never ran
@@ -86,7 +93,7 @@ def test_reevaluation_happens_at_most_the_configured_times(cap):
     params = TribunalParams(max_reevaluations=cap)
     judges = {"prosecutor": _judge({"c1": 1, "c2": 1}), "defense": _judge({"c1": 5, "c2": 5}),
               "tech_lead": _judge({"c1": 3, "c2": 3})}
-    state = _run({"a": _collector([_evidence("e1", "c1")])}, judges, params)
+    state = _run({REPO: _collector([_evidence("e1", "c1")])}, judges, params)
     assert state["reevaluations"] == cap and state["evaluation_round"] == cap + 1
     if cap:
         assert state["chief_feedback"].startswith("re-examine c1, c2")
@@ -94,12 +101,12 @@ def test_reevaluation_happens_at_most_the_configured_times(cap):
 
 
 def test_agreeing_bench_is_not_sent_back():
-    state = _run({"a": _collector([_evidence("e1", "c1")])}, _bench({"c1": 3, "c2": 4}))
+    state = _run({REPO: _collector([_evidence("e1", "c1")])}, _bench({"c1": 3, "c2": 4}))
     assert state["reevaluations"] == 0 and state["evaluation_round"] == 1
 
 
 def test_parallel_layer_wall_time_is_near_the_longest_branch():
-    collectors = {f"c{i}": _collector([_evidence(f"e{i}", "c1")], delay=0.3) for i in range(3)}
+    collectors = {name: _collector([_evidence(f"e{i}", "c1")], delay=0.3) for i, name in enumerate(COLLECTORS)}
     state = _run(collectors, _bench({"c1": 3, "c2": 3}))
     wall = next(t["wall_seconds"] for t in state["layer_timings"] if t["layer"] == "detective")
     total = sum(b["seconds"] for b in state["branch_timings"] if b["layer"] == "detective")
