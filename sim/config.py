@@ -199,6 +199,8 @@ def compose(overrides: list[str], cwd: Path) -> DictConfig:
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import open_dict
 
+    from dialectica.sim.groups import register_plugin_configs
+
     register_plugin_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = hydra_compose("config", overrides=[*overrides, f"hydra.runtime.cwd={cwd}"], return_hydra_config=True)
@@ -206,18 +208,3 @@ def compose(overrides: list[str], cwd: Path) -> DictConfig:
     with open_dict(cfg):
         del cfg["hydra"]
     return cfg
-
-
-def register_plugin_configs() -> None:
-    """Puts each plugin graph's defaults in Hydra's config store as ``graph=<name>``, beside the
-    built-in graphs' ``conf/graph/*.yaml``."""
-    from hydra.core.config_store import ConfigStore
-
-    store = ConfigStore.instance()
-    for name in discovery.plugins():
-        store.store(group="graph", name=name, node=discovery.load(name).defaults())
-
-
-def graph_options() -> list[str]:
-    """The choices of ``graph=``: ``all``, the built-in graphs' config files and the plugins."""
-    return sorted({p.stem for p in (CONF_DIR / "graph").glob("*.yaml")} | set(discovery.plugins()))

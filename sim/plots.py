@@ -6,16 +6,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure
 
 
-def save(fig: Any, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
+def subplots(nrows: int = 1, ncols: int = 1, *, squeeze: bool = True, **figure: Any) -> tuple[Figure, Any]:
+    """A figure and its axes, like ``pyplot.subplots`` but without pyplot's global state and import cost
+    (figures are only ever written to files here)."""
+    fig = Figure(**figure)
+    return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
+
+
+def save(fig: Figure, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
     fig.tight_layout(rect=rect)
     fig.savefig(path)
-    plt.close(fig)
     return path
 
 
@@ -29,7 +32,7 @@ def converged_by_round(records: Sequence[dict[str, Any]], rounds: int) -> list[f
 def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str, float]], title: str, path: Path) -> Path:
     """Agreement (Jaccard, embedding) and cumulative convergence against the round number."""
     xs = list(range(1, len(per_round) + 1))
-    fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=110)
+    fig, ax = subplots(figsize=(7.0, 4.4), dpi=110)
     for key, label in (("jaccard_agreement", "Jaccard agreement"), ("embedding_agreement", "embedding agreement")):
         ys = [row.get(key, float("nan")) for row in per_round]
         if any(y == y for y in ys):
@@ -53,7 +56,7 @@ def node_times(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
         for node, seconds in r["timings"]["node_seconds"].items():
             pooled.setdefault(node, []).extend(seconds)
     names = sorted(pooled, key=lambda n: np.median(pooled[n]))
-    fig, ax = plt.subplots(figsize=(6.4, 0.35 * len(names) + 1.6), dpi=110)
+    fig, ax = subplots(figsize=(6.4, 0.35 * len(names) + 1.6), dpi=110)
     ys = range(len(names))
     ax.barh(ys, [np.percentile(pooled[n], 95) for n in names], color="#c6d4e1", label="p95")
     ax.barh(ys, [np.median(pooled[n]) for n in names], color="#4c72b0", label="median")

@@ -71,6 +71,20 @@ class EpisodeRecord(BaseModel):
     error: str | None = None
 
 
+class GraphRecords:
+    """One graph's full records in a run's ``episodes.jsonl``, streamed anew on each iteration."""
+
+    def __init__(self, path: Path, graph: str) -> None:
+        self.path, self.graph = path, graph
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return read(self.path, self.graph)
+
+    def pick(self, episodes: set[int]) -> dict[int, dict[str, Any]]:
+        """The full records of the given episode indices, in one pass."""
+        return {r["episode"]: r for r in self if r["episode"] in episodes}
+
+
 def json_safe(value: Any) -> Any:
     """NaN and infinities become null so that the files are strict JSON."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from dialectica.metrics.summary import COMMON, aggregate, per_round_means
 from dialectica.sim import records as rec
 from dialectica.sim.config import GraphRun, RunConfig, flatten
 from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
+from dialectica.sim.figures import draw
 from dialectica.sim.tracking import Tracker
 
 
@@ -29,20 +30,6 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".partial")
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-class GraphRecords:
-    """One graph's full records in a run's ``episodes.jsonl``, streamed anew on each iteration."""
-
-    def __init__(self, path: Path, graph: str) -> None:
-        self.path, self.graph = path, graph
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        return rec.read(self.path, self.graph)
-
-    def pick(self, episodes: set[int]) -> dict[int, dict[str, Any]]:
-        """The full records of the given episode indices, in one pass."""
-        return {r["episode"]: r for r in self if r["episode"] in episodes}
 
 
 def _needs_embedder(cfg: RunConfig) -> bool:
@@ -93,20 +80,6 @@ def _resume_state(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any
     return done
 
 
-def _outputs(run: GraphRun, cfg: RunConfig, slims: list[dict[str, Any]], by_round: list[dict[str, float]],
-             episodes: Path) -> list[Path]:
-    """The graph's plots and episode pages; returns the files to log as artifacts (pages last)."""
-    from dialectica.sim.plots import by_round_figure, node_times
-
-    name, graph_dir = run.spec.name, cfg.out_dir / run.spec.name
-    full = GraphRecords(episodes, name)
-    files = [by_round_figure(slims, by_round, f"{name}: agreement and convergence by round", graph_dir / "by_round.png"),
-             node_times(slims, graph_dir)]
-    files += [figure(full, graph_dir) for figure in run.spec.figures]
-    files += sorted(graph_dir.glob("argument_graph_episode*.json"))
-    return files
-
-
 def _pages(run: GraphRun, cfg: RunConfig, slims: list[dict[str, Any]], episodes: Path) -> list[Path]:
     if not cfg.view.enabled:
         return []
@@ -114,7 +87,7 @@ def _pages(run: GraphRun, cfg: RunConfig, slims: list[dict[str, Any]], episodes:
     from dialectica.sim.view.write import write_graph_pages
 
     return write_graph_pages(slims, cfg.out_dir / run.spec.name / "view", cfg.view, graph_topology(run.spec),
-                             full=GraphRecords(episodes, run.spec.name).pick)
+                             full=rec.GraphRecords(episodes, run.spec.name).pick)
 
 
 def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
@@ -161,7 +134,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
         values = aggregate(slims, (*COMMON, *run.spec.metrics))
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
-        files = _outputs(run, cfg, slims, by_round, episodes)
+        files = draw(name, episodes, graph_dir, run.spec.figures)
         pages = _pages(run, cfg, slims, episodes)
         config = cfg.resolved | {"graph": {"name": name, **run.raw}}
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))

@@ -10,6 +10,13 @@ import yaml
 from dialectica.sim.params import ConfigError
 from dialectica.sim.spec import GraphSpec
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml parses about 8 times faster
+
+
+def read_yaml(path: Path) -> Any:
+    """A YAML data file, parsed safely (no Python tags); errors are yaml.YAMLError or OSError."""
+    return yaml.load(path.read_text(), Loader=_Loader)  # a safe loader: no Python tags
+
 
 def scenario_paths(data: Path) -> dict[str, Path]:
     """The scenario files of a graph's data folder, by name."""
@@ -19,7 +26,7 @@ def scenario_paths(data: Path) -> dict[str, Path]:
 def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
     """Reads and validates one scenario file; any problem is a ConfigError naming the file."""
     try:
-        data = yaml.safe_load(path.read_text())
+        data = read_yaml(path)
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"malformed scenario file {path}: {str(exc).splitlines()[0]}") from exc
     if not isinstance(data, dict):

@@ -183,9 +183,9 @@ class GraphSpec:
     def defaults(self) -> dict[str, Any]:
         """The graph's config defaults: its YAML file, or its params' and cast options' defaults."""
         if self.config is not None:
-            import yaml
+            from dialectica.sim.scenarios import read_yaml
 
-            values = yaml.safe_load(self.config.read_text()) or {}
+            values = read_yaml(self.config) or {}
             return {**values, "name": self.name}
         return {"name": self.name, **_field_defaults(self.params),
                 **({"cast": _field_defaults(self.cast_options)} if dataclasses.fields(self.cast_options) else {})}

@@ -102,12 +102,12 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
 
 def objective_plot(table, path: Path) -> Path:
     """The objective against each swept parameter, one panel per parameter (trials as points)."""
-    from dialectica.sim.plots import plt, save
+    from dialectica.sim.plots import save, subplots
 
     rows = [dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
             for config, obj in zip(table["config"], table["objective"], strict=True) if config != "(defaults)"]
     params = sorted({k for row in rows for k in row if k != "objective"})
-    fig, axes = plt.subplots(1, max(1, len(params)), figsize=(4.2 * max(1, len(params)), 3.4), dpi=110, squeeze=False)
+    fig, axes = subplots(1, max(1, len(params)), figsize=(4.2 * max(1, len(params)), 3.4), dpi=110, squeeze=False)
     for ax, param in zip(axes[0], params, strict=False):
         points = [(float(r[param]), r["objective"]) for r in rows if param in r]
         ax.scatter([p[0] for p in points], [p[1] for p in points], color="#4c72b0")

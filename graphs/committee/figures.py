@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.plots import plt, save
+from dialectica.sim.plots import save, subplots
 
 
 def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: int = 3) -> Path:
@@ -19,7 +19,7 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
     shown = [r for r in records if r.get("artifacts", {}).get("argument_graph.json")][:sample]
     for record in shown:  # the sampled graphs as JSON too, beside the picture
         (out_dir / f"argument_graph_episode{record['episode']}.json").write_text(record["artifacts"]["argument_graph.json"])
-    fig, axes = plt.subplots(1, max(1, len(shown)), figsize=(6.0 * max(1, len(shown)), 5.0), dpi=100, squeeze=False)
+    fig, axes = subplots(1, max(1, len(shown)), figsize=(6.0 * max(1, len(shown)), 5.0), dpi=100, squeeze=False)
     colours = {"support": "#55a868", "oppose": "#c44e52", "nuanced": "#8172b2"}
     for ax, record in zip(axes[0], shown, strict=False):
         graph = nx.node_link_graph(json.loads(record["artifacts"]["argument_graph.json"]), edges="edges")

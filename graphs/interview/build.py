@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from langgraph.graph import END, START, StateGraph
 
 from dialectica.graphs.interview.ascr import merge_ascr, precision_recall
@@ -16,6 +15,7 @@ from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import KINDS, DiscoverySchema
 from dialectica.graphs.interview.state import InterviewState
 from dialectica.sim.params import ConfigError
+from dialectica.sim.scenarios import read_yaml
 from dialectica.sim.spec import Episode, EpisodeOutcome, step
 from dialectica.sim.termination import TerminationReason
 
@@ -86,7 +86,7 @@ def _load(root: Path, folder: str, name: str) -> dict[str, Any]:
     if not path.exists():
         valid = sorted(p.stem for p in (root / folder).glob("*.yaml"))
         raise ConfigError(f"{folder[:-1]} {name!r} not found; valid choices: {', '.join(valid)}")
-    return yaml.safe_load(path.read_text())
+    return read_yaml(path)
 
 
 def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:

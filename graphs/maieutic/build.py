@@ -9,7 +9,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
@@ -19,6 +18,7 @@ from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.prompts import learner_prompt
 from dialectica.graphs.maieutic.state import MaieuticState
 from dialectica.sim.params import ConfigError
+from dialectica.sim.scenarios import read_yaml
 from dialectica.sim.spec import Episode, EpisodeOutcome, step
 from dialectica.sim.termination import TerminationReason
 
@@ -120,7 +120,7 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
             raise ConfigError(f"missing or malformed key {key!r} (expected str)")
     resolved = dict(scenario)
     for key, file, section in (("topic", "topics.yaml", "topics"), ("persona", "personas.yaml", "personas")):
-        known = {item["id"]: item for item in yaml.safe_load((root / file).read_text())[section]}
+        known = {item["id"]: item for item in read_yaml(root / file)[section]}
         if scenario[key] not in known:
             raise ConfigError(f"{key} {scenario[key]!r} is not in {file}; valid choices: {', '.join(known)}")
         resolved[f"{key}_spec"] = known[scenario[key]]
@@ -130,7 +130,7 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
 
 @lru_cache(maxsize=4)
 def _canon(path: str, mtime: float) -> tuple:
-    return tuple(yaml.safe_load(Path(path).read_text())["passages"])
+    return tuple(read_yaml(Path(path))["passages"])
 
 
 def canon(path: Path) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.plots import plt, save
+from dialectica.sim.plots import save, subplots
 
 
 def _turns(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -16,7 +16,7 @@ def _turns(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def critic_loop_histogram(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
     """How many times the Critic sent a turn's draft back, over all tutor turns."""
     loops = [t["critic_loops"] for t in _turns(records) if t.get("move") != "SYNTHESIZE"]
-    fig, ax = plt.subplots(figsize=(6.0, 3.8), dpi=110)
+    fig, ax = subplots(figsize=(6.0, 3.8), dpi=110)
     top = max(loops, default=0)
     ax.hist(loops, bins=[x - 0.5 for x in range(top + 2)], rwidth=0.8, color="#4c72b0")
     ax.set_xticks(range(top + 1))
@@ -33,7 +33,7 @@ def move_distribution(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
     counts = Counter(t["move"] for t in _turns(records))
     total = sum(counts.values()) or 1
     names = sorted(counts)
-    fig, ax = plt.subplots(figsize=(6.0, 3.8), dpi=110)
+    fig, ax = subplots(figsize=(6.0, 3.8), dpi=110)
     ax.bar(names, [counts[n] / total for n in names], color="#55a868")
     ax.set_ylabel("share of turns")
     ax.set_title("Socratic moves")

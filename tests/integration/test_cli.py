@@ -113,6 +113,7 @@ def test_malformed_scenario_file_is_named(tmp_path):
     assert "broken.yaml" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # a long run: every graph or several jobs
 def test_no_graph_argument_runs_every_registered_graph(tmp_path):
     from dialectica.sim.discovery import load, names
 

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from mlflow.tracking import MlflowClient
 
 BIN = Path(sys.executable).parent / "dialectica"
@@ -37,6 +38,7 @@ def _statuses(db: Path) -> list[str]:
     return [r.info.status for r in client.search_runs([experiment.experiment_id])]
 
 
+@pytest.mark.slow  # a long run: every graph or several jobs
 def test_killed_sweep_resumes_to_the_uninterrupted_result(tmp_path):
     subprocess.run(_args(tmp_path, "whole"), check=True, capture_output=True, cwd=tmp_path, timeout=600)
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from mlflow.tracking import MlflowClient
 
 BIN = Path(sys.executable).parent / "dialectica"
@@ -41,6 +42,7 @@ def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
     assert parents[0].data.metrics["socratic_panel/best_convergence_rate"] == best["convergence_rate"]
 
 
+@pytest.mark.slow  # a long run: every graph or several jobs
 def test_joblib_launcher_matches_sequential_results(tmp_path):
     _sweep(tmp_path, "seq")
     _sweep(tmp_path, "par", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
