@@ -96,16 +96,16 @@ def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
 def _child(args: list[str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, peak resident MiB) of ``dialectica ARGS`` in a fresh process.
 
-    The peak is read from the child's own rusage through a small wrapper, so earlier children do not count.
+    A small wrapper process runs it and reads the peak from its children's rusage, so that only this
+    run counts (the run itself ends with ``os._exit``, past any hook of its own).
     """
-    probe = ("import resource, runpy, sys; sys.argv = ['dialectica', *sys.argv[1:]]\n"
-             "try:\n    runpy.run_module('dialectica', run_name='__main__')\n"
-             "finally:\n    print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    wrapper = ("import resource, subprocess, sys\n"
+               "subprocess.run([sys.executable, '-m', 'dialectica', *sys.argv[1:]], check=True, capture_output=True)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", probe, *args], check=True, capture_output=True, text=True, cwd=cwd)
+    proc = subprocess.run([sys.executable, "-c", wrapper, *args], check=True, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - start
-    peak = next(int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("PEAK_KB"))
-    return wall, peak / 1024
+    return wall, int(proc.stdout.split()[-1]) / 1024
 
 
 def memory_growth(tmp: Path, episodes: int) -> dict[str, float]:

@@ -17,6 +17,7 @@ import dialectica.sim.episode
 from dialectica.graphs.socratic_panel import SPEC
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.config import GraphRun, RunConfig, TrackingConfig
+from dialectica.sim.discovery import builtin_names
 from dialectica.sim.episode import EpisodePlan, run_episode
 from dialectica.sim.runner import run_experiment
 
@@ -132,7 +133,7 @@ def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path,
     assert metrics["error_rate"] == 0.5 and metrics["termination/error"] == 0.5
 
 
-@pytest.mark.parametrize("graph", ["committee", "interview", "maieutic", "socratic_panel", "tribunal"])
+@pytest.mark.parametrize("graph", builtin_names())
 def test_every_graph_is_reproducible_from_its_seed(graph):
     from dialectica.sim.discovery import load
     from dialectica.sim.scenarios import load_scenarios

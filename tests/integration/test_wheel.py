@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from dialectica.sim.discovery import builtin_names
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -25,7 +27,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_installs_one_import_name_with_conf_and_datasets(wheel: Path):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"dialectica", f"{wheel.name.split('-py3')[0]}.dist-info"}
-    for graph in ("committee", "interview", "maieutic", "socratic_panel", "tribunal"):
+    for graph in builtin_names():
         assert f"dialectica/conf/graph/{graph}.yaml" in names
         assert any(n.startswith(f"dialectica/datasets/{graph}/scenarios/") for n in names)
         assert f"dialectica/graphs/{graph}/__init__.py" in names

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from dialectica.sim.discovery import builtin_names
 from dialectica.sim.records import read
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.write import write_graph_pages
 
 pytestmark = pytest.mark.slow
-GRAPHS = ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
+GRAPHS = builtin_names()
 # Without these, chromium waits on network services it cannot reach here.
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
