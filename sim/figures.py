@@ -15,7 +15,9 @@ def draw(graph: str, episodes: Path, out_dir: Path, own: Sequence[Callable[..., 
     from dialectica.metrics.summary import per_round_means
     from dialectica.sim.plots import by_round_figure, node_times
 
-    slims = list(records.read(episodes, graph, keep=False))
+    slims = records.SlimRecords()
+    for record in records.read(episodes, graph, keep=False):
+        slims.add(record)
     files = [by_round_figure(slims, per_round_means(slims), f"{graph}: agreement and convergence by round",
                              out_dir / "by_round.png"),
              node_times(slims, out_dir)]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -115,6 +115,34 @@ def append(sink: IO[str], record: EpisodeRecord) -> dict[str, Any]:
 
 def slim(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k not in SLIM_DROP}
+
+
+class SlimRecords(Sequence[dict[str, Any]]):
+    """A graph's slim records in memory as compact JSON, parsed on access: about an eighth of the size of
+    the same dicts, so that a summary over many thousand episodes stays small."""
+
+    def __init__(self) -> None:
+        self._lines: list[bytes] = []
+
+    def add(self, record: dict[str, Any]) -> dict[str, Any]:
+        self._lines.append(json.dumps(record, separators=(",", ":")).encode())
+        return record
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [json.loads(line) for line in self._lines[index]]
+        record: dict[str, Any] = json.loads(self._lines[index])
+        return record
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (json.loads(line) for line in self._lines)
 
 
 def read(path: Path, graph: str | None = None, keep: bool = True) -> Iterator[dict[str, Any]]:

@@ -37,7 +37,7 @@ def _needs_embedder(cfg: RunConfig) -> bool:
 
 
 def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
-              done: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+              done: dict[int, dict[str, Any]] | None = None) -> rec.SlimRecords:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, appending each record to
     ``sink`` as it finishes; episodes in ``done`` (slim records a killed run finished) are kept, not rerun.
 
@@ -48,7 +48,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     name = run.spec.name
     agreement = embed if cfg.embeddings and run.spec.agreement else None
     bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
-    slims: list[dict[str, Any]] = []
+    slims = rec.SlimRecords()
     converged = errors = 0
     for index in bar:
         if index in done:
@@ -60,7 +60,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
             if agreement is not None:
                 add_embedding_agreement(record, agreement)
             slim = rec.append(sink, record)
-        slims.append(slim)
+        slims.add(slim)
         converged += slim["termination_reason"] == "converged"
         errors += slim["termination_reason"] == "error"
         bar.set_postfix(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
@@ -80,7 +80,7 @@ def _resume_state(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any
     return done
 
 
-def _pages(run: GraphRun, cfg: RunConfig, slims: list[dict[str, Any]], episodes: Path) -> list[Path]:
+def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path) -> list[Path]:
     if not cfg.view.enabled:
         return []
     from dialectica.sim.view.topology import graph_topology
