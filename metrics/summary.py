@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from dialectica.metrics import Metric, MetricFn, Record
 from dialectica.metrics.stats import mean, percentile, wilson_interval
 from dialectica.sim.termination import TerminationReason
 
 
-def _ok(records: Sequence[Record]) -> list[Record]:
-    return [r for r in records if r["termination_reason"] != TerminationReason.ERROR.value]
+def _ok(records: Iterable[Record]) -> Iterator[Record]:
+    """The episodes that did not raise, one at a time (records may be parsed on access)."""
+    return (r for r in records if r["termination_reason"] != TerminationReason.ERROR.value)
 
 
 def convergence() -> MetricFn:
@@ -65,13 +66,12 @@ def by_scenario() -> MetricFn:
     """Convergence rate per scenario, so a hard scenario cannot hide in the average."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        groups: dict[str, list[Record]] = {}
+        counts: dict[str, list[int]] = {}  # scenario -> [converged, episodes]
         for r in records:
-            groups.setdefault(r["scenario"], []).append(r)
-        return {
-            f"scenario/{name}/convergence_rate": sum(r["termination_reason"] == "converged" for r in rs) / len(rs)
-            for name, rs in sorted(groups.items())
-        }
+            count = counts.setdefault(r["scenario"], [0, 0])
+            count[0] += r["termination_reason"] == "converged"
+            count[1] += 1
+        return {f"scenario/{name}/convergence_rate": k / n for name, (k, n) in sorted(counts.items())}
 
     return compute
 
@@ -157,15 +157,15 @@ def per_round_means(records: Sequence[Record]) -> list[dict[str, float]]:
 
     ``episodes`` is how many non-error episodes reached that round; NaN values are skipped.
     """
-    ok = _ok(records)
-    depth = max((len(r["per_round"]) for r in ok), default=0)
-    rows = []
-    for i in range(depth):
-        values: dict[str, list[float]] = {}
-        reached = [r["per_round"][i] for r in ok if len(r["per_round"]) > i]
-        for entry in reached:
+    values: list[dict[str, list[float]]] = []  # by round index: key -> values
+    reached: list[int] = []
+    for r in _ok(records):
+        for i, entry in enumerate(r["per_round"]):
+            if i == len(values):
+                values.append({})
+                reached.append(0)
+            reached[i] += 1
             for key, value in entry.items():
                 if isinstance(value, (int, float)) and key != "round" and value == value:
-                    values.setdefault(key, []).append(float(value))
-        rows.append({k: mean(v) for k, v in values.items()} | {"episodes": float(len(reached))})
-    return rows
+                    values[i].setdefault(key, []).append(float(value))
+    return [{k: mean(v) for k, v in row.items()} | {"episodes": float(n)} for row, n in zip(values, reached, strict=True)]
