@@ -22,7 +22,6 @@ import yaml
 
 from dialectica.sim.config import compose, from_hydra
 from dialectica.sim.params import ConfigError
-from dialectica.sim.registry import UnknownNameError
 
 BASELINES = Path("results") / "baselines"  # relative to the working directory
 SUITE = "ci_suite"
@@ -110,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         try:
             results = run_suite(graphs, args.overrides, Path(tmp))
-        except (ConfigError, UnknownNameError) as exc:
+        except ConfigError as exc:
             print(f"dialectica-compare: error: {exc}", file=sys.stderr)
             return 2
     if args.update:

@@ -7,7 +7,7 @@ from typing import Any
 
 from dialectica.metrics.summary import COMMON
 from dialectica.sim import discovery
-from dialectica.sim.params import ConfigError
+from dialectica.sim.params import ConfigError, field_defaults
 from dialectica.sim.scenarios import scenario_paths
 from dialectica.sim.spec import GraphSpec
 
@@ -32,10 +32,9 @@ def _first_line(obj: Any) -> str:
 
 
 def _param_lines(cls: type, prefix: str) -> list[str]:
-    lines = []
+    lines, defaults = [], field_defaults(cls)
     for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        default = defaults.get(f.name)
         low, high = f.metadata.get("range", (None, None))
         bounds = f" in [{low}, {high}]" if low is not None or high is not None else ""
         lines.append(f"    {prefix}{f.name} = {default!r}{bounds}")

@@ -69,3 +69,14 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
     if hasattr(params, "validate"):
         params.validate()
     return params
+
+
+def field_defaults(cls: type) -> dict[str, Any]:
+    """The defaults of a dataclass's fields (a field without one is left out)."""
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            values[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            values[f.name] = f.default_factory()
+    return values

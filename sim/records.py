@@ -124,9 +124,8 @@ class SlimRecords(Sequence[dict[str, Any]]):
     def __init__(self) -> None:
         self._lines: list[bytes] = []
 
-    def add(self, record: dict[str, Any]) -> dict[str, Any]:
+    def add(self, record: dict[str, Any]) -> None:
         self._lines.append(json.dumps(record, separators=(",", ":")).encode())
-        return record
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -158,15 +157,22 @@ def read(path: Path, graph: str | None = None, keep: bool = True) -> Iterator[di
                 yield record if keep else slim(record)
 
 
-def complete_lines(path: Path) -> int:
-    """Cuts a last line left half-written by a kill; returns how many whole lines remain."""
+def complete_lines(path: Path, chunk: int = 1 << 16) -> None:
+    """Cuts a last line left half-written by a kill, reading back from the end (the file may be large)."""
     if not path.exists():
-        return 0
-    data = path.read_bytes()
-    whole = data[: data.rfind(b"\n") + 1]
-    if len(whole) != len(data):
-        path.write_bytes(whole)
-    return whole.count(b"\n")
+        return
+    with path.open("rb+") as f:
+        end = f.seek(0, 2)
+        pos = end
+        while pos > 0:
+            start = max(0, pos - chunk)
+            f.seek(start)
+            newline = f.read(pos - start).rfind(b"\n")
+            if newline >= 0:
+                f.truncate(start + newline + 1)
+                return
+            pos = start
+        f.truncate(0)
 
 
 def write_selected(path: Path, graph: str, out: Path) -> Path:

@@ -16,7 +16,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from dialectica.sim.groups import CONF_DIR, graph_options, register_plugin_configs
 from dialectica.sim.params import ConfigError
-from dialectica.sim.registry import UnknownNameError
 
 GROUPS = ("graph", "participants", "llm", "tracking")
 
@@ -77,7 +76,7 @@ def app(cfg: DictConfig) -> float | None:
         parent = parent_run_id(Path(hydra_cfg.sweep.dir))
     try:
         run_cfg = from_hydra(cfg, out_dir, tuple(hydra_cfg.overrides.task), parent)
-    except (ConfigError, UnknownNameError) as exc:
+    except ConfigError as exc:
         fail(str(exc), out_dir)
     if run_cfg.resume and (out_dir / "summary.json").exists():
         print(f"already finished: {out_dir} (resume=true)")

@@ -134,7 +134,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
         values = aggregate(slims, (*COMMON, *run.spec.metrics))
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
-        files = draw(name, episodes, graph_dir, run.spec.figures)
+        files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
         pages = _pages(run, cfg, slims, episodes)
         config = cfg.resolved | {"graph": {"name": name, **run.raw}}
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))

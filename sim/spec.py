@@ -12,8 +12,10 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from dialectica.sim.params import ConfigError, field_defaults
 from dialectica.sim.termination import TerminationReason
 
 if TYPE_CHECKING:
@@ -119,8 +121,6 @@ class GraphView:
 
 def _no_scenario_check(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
     if not isinstance(scenario.get("name"), str):
-        from dialectica.sim.params import ConfigError
-
         raise ConfigError("missing or malformed key 'name' (expected str)")
     return scenario
 
@@ -187,8 +187,8 @@ class GraphSpec:
 
             values = read_yaml(self.config) or {}
             return {**values, "name": self.name}
-        return {"name": self.name, **_field_defaults(self.params),
-                **({"cast": _field_defaults(self.cast_options)} if dataclasses.fields(self.cast_options) else {})}
+        return {"name": self.name, **field_defaults(self.params),
+                **({"cast": field_defaults(self.cast_options)} if dataclasses.fields(self.cast_options) else {})}
 
 
 _COMPILED: dict[str, Any] = {}
@@ -202,11 +202,15 @@ def _compiled(spec: GraphSpec) -> Any:
         return _COMPILED[spec.name]
 
 
-def _field_defaults(cls: type) -> dict[str, Any]:
-    values = {}
-    for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING:
-            values[f.name] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            values[f.name] = f.default_factory()
-    return values
+def builtin_spec(name: str, build: ModuleType, **fields: Any) -> GraphSpec:
+    """The spec of a graph folder of this package: the functions of its build module (``build_<name>``,
+    ``initial_state``, ``outcome``, ``recursion_limit``, ``prepare_scenario`` and, if it has one, ``play``),
+    its ``conf/graph/<name>.yaml`` and its ``datasets/<name>/``; ``fields`` give the rest."""
+    from dialectica.sim.resources import builtin_graph
+
+    config, datasets = builtin_graph(name)
+    return GraphSpec(
+        name=name, build=getattr(build, f"build_{name}"), initial_state=build.initial_state, outcome=build.outcome,
+        recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario,
+        play=getattr(build, "play", None), config=config, datasets=datasets, **fields,
+    )

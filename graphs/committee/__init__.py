@@ -6,16 +6,11 @@ from dialectica.graphs.committee.panel import VIEW
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.scripted import scripted_committee
 from dialectica.graphs.committee.surrogate import surrogate_committee
-from dialectica.sim.resources import builtin_graph
-from dialectica.sim.spec import GraphSpec
+from dialectica.sim.spec import builtin_spec
 
-_CONFIG, _DATA = builtin_graph("committee")
-
-SPEC = GraphSpec(
-    name="committee", description=__doc__.split(": ", 1)[1].strip(),
-    params=CommitteeParams, build=build.build_committee, initial_state=build.initial_state, outcome=build.outcome,
-    recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario,
-    casts={"scripted": scripted_committee, "surrogate": surrogate_committee},
+SPEC = builtin_spec(
+    "committee", build, description=__doc__.split(": ", 1)[1].strip(),
+    params=CommitteeParams, casts={"scripted": scripted_committee, "surrogate": surrogate_committee},
     figures=(argument_graphs,), view=VIEW, roles={"chair": "system", "member": "participant"},
-    embeds=True, config=_CONFIG, datasets=_DATA,
+    embeds=True,
 )

@@ -6,18 +6,14 @@ from dialectica.graphs.maieutic.panel import VIEW
 from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
 from dialectica.graphs.maieutic.scripted import scripted_maieutic
 from dialectica.graphs.maieutic.surrogate import surrogate_maieutic
-from dialectica.sim.resources import builtin_graph
-from dialectica.sim.spec import GraphSpec
+from dialectica.sim.spec import builtin_spec
 
-_CONFIG, _DATA = builtin_graph("maieutic")
-
-SPEC = GraphSpec(
-    name="maieutic", description=__doc__.split(": ", 1)[1].strip(),
-    params=MaieuticParams, build=build.build_maieutic, initial_state=build.initial_state, outcome=build.outcome,
-    recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario, play=build.play,
-    casts={"scripted": scripted_maieutic, "surrogate": surrogate_maieutic}, cast_options=SophiaCastOptions,
+SPEC = builtin_spec(
+    "maieutic", build, description=__doc__.split(": ", 1)[1].strip(),
+    params=MaieuticParams, casts={"scripted": scripted_maieutic, "surrogate": surrogate_maieutic},
+    cast_options=SophiaCastOptions,
     metrics=(metrics.moves, metrics.critic, metrics.retrieval, metrics.turns_to_synthesis),
     figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
-    embeds=True, agreement=False, config=_CONFIG, datasets=_DATA,
+    embeds=True, agreement=False,
 )

@@ -5,18 +5,13 @@ from dialectica.graphs.tribunal.metrics import tribunal
 from dialectica.graphs.tribunal.panel import VIEW
 from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParams
 from dialectica.graphs.tribunal.scripted import scripted_tribunal
-from dialectica.sim.resources import builtin_graph
-from dialectica.sim.spec import GraphSpec
+from dialectica.sim.spec import builtin_spec
 
-_CONFIG, _DATA = builtin_graph("tribunal")
-
-SPEC = GraphSpec(
-    name="tribunal", description=__doc__.split(": ", 1)[1].strip(),
-    params=TribunalParams, build=build.build_tribunal, initial_state=build.initial_state, outcome=build.outcome,
-    recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario,
+SPEC = builtin_spec(
+    "tribunal", build, description=__doc__.split(": ", 1)[1].strip(),
+    params=TribunalParams,
     # no simulated participants: the collectors replay the case's evidence, so both kinds get the same
     # cast; the judges are system roles and follow the llm config
     casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal}, cast_options=TribunalCastOptions,
     metrics=(tribunal,), view=VIEW, roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
-    config=_CONFIG, datasets=_DATA,
 )

@@ -10,42 +10,6 @@ import pytest
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.params import ConfigError, build_params
 from dialectica.sim.reducers import merge_lists_by_key, upsert_by_id
-from dialectica.sim.registry import Registry, UnknownNameError
-
-# --- Registry ---------------------------------------------------------------------------------------
-
-
-def _registry() -> Registry:
-    reg = Registry("widget")
-    reg.register("beta")(lambda: "b")
-    reg.register("alpha")(lambda: "a")
-    return reg
-
-
-def test_registry_returns_what_was_registered_and_lists_sorted_names():
-    reg = _registry()
-    assert reg.get("alpha")() == "a" and reg.get("beta")() == "b"
-    assert reg.names() == ["alpha", "beta"] and list(reg) == ["alpha", "beta"]
-    assert "alpha" in reg and "gamma" not in reg
-
-
-def test_registering_a_name_twice_raises_and_keeps_the_first():
-    reg = _registry()
-    with pytest.raises(ValueError, match="widget 'alpha' is already registered"):
-        reg.register("alpha")(lambda: "other")
-    assert reg.get("alpha")() == "a"
-
-
-@pytest.mark.parametrize(("key", "fragment"), [("thing", "thing='gamma'"), (None, "widget 'gamma'")])
-def test_unknown_name_names_the_key_and_lists_valid_choices(key, fragment):
-    with pytest.raises(UnknownNameError) as info:
-        _registry().get("gamma", key=key)
-    message = str(info.value)
-    assert fragment in message and message.endswith("valid choices: alpha, beta")
-    assert isinstance(info.value, KeyError) and "\n" not in message
-
-
-# --- reducers ---------------------------------------------------------------------------------------
 
 
 def test_upsert_by_id_appends_new_replaces_known_and_keeps_order():
