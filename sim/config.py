@@ -69,6 +69,7 @@ class RunConfig:
     objective: dict[str, Any] | None = None
     voices: Voices = field(default_factory=Voices)
     view: ViewOptions = field(default_factory=ViewOptions)
+    max_concurrency: int = 1
 
 
 def redact(tree: Any) -> Any:
@@ -169,7 +170,14 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     for run in graph_runs:
         cast.check(run.spec, str(participants["kind"]))
     cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
-    cast_voices.check((role, kind) for run in graph_runs for role, kind in run.spec.roles.items())
+    roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
+    cast_voices.check(roles)
+    concurrency = cfg.get("max_concurrency")
+    if concurrency is None:
+        concurrency = cast_voices.default_concurrency(roles)
+    elif isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 1024:
+        raise ConfigError(f"max_concurrency={concurrency!r} is invalid; valid values: integers 1..1024, "
+                          "or null for the backend's default")
     return RunConfig(
         graphs=graph_runs,
         episodes=_int(cfg, "episodes", 1),
@@ -188,6 +196,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         objective=_objective(cfg),
         voices=cast_voices,
         view=ViewOptions.from_mapping(_container(cfg.view, resolve=False) if cfg.get("view") is not None else None),
+        max_concurrency=concurrency,
     )
 
 

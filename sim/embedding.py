@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,6 +48,7 @@ class Embedder:
         self.memory: dict[str, np.ndarray] = {}
         self.cache_path = cache_path
         self.encoded = 0  # texts this embedder sent to the model
+        self._lock = threading.Lock()  # episodes in flight share one embedder
 
     def _db(self) -> sqlite3.Connection:
         assert self.cache_path is not None  # only called when there is a cache file
@@ -71,6 +73,10 @@ class Embedder:
                            [(_key(t), self.memory[t].astype(np.float32).tobytes()) for t in texts])
 
     def __call__(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         missing = sorted({t for t in texts if t not in self.memory})
         if missing and self.cache_path is not None:
             self._from_disk(missing)

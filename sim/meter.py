@@ -32,6 +32,7 @@ class EpisodeMeter(BaseCallbackHandler):
         self.empty_replies = 0
         self.cache_lookups = 0  # calls of models with a call cache
         self.cache_hits = 0
+        self.rate_limited = 0  # 429/503 replies waited out
 
     def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, metadata: dict | None = None,
                        **kwargs: Any) -> None:
@@ -80,6 +81,7 @@ class EpisodeMeter(BaseCallbackHandler):
                     self.cache_hits += bool(call["cache_hit"])
                     self.parse_failures += bool(call["parse_failed"])
                     self.empty_replies += bool(call["empty"])
+                    self.rate_limited += int(call.get("rate_limited", 0))
                     seconds = (seconds or 0.0) + call["model_seconds"]
         self.role_seconds[role] += wall if seconds is None else seconds
 
@@ -108,4 +110,5 @@ class EpisodeMeter(BaseCallbackHandler):
             "llm_seconds_by_role": dict(self.role_seconds),
             "cache_lookups": self.cache_lookups,
             "cache_hits": self.cache_hits,
+            "rate_limited": self.rate_limited,
         }

@@ -23,6 +23,7 @@ from dialectica.sim import records as rec
 from dialectica.sim.config import GraphRun, RunConfig, flatten
 from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
 from dialectica.sim.figures import draw
+from dialectica.sim.inflight import ordered_map
 from dialectica.sim.tracking import Tracker
 
 
@@ -38,8 +39,9 @@ def _needs_embedder(cfg: RunConfig) -> bool:
 
 def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
               done: dict[int, dict[str, Any]] | None = None) -> rec.SlimRecords:
-    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, appending each record to
-    ``sink`` as it finishes; episodes in ``done`` (slim records a killed run finished) are kept, not rerun.
+    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
+    once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
+    finished) are kept, not rerun.
 
     Returns:
         The slim records (no transcripts or artifacts) in episode order.
@@ -47,19 +49,21 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     done = {i: r for i, r in (done or {}).items() if i < cfg.episodes}
     name = run.spec.name
     agreement = embed if cfg.embeddings and run.spec.agreement else None
+
+    def play(index: int) -> rec.EpisodeRecord:
+        plan = EpisodePlan(name, index, episode_seed(cfg.seed, name, index), run.scenarios[index % len(run.scenarios)],
+                           cfg.participants, cfg.failure_rate, run.datasets, cfg.voices, run.options)
+        record = run_episode(run.spec, run.params, plan, embed)
+        if agreement is not None:
+            add_embedding_agreement(record, agreement)
+        return record
+
+    played = ordered_map(play, (i for i in range(cfg.episodes) if i not in done), cfg.max_concurrency)
     bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
     slims = rec.SlimRecords()
     converged = errors = 0
     for index in bar:
-        if index in done:
-            slim = done[index]
-        else:
-            plan = EpisodePlan(name, index, episode_seed(cfg.seed, name, index), run.scenarios[index % len(run.scenarios)],
-                               cfg.participants, cfg.failure_rate, run.datasets, cfg.voices, run.options)
-            record = run_episode(run.spec, run.params, plan, embed)
-            if agreement is not None:
-                add_embedding_agreement(record, agreement)
-            slim = rec.append(sink, record)
+        slim = done[index] if index in done else rec.append(sink, next(played))
         slims.add(slim)
         converged += slim["termination_reason"] == "converged"
         errors += slim["termination_reason"] == "error"

@@ -30,6 +30,7 @@ class Reply:
     prompt_tokens: int
     completion_tokens: int
     seconds: float = 0.0  # the model's own time: waiting for a shared model is not counted
+    rate_limited: int = 0  # 429/503 replies waited out before this one
 
 
 class Backend(Protocol):

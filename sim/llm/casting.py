@@ -73,6 +73,15 @@ class Voices:
             call_cache=open_cache(own.cache) if own.cache else None, metadata={"dialectica_role": role},
         )
 
+    def default_concurrency(self, roles: Iterable[tuple[str, str]]) -> int:
+        """Episodes in flight when ``max_concurrency`` is null: 1 when every role is scripted or any runs on the
+        in-process llama.cpp model (one model, one call at a time), else the smallest ``max_in_flight`` of the
+        servers the run's roles use."""
+        models = [own for role, kind in dict(roles).items() if (own := self._own(role, kind)) is not None]
+        if not models or any(own.backend != "openai" for own in models):
+            return 1
+        return min(own.max_in_flight for own in models)
+
     def check(self, roles: Iterable[tuple[str, str]]) -> None:
         """Rejects unknown role names and builds every backend a run will use, so a missing package,
         model file or server fails before anything runs.

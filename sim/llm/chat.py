@@ -103,7 +103,7 @@ class LLMChatModel(BaseChatModel):
         return {"text": text, "prompt_tokens": sum(r.prompt_tokens for r in replies),
                 "completion_tokens": sum(r.completion_tokens for r in replies), "attempts": attempt + 1,
                 "parse_failed": not usable and request.schema is not None, "empty": not text.strip(),
-                "seconds": sum(r.seconds for r in replies)}
+                "seconds": sum(r.seconds for r in replies), "rate_limited": sum(r.rate_limited for r in replies)}
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
@@ -125,6 +125,7 @@ class LLMChatModel(BaseChatModel):
                 "role": self.role, "cache_hit": hit, "attempts": 0 if hit else result["attempts"],
                 "parse_failed": result["parse_failed"], "empty": result["empty"],
                 "model_seconds": 0.0 if hit else result["seconds"],
+                "rate_limited": 0 if hit else result.get("rate_limited", 0),
             }},
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

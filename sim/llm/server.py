@@ -1,23 +1,41 @@
 """``llm=openai``: any OpenAI-compatible chat-completions server (vLLM, llama.cpp's server, OpenAI...).
 
 The config holds the *name* of the environment variable with the key; the key itself is read here
-and goes nowhere else (not the cache key, not MLflow, not the logs).
+and goes nowhere else (not the cache key, not MLflow, not the logs). Requests to one server share a
+:class:`~dialectica.sim.llm.throttle.Throttle` (``llm.max_in_flight``, ``llm.requests_per_minute``); a 429
+or 503 reply is waited out, ``llm.rate_limit_retries`` times, without counting against the call's retries.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import TYPE_CHECKING, Any, cast
 
 from dialectica.sim.llm.backends import Reply, Request
+from dialectica.sim.llm.throttle import Throttle, retry_after
 from dialectica.sim.params import ConfigError
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 
+_THROTTLES: dict[str, Throttle] = {}
+_THROTTLES_LOCK = threading.Lock()
+
+
+def throttle(base_url: str, in_flight: int, per_minute: float) -> Throttle:
+    """The one throttle of the server at ``base_url`` in this process (its first settings decide its limits)."""
+    with _THROTTLES_LOCK:
+        if base_url not in _THROTTLES:
+            _THROTTLES[base_url] = Throttle(in_flight, per_minute)
+        return _THROTTLES[base_url]
+
+
 class ServerBackend:
+    sleep = staticmethod(time.sleep)
+
     def __init__(self, settings: Any) -> None:
         try:
             import openai
@@ -33,6 +51,9 @@ class ServerBackend:
                 raise ConfigError(f"llm.api_key_env={settings.api_key_env}: that environment variable is not set")
         self.client = openai.OpenAI(base_url=settings.base_url, api_key=key, max_retries=0)
         self.model = settings.model
+        self.throttle = throttle(settings.base_url, settings.max_in_flight, settings.requests_per_minute)
+        self.rate_limit_retries, self.backoff_s = settings.rate_limit_retries, settings.backoff_s
+        self._busy = (openai.RateLimitError, openai.InternalServerError)
         self.identity = {"backend": "openai", "base_url": settings.base_url, "model": settings.model}
         try:
             self.client.models.list(timeout=min(10.0, settings.timeout_s))
@@ -43,20 +64,29 @@ class ServerBackend:
             raise ConfigError(f"llm.base_url={settings.base_url} refused the key in ${settings.api_key_env}") from exc
 
     def complete(self, request: Request) -> Reply:
-        start = time.perf_counter()
         extra: dict[str, Any] = {}
         if request.schema is not None:
             extra["response_format"] = {"type": "json_object", "schema": request.schema}
         # Roles are system, user or assistant (``chat.render``), so each pair is one of openai's message kinds.
         messages = cast("list[ChatCompletionMessageParam]", [{"role": r, "content": c} for r, c in request.messages])
-        response = self.client.chat.completions.create(
-            model=self.model, messages=messages,
-            temperature=request.temperature, top_p=request.top_p, max_tokens=request.max_tokens, seed=request.seed,
-            timeout=request.timeout_s, **extra,
-        )
+        for attempt in range(self.rate_limit_retries + 1):
+            with self.throttle.slot():
+                start = time.perf_counter()
+                try:
+                    response = self.client.chat.completions.create(
+                        model=self.model, messages=messages, temperature=request.temperature, top_p=request.top_p,
+                        max_tokens=request.max_tokens, seed=request.seed, timeout=request.timeout_s, **extra,
+                    )
+                    break
+                except self._busy as exc:  # 429 / 5xx: the server asks for patience, not a different request
+                    if exc.status_code not in (429, 503) or attempt == self.rate_limit_retries:
+                        raise
+                    wait = retry_after(exc.response.headers, attempt, self.backoff_s)
+            self.sleep(wait)  # outside the slot: a waiting call does not hold up the others
         usage = response.usage
         return Reply(text=response.choices[0].message.content or "", prompt_tokens=usage.prompt_tokens if usage else 0,
-                     completion_tokens=usage.completion_tokens if usage else 0, seconds=time.perf_counter() - start)
+                     completion_tokens=usage.completion_tokens if usage else 0, seconds=time.perf_counter() - start,
+                     rate_limited=attempt)
 
 
 def build(settings: Any) -> ServerBackend:

@@ -23,6 +23,11 @@ class LLMSettings:
         api_key_env: openai: the *name* of the environment variable that holds the key (never the key).
         seed: Added to each episode's seed, so a different value gives different samples.
         cache: SQLite call cache file; null turns the cache off.
+        max_in_flight: openai: requests in flight to one server at once, across all episodes and roles of
+            the process; also the default ``max_concurrency``.
+        requests_per_minute: openai: at most this many requests start per minute (0: no limit).
+        rate_limit_retries: openai: how often a 429 or 503 reply is waited out (``Retry-After`` when the
+            server sends one, else ``backoff_s * 2^n``, at most 60 s) before the call counts as failed.
         system_roles: What the graph's own roles use unless ``roles`` says otherwise: ``llm`` or ``scripted``.
         roles: Per role: ``llm``, ``scripted``, or a mapping of these settings to change for that role
             (for example another backend or temperature).
@@ -47,6 +52,9 @@ class LLMSettings:
     timeout_s: float = bounded(120.0, 0.01, None)
     retries: int = bounded(2, 0, 20)
     backoff_s: float = bounded(0.5, 0.0, None)
+    max_in_flight: int = bounded(16, 1, 1024)
+    requests_per_minute: float = bounded(0.0, 0.0, None)
+    rate_limit_retries: int = bounded(8, 0, 100)
     cache: str | None = None
     system_roles: str = LLM
     roles: dict[str, Any] = field(default_factory=dict)
