@@ -158,6 +158,33 @@ def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
             "harness_share_of_process": (wall - model) / wall}
 
 
+def _server_run(url: str, tmp: Path, name: str, episodes: int, concurrency: int) -> tuple[float, list[dict[str, Any]]]:
+    exe = Path(sys.executable).parent / "dialectica"
+    out = tmp / "server" / name
+    start = time.perf_counter()
+    subprocess.run([str(exe), "graph=interview", "participants=surrogate", "llm=openai", f"llm.base_url={url}",
+                    "llm.model=latency", "llm.cache=null", f"episodes={episodes}", f"max_concurrency={concurrency}",
+                    "progress=false", "tracking=none", f"hydra.run.dir={out}"], check=True, capture_output=True, cwd=tmp)
+    wall = time.perf_counter() - start
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    return wall, [{k: v for k, v in json.loads(line).items() if k != "timings"} for line in lines]
+
+
+def server_concurrency(tmp: Path, latency_s: float = 0.3, in_flight: int = 16, episodes: int = 16) -> dict[str, Any]:
+    """Surrogate interview runs (every role on the server) against ``latency_server`` in fresh processes,
+    start-up included: ``episodes`` one at a time and ``in_flight`` at a time (same records?), then
+    ``8 * in_flight`` episodes in flight for the throughput."""
+    from dialectica.sim.llm.latency_server import serving
+
+    with serving(latency_s) as url:
+        one, seq = _server_run(url, tmp, "sequential", episodes, 1)
+        many, par = _server_run(url, tmp, "parallel", episodes, in_flight)
+        long_wall, _ = _server_run(url, tmp, "long", 8 * in_flight, in_flight)
+    return {"latency_s": latency_s, "in_flight": in_flight, "episodes": episodes, "sequential_seconds": one,
+            "parallel_seconds": many, "speedup": one / many, "same_records": seq == par,
+            "throughput_ratio": (8 * in_flight / long_wall) / (episodes / one)}
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="dialectica-bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
@@ -168,6 +195,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--surrogate", nargs="*", metavar="GRAPH", default=None,
                         help="also time cold surrogate runs on the local LLM (needs the llm extra); default graphs: "
                              "interview socratic_panel")
+    parser.add_argument("--server", type=float, metavar="LATENCY_S", default=None,
+                        help="also time surrogate episodes against a local OpenAI-compatible server answering after "
+                             "LATENCY_S seconds, one at a time against 16 in flight")
+    parser.add_argument("--only-server", action="store_true", help="with --server: skip every other figure")
     args = parser.parse_args(argv)
     from dialectica.sim.discovery import names
     from dialectica.sim.embedding import Embedder
@@ -176,6 +207,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     figures: dict[str, Any] = {"graphs": {}}
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        if args.server is not None:
+            figures["server"] = server_concurrency(tmp, args.server)
+        if args.only_server:
+            return _report(figures, [], args.out)
         for graph in names():
             figures["graphs"][graph] = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed) | {
                 "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)}
@@ -202,15 +237,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for g, v in figures.get("surrogate", {}).items():
         rows += [(f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
                  (f"{g} surrogate: harness share of the process", f"{v['harness_share_of_process']:.1%}", "")]
+    return _report(figures, rows, args.out)
+
+
+def _report(figures: dict[str, Any], rows: list[tuple[str, str, str]], out: Path) -> dict[str, Any]:
+    if "server" in figures:
+        v = figures["server"]
+        rows = [(f"server {v['latency_s']} s: {v['episodes']} episodes, sequential / {v['in_flight']} in flight "
+                 "(start-up included)", f"{v['speedup']:.1f}x", ">= 6x"),
+                (f"server {v['latency_s']} s: records identical", str(v["same_records"]), "True"),
+                (f"server {v['latency_s']} s: throughput, {v['in_flight']} in flight / sequential",
+                 f"{v['throughput_ratio']:.1f}x", f">= {0.8 * v['in_flight']:.1f}x"), *rows]
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':{width}}  {'measured':>9}  aim")
     for label, value, aim in rows:
         print(f"{label:{width}}  {value:>9}  {aim}")
     figures["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    args.out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(figures, indent=2)
-    (args.out / f"bench-{figures['measured_at'].replace(':', '')}.json").write_text(text)
-    (args.out / "latest.json").write_text(text)
+    (out / f"bench-{figures['measured_at'].replace(':', '')}.json").write_text(text)
+    (out / "latest.json").write_text(text)
     return figures
 
 
