@@ -154,6 +154,8 @@ class GraphSpec:
             (``embedding_agreement``); graphs with one participant skip the embedding model.
         config: The graph's Hydra defaults (a ``conf/graph/<name>.yaml``); None: ``params``' defaults.
         description: One line for ``dialectica list``.
+        grid: A few values of the graph's main thresholds (``graph.<key>``): what ``dialectica-validity``
+            varies unless told otherwise.
     """
 
     name: str
@@ -175,6 +177,7 @@ class GraphSpec:
     agreement: bool = True
     config: Path | None = None
     description: str = ""
+    grid: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def compiled(self) -> Any:
         """The graph compiled once per process."""

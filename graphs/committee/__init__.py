@@ -13,4 +13,5 @@ SPEC = builtin_spec(
     params=CommitteeParams, casts={"scripted": scripted_committee, "surrogate": surrogate_committee},
     figures=(argument_graphs,), view=VIEW, roles={"chair": "system", "member": "participant"},
     embeds=True,
+    grid={"consensus_threshold": (0.6, 0.75, 0.9)},
 )

@@ -13,4 +13,5 @@ SPEC = builtin_spec(
     params=InterviewParams, casts={"scripted": scripted_interview, "surrogate": surrogate_interview},
     metrics=(by_label,), view=VIEW, roles={"interviewer": "system", "interviewee": "participant"},
     agreement=False,
+    grid={"budget": (3, 6, 10)},
 )

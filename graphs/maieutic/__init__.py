@@ -16,4 +16,5 @@ SPEC = builtin_spec(
     figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
     embeds=True, agreement=False,
+    grid={"frustration_threshold": (3.0, 5.0, 7.0)},
 )

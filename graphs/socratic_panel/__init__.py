@@ -11,4 +11,5 @@ SPEC = builtin_spec(
     "socratic_panel", build, description=__doc__.split(": ", 1)[1].strip(),
     params=PanelParams, casts={"scripted": scripted_panel, "surrogate": surrogate_panel},
     view=VIEW, roles={"moderator": "system", "expert": "participant"},
+    grid={"convergence_threshold": (0.5, 0.7, 0.9)},
 )

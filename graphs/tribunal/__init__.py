@@ -14,4 +14,5 @@ SPEC = builtin_spec(
     # cast; the judges are system roles and follow the llm config
     casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal}, cast_options=TribunalCastOptions,
     metrics=(tribunal,), view=VIEW, roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
+    grid={"dispersion_threshold": (0.5, 1.5, 3.0)},
 )

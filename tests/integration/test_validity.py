@@ -1,0 +1,56 @@
+"""``dialectica-validity`` end to end against an OpenAI-compatible server on loopback: both casts on the
+same seeds, the report files, and an MLflow parent run holding the grid's runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from dialectica.sim.llm.latency_server import serving
+from dialectica.sim.validity import run
+
+
+@pytest.fixture(scope="module")
+def url():
+    with serving(latency_s=0.0) as base:
+        yield base
+
+
+@pytest.mark.parametrize(("graph", "grid", "llm_roles"), [
+    ("interview", "grid.budget=3,8", {"interviewee"}),  # participants are the LLM, the graph's own roles scripted
+    ("tribunal", "grid.dispersion_threshold=0.5,3.0", {"prosecutor", "defense", "tech_lead"}),  # no participants
+])
+def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
+    lines: list[str] = []
+    report = run([f"graph={graph}", grid, "episodes=3", "seed=2", "llm=openai", f"llm.base_url={url}", "llm.model=latency",
+                  "max_concurrency=3", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}", "view.enabled=false"],
+                 cwd=tmp_path, echo=lines.append)
+    out = next((tmp_path / "results" / "validity").iterdir())
+    assert json.loads((out / "validity.json").read_text())["configs"] == json.loads(json.dumps(report["configs"]))
+    assert (out / "validity.png").stat().st_size > 0 and "| config |" in (out / "validity.md").read_text()
+    assert len(report["configs"]) == 2 and report["episodes"] == 3
+
+    runs = {}
+    for i in range(2):
+        for cast in ("scripted", "llm"):
+            records = [json.loads(line) for line in (out / f"{i}-{cast}" / "episodes.jsonl").read_text().splitlines()]
+            runs[i, cast] = records
+            on_llm = sum(r["timings"]["cache_lookups"] for r in records)  # calls that went to the server
+            by_role = sum(n for r in records for role, n in r["usage"]["calls_by_role"].items() if role in llm_roles)
+            assert on_llm == (0 if cast == "scripted" else by_role)
+            rate = sum(r["termination_reason"] == "converged" for r in records) / 3
+            assert report["configs"][i][f"{cast}_rate"] == rate
+        # the same seeds and scenarios under both casts
+        assert [(r["seed"], r["scenario"]) for r in runs[i, "scripted"]] == [(r["seed"], r["scenario"]) for r in runs[i, "llm"]]
+    assert sum(r["timings"]["cache_lookups"] for r in runs[0, "llm"]) > 0
+
+    client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
+    experiment = client.get_experiment_by_name("dialectica")
+    found = client.search_runs([experiment.experiment_id])
+    parent = next(r for r in found if r.data.tags.get("validity") == "true")
+    children = [r for r in found if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert len(children) == 4 and parent.data.params["graph"] == graph
+    artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
+    assert {"validity.json", "validity.md", "validity.png"} <= artifacts

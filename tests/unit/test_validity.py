@@ -1,0 +1,66 @@
+"""The validity report's arithmetic: grids, rank agreement and its bootstrap over shared episodes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dialectica.sim.params import ConfigError
+from dialectica.sim.validity import Agreement, _parse, grid_points, summarise
+
+
+def _outcomes(rates: list[float], episodes: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.stack([(rng.random(episodes) < r).astype(float) for r in rates])
+
+
+def test_grid_points_cover_every_combination_in_order():
+    points = grid_points({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert len(points) == 6 and points[0] == {"a": 1, "b": "x"} and points[-1] == {"a": 2, "b": "z"}
+
+
+def test_a_cast_that_ranks_alike_agrees_and_one_that_reverses_disagrees():
+    scripted = _outcomes([0.1, 0.4, 0.7, 0.95], 60, seed=1)
+    alike = Agreement(scripted, _outcomes([0.05, 0.3, 0.6, 0.9], 60, seed=2))
+    reversed_ = Agreement(scripted, _outcomes([0.9, 0.6, 0.3, 0.05], 60, seed=3))
+    assert alike.point() == pytest.approx((1.0, 1.0))
+    assert reversed_.point() == pytest.approx((-1.0, -1.0))
+    low = alike.bootstrap(samples=300)["spearman"]["ci95_low"]
+    high = reversed_.bootstrap(samples=300)["spearman"]["ci95_high"]
+    assert low > 0 > high
+
+
+def test_bootstrap_is_reproducible_and_wider_with_fewer_episodes():
+    many = Agreement(_outcomes([0.2, 0.5, 0.8], 80, 4), _outcomes([0.3, 0.4, 0.9], 80, 5))
+    few = Agreement(many.scripted[:, :8], many.llm[:, :8])
+    assert many.bootstrap(samples=200, seed=9) == many.bootstrap(samples=200, seed=9)
+    width = [b["kendall"]["ci95_high"] - b["kendall"]["ci95_low"] for b in (many.bootstrap(200), few.bootstrap(200))]
+    assert width[0] < width[1]
+
+
+def test_a_cast_whose_rates_are_all_equal_has_no_ranking():
+    agreement = Agreement(_outcomes([0.2, 0.5, 0.8], 10, 6), np.zeros((3, 10)))
+    report = summarise([{"t": 1}, {"t": 2}, {"t": 3}], agreement)
+    assert np.isnan(report["spearman"]) and report["spearman_bootstrap"]["undefined_share"] == 1.0
+    assert [r["llm_rate"] for r in report["configs"]] == [0.0, 0.0, 0.0]
+    assert all(r["scripted_ci95_low"] <= r["scripted_rate"] <= r["scripted_ci95_high"] for r in report["configs"])
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["episodes=3"], "graph=None is required and must be one of: committee"),
+    (["graph=nope"], "graph='nope' is required and must be one of"),
+    (["graph=interview", "budget"], "'budget' is not key=value; usage: dialectica-validity graph=NAME"),
+])
+def test_bad_arguments_are_one_line_errors(argv, message):
+    with pytest.raises(ConfigError, match=message):
+        _parse(argv)
+
+
+def test_every_builtin_graph_declares_a_grid_and_a_grid_override_replaces_it():
+    from dialectica.sim.discovery import builtin_names, load
+
+    for name in builtin_names():
+        graph, grid, _ = _parse([f"graph={name}"])
+        assert graph == name and grid and all(len(v) >= 3 for v in grid.values()), name
+        assert set(grid) <= {f.name for f in __import__("dataclasses").fields(load(name).params)}
+    assert _parse(["graph=interview", "grid.budget=2,4", "seed=3"])[1:] == ({"budget": [2, 4]}, ["seed=3"])
