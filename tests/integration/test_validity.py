@@ -43,7 +43,8 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
             rate = sum(r["termination_reason"] == "converged" for r in records) / 3
             assert report["configs"][i][f"{cast}_rate"] == rate
         # the same seeds and scenarios under both casts
-        assert [(r["seed"], r["scenario"]) for r in runs[i, "scripted"]] == [(r["seed"], r["scenario"]) for r in runs[i, "llm"]]
+        pairs = {cast: [(r["seed"], r["scenario"]) for r in runs[i, cast]] for cast in ("scripted", "llm")}
+        assert pairs["scripted"] == pairs["llm"]
     assert sum(r["timings"]["cache_lookups"] for r in runs[0, "llm"]) > 0
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
