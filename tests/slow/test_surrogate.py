@@ -1,68 +1,64 @@
-"""Every graph against surrogate participants and LLM roles on the real local model (Gemma 3 270M
-through llama.cpp), logged to MLflow; then the same command again, answered from the call cache."""
+"""Every graph against surrogate participants and LLM roles on the real local model (the default preset
+through llama.cpp), logged to MLflow; then the same command again, answered from the call cache.
+
+Bounded by work, not by the clock: one process runs one short episode of every graph (the model loads
+once), with small token limits, so the tier's cost is a fixed number of calls and tokens however busy the
+machine is."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import mlflow
 import pytest
 
-from dialectica.sim.bench import surrogate_overhead
-from dialectica.sim.discovery import load
+from dialectica.sim.discovery import builtin_names, load
 
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent / "dialectica"
 ROOT = Path(__file__).resolve().parents[2]
-# Shorter dialogues than the defaults keep two episodes of every graph within minutes on 2 cores.
-SHORT = {
-    "committee": ["graph.committee_size=5", "graph.max_rounds=2", "graph.evidence_top_k=5"],
-    "maieutic": ["graph.max_turns=6"],
-    "socratic_panel": ["graph.max_rounds=4", "graph.min_rounds=2"],
-    "interview": ["graph.budget=8"],
-    "tribunal": [],
-}
+GRAPHS = builtin_names()
+# Shorter dialogues and replies than the defaults: a fixed, small amount of generation per graph.
+SHORT = ["++per_graph.committee.committee_size=5", "++per_graph.committee.max_rounds=1",
+         "++per_graph.committee.evidence_top_k=5", "++per_graph.maieutic.max_turns=3",
+         "++per_graph.socratic_panel.max_rounds=2", "++per_graph.socratic_panel.min_rounds=1",
+         "++per_graph.interview.budget=4", "llm.max_tokens=48", "llm.json_max_tokens=160", "llm.retries=1"]
 
 
-def _run(tmp: Path, graph: str, name: str) -> tuple[float, list[dict], dict]:
-    args = [str(BIN), f"graph={graph}", "participants=surrogate", "llm=llamacpp", "episodes=2", "progress=false",
-            f"hydra.run.dir={tmp / name / graph}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+def _run(tmp: Path, name: str) -> tuple[dict[str, list[dict]], dict]:
+    args = [str(BIN), "graph=all", "participants=surrogate", "llm=llamacpp", "episodes=1", "progress=false",
+            f"hydra.run.dir={tmp / name}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
             f"llm.cache={tmp / 'llm.sqlite'}", f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}",
-            f"embedding_cache={tmp / 'embeddings.sqlite'}", *SHORT[graph]]
-    start = time.perf_counter()
-    proc = subprocess.run(args, capture_output=True, text=True, cwd=tmp, timeout=1500)
-    wall = time.perf_counter() - start
+            f"embedding_cache={tmp / 'embeddings.sqlite'}", "view.enabled=false", *SHORT]
+    proc = subprocess.run(args, capture_output=True, text=True, cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [json.loads(line) for line in (tmp / name / graph / "episodes.jsonl").read_text().splitlines()]
-    summary = json.loads((tmp / name / graph / "summary.json").read_text())["graphs"][graph]
-    return wall, records, summary
+    records: dict[str, list[dict]] = {}
+    for line in (tmp / name / "episodes.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        records.setdefault(record["graph"], []).append(record)
+    return records, json.loads((tmp / name / "summary.json").read_text())["graphs"]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("surrogate")
-    out = {graph: {"first": _run(tmp, graph, "first"), "second": _run(tmp, graph, "second")} for graph in SHORT}
-    rows = []
-    for graph, pair in out.items():
-        (wall1, _, sum1), (wall2, _, sum2) = pair["first"], pair["second"]
-        m = sum1["metrics"]
-        rows.append(f"{graph:15s} first {wall1:7.1f} s  second {wall2:6.1f} s  "
-                    f"cache_hit_rate {sum2['metrics']['cache_hit_rate']:.2f}  convergence {m['convergence_rate']:.2f}  "
-                    f"calls {m['llm_calls_mean']:.0f}  parse_failures {m['parse_failures']:.0f}  "
-                    f"empty {m['empty_replies']:.0f}  llm_seconds_share {m['llm_seconds_share']:.3f}")
-    print("\n" + "\n".join(rows))
-    return tmp, out
+    first, second = _run(tmp, "first"), _run(tmp, "second")
+    for graph, entry in first[1].items():
+        m = entry["metrics"]
+        print(f"{graph:15s} calls {m['llm_calls_mean']:.0f}  tokens {m['tokens_total_mean']:.0f}  "
+              f"parse_failures {m['parse_failures']:.0f}  empty {m['empty_replies']:.0f}  "
+              f"episode {m['episode_seconds_p50']:.1f} s  llm_seconds_share {m['llm_seconds_share']:.3f}")
+    return tmp, {"first": first, "second": second}
 
 
-@pytest.mark.parametrize("graph", sorted(SHORT))
+@pytest.mark.parametrize("graph", GRAPHS)
 def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
     tmp, out = runs
-    _, records, summary = out[graph]["first"]
+    records, summary = out["first"][0][graph], out["first"][1][graph]
     spec = load(graph)
     assert all(r["termination_reason"] != "error" for r in records), [r.get("error") for r in records]
     for r in records:
@@ -80,20 +76,11 @@ def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
     assert run.data.params["llm.backend"] == "llamacpp" and run.data.tags["participants"] == "surrogate"
 
 
-@pytest.mark.parametrize("graph", sorted(SHORT))
+@pytest.mark.parametrize("graph", GRAPHS)
 def test_a_second_identical_run_is_answered_from_the_cache(runs, graph):
     _, out = runs
-    (_, first, _), (_, second, summary) = out[graph]["first"], out[graph]["second"]
-    assert summary["metrics"]["cache_hit_rate"] >= 0.9
-    model1 = sum(r["timings"]["episode_seconds"] for r in first)
-    model2 = sum(r["timings"]["episode_seconds"] for r in second)
-    assert model1 / model2 >= 10, (model1, model2)
+    first, second = out["first"][0][graph], out["second"][0][graph]
+    assert out["second"][1][graph]["metrics"]["cache_hit_rate"] == 1.0
+    assert sum(r["timings"]["llm_seconds"] for r in second) == 0  # no call reached the model
     strip = lambda rs: [{k: v for k, v in r.items() if k != "timings"} for r in rs]  # noqa: E731
     assert strip(first) == strip(second)  # same seed and config, same records
-
-
-def test_harness_time_outside_model_calls_is_a_small_share(runs):
-    _, out = runs
-    shares = {graph: surrogate_overhead(pair["first"][1]) for graph, pair in out.items()}
-    print(shares)
-    assert all(0 <= s < 0.25 for s in shares.values()), shares  # the aim (<5%) is reported by dialectica-bench
