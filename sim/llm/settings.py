@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dialectica.sim.llm.gguf import DEFAULT_PRESET
 from dialectica.sim.params import ConfigError, bounded, build_params
 
 SCRIPTED, LLM = "scripted", "llm"
@@ -39,8 +40,8 @@ class LLMSettings:
     backend: str = SCRIPTED
     model_path: str | None = None
     model_dir: str | None = None
-    model: str = "gemma-3-270m-q4_k_m"
-    preset: str = "gemma3-270m"
+    model: str = "local"
+    preset: str = DEFAULT_PRESET
     chat_format: str = "auto"
     system_last: bool = True
     base_url: str | None = None

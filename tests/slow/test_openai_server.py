@@ -1,5 +1,5 @@
 """``llm=openai`` for real: llama-cpp-python's own OpenAI-compatible server, started on loopback by the
-test, serving the same Gemma 3 270M GGUF, with an API key it checks."""
+test, serving the default preset's GGUF, with an API key it checks."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage
 
 from dialectica.graphs.tribunal.bench import opinions_schema
 from dialectica.sim.llm.casting import Voices
-from dialectica.sim.llm.gguf import gemma_270m
+from dialectica.sim.llm.gguf import DEFAULT_PRESET, assemble
 from dialectica.sim.llm.settings import LLMSettings
 from dialectica.sim.llm.structured import ask, read_json
 
@@ -36,11 +36,11 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    model = gemma_270m(ROOT / "results" / "cache" / "models")
+    model = assemble(DEFAULT_PRESET, ROOT / "results" / "cache" / "models")
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "4096", "--n_threads", "2", "--api_key", KEY, "--model_alias", "gemma-3-270m"],
+         "--n_ctx", "4096", "--n_threads", "2", "--api_key", KEY, "--model_alias", "local"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120
@@ -59,7 +59,7 @@ def server():
 
 
 def _settings(url: str, **extra) -> LLMSettings:
-    return LLMSettings(backend="openai", base_url=url, model="gemma-3-270m", api_key_env="DIALECTICA_TEST_KEY", **extra)
+    return LLMSettings(backend="openai", base_url=url, model="local", api_key_env="DIALECTICA_TEST_KEY", **extra)
 
 
 def test_structured_reply_through_the_server_follows_the_schema(server, monkeypatch):
@@ -85,7 +85,7 @@ def test_surrogate_interview_runs_against_the_server_and_the_key_goes_nowhere(se
     env = {**os.environ, "DIALECTICA_TEST_KEY": KEY}
     proc = subprocess.run(
         [str(BIN), "graph=interview", "participants=surrogate", "llm=openai", f"llm.base_url={server}",
-         "llm.model=gemma-3-270m", "llm.api_key_env=DIALECTICA_TEST_KEY", "episodes=1", "graph.budget=4",
+         "llm.model=local", "llm.api_key_env=DIALECTICA_TEST_KEY", "episodes=1", "graph.budget=4",
          "progress=false", f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
          f"llm.cache={tmp_path / 'llm.sqlite'}"],
         capture_output=True, text=True, cwd=tmp_path, env=env)
