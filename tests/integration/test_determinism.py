@@ -52,7 +52,7 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
     assert first["transcript"] and first["per_round"]
     assert _strip(first) == _strip(second)
     assert set(first["timings"]) == {"episode_seconds", "node_seconds", "llm_seconds", "llm_seconds_by_role", "node_path",
-                                      "cache_lookups", "cache_hits"}
+                                      "cache_lookups", "cache_hits", "rate_limited"}
 
 
 def test_a_different_seed_gives_a_different_transcript(tiny_scenario):
