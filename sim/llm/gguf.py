@@ -14,6 +14,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module, resources
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,13 @@ def _numbered(prefix: str, count: int, name: Callable[[int], str]) -> Callable[[
 
 
 def _inside(module: str, file: str) -> Callable[[], list[Path]]:
-    """A package that ships the GGUF whole."""
-    return lambda: [Path(str(resources.files(import_module(module)) / file))]
+    """A package that ships the GGUF whole (found without importing it: its ``__init__`` may import much)."""
+    def parts() -> list[Path]:
+        spec = find_spec(module)
+        if spec is None or spec.origin is None:
+            raise ModuleNotFoundError(f"no module named {module}", name=module)
+        return [Path(spec.origin).parent / file]
+    return parts
 
 
 @dataclass(frozen=True)

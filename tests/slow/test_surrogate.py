@@ -26,7 +26,8 @@ GRAPHS = builtin_names()
 SHORT = ["++per_graph.committee.committee_size=5", "++per_graph.committee.max_rounds=1",
          "++per_graph.committee.evidence_top_k=5", "++per_graph.maieutic.max_turns=3",
          "++per_graph.socratic_panel.max_rounds=2", "++per_graph.socratic_panel.min_rounds=1",
-         "++per_graph.interview.budget=4", "llm.max_tokens=48", "llm.json_max_tokens=160", "llm.retries=1"]
+         "++per_graph.interview.budget=4", "llm.max_tokens=48", "llm.retries=1"]  # JSON keeps its 320 tokens: a
+# judge's five opinions need about 250
 
 
 def _run(tmp: Path, name: str) -> tuple[dict[str, list[dict]], dict]:
