@@ -34,8 +34,6 @@ def throttle(base_url: str, in_flight: int, per_minute: float) -> Throttle:
 
 
 class ServerBackend:
-    sleep = staticmethod(time.sleep)
-
     def __init__(self, settings: Any) -> None:
         try:
             import openai
@@ -82,7 +80,7 @@ class ServerBackend:
                     if exc.status_code not in (429, 503) or attempt == self.rate_limit_retries:
                         raise
                     wait = retry_after(exc.response.headers, attempt, self.backoff_s)
-            self.sleep(wait)  # outside the slot: a waiting call does not hold up the others
+            time.sleep(wait)  # outside the slot: a waiting call does not hold up the others
         usage = response.usage
         return Reply(text=response.choices[0].message.content or "", prompt_tokens=usage.prompt_tokens if usage else 0,
                      completion_tokens=usage.completion_tokens if usage else 0, seconds=time.perf_counter() - start,

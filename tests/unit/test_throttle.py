@@ -12,25 +12,32 @@ from dialectica.sim.llm.throttle import MAX_WAIT_S, Throttle, retry_after
 
 def test_no_more_than_in_flight_requests_run_at_once():
     throttle = Throttle(in_flight=3)
-    running = peak = 0
-    lock = threading.Lock()
+    inside, peak = [], 0
+    lock, release = threading.Lock(), threading.Event()
 
     def request() -> None:
-        nonlocal running, peak
+        nonlocal peak
         with throttle.slot():
             with lock:
-                running += 1
-                peak = max(peak, running)
-            time.sleep(0.02)
+                inside.append(1)
+                peak = max(peak, len(inside))
+            release.wait(10)  # held until the test lets go: no timing decides who gets in
             with lock:
-                running -= 1
+                inside.pop()
 
     threads = [threading.Thread(target=request) for _ in range(12)]
     for t in threads:
         t.start()
+    for _ in range(1000):  # until three are inside (bounded polling)
+        if len(inside) == 3:
+            break
+        time.sleep(0.005)
+    time.sleep(0.05)  # the other nine have had a chance to push in
+    assert len(inside) == 3
+    release.set()
     for t in threads:
         t.join()
-    assert peak == 3
+    assert peak == 3 and not inside
 
 
 def test_requests_per_minute_spaces_the_starts():
