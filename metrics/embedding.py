@@ -1,9 +1,8 @@
-"""Embedding agreement: mean pairwise cosine of the participants' answers within a round.
+"""Embedding agreement: mean pairwise cosine of the participants' whole answers within a round.
 
-An answer's vector is the mean of its sentences' vectors. Encoding sentences
-rather than whole answers keeps long answers from being cut at the encoder's
-token limit (256 word pieces for MiniLM), and lets every distinct sentence be
-encoded once: scripted participants reuse sentences across rounds and episodes.
+Each distinct answer is encoded once, whole (all-MiniLM-L6-v2 reads its first 256 word pieces, about
+190 words: longer answers are judged by their opening). Fallback answers are not voices; a round with
+fewer voices than its quorum (the round entry's ``quorum``, else two) has no agreement (NaN).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from dialectica.metrics.agreement import pairwise_cosine
-from dialectica.metrics.text import sentences
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -31,31 +29,35 @@ def round_answers(record: dict[str, Any]) -> dict[int, list[str]]:
     return rounds
 
 
-def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list[list[float]]:
-    """Per record, the agreement of each round; every distinct sentence is encoded once, in one call.
+def _quorums(record: dict[str, Any]) -> dict[int, int]:
+    return {e["round"]: int(e["quorum"]) for e in record.get("per_round", []) if e.get("quorum") is not None}
 
-    Rounds with fewer than two answers give NaN; a record without answers gives [].
+
+def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list[list[float]]:
+    """Per record, the agreement of each round; every distinct answer is encoded once, in one call.
+
+    Rounds with fewer answers than their quorum give NaN; a record without answers gives [].
     """
-    grouped = [list(round_answers(r).values()) for r in records]
-    split = {text: sentences(text) or [text] for rounds in grouped for answers in rounds for text in answers}
-    distinct = sorted({s for parts in split.values() for s in parts})
+    grouped = [round_answers(r) for r in records]
+    distinct = sorted({text for rounds in grouped for answers in rounds.values() for text in answers})
     if not distinct:
         return [[] for _ in records]
     vectors = embed(distinct)
-    index = {s: i for i, s in enumerate(distinct)}
-    answer = {text: vectors[[index[s] for s in parts]].mean(axis=0) for text, parts in split.items()}
-    return [
-        [pairwise_cosine(np.stack([answer[t] for t in answers])) if answers else float("nan") for answers in rounds]
-        for rounds in grouped
-    ]
+    index = {text: i for i, text in enumerate(distinct)}
+    out = []
+    for record, rounds in zip(records, grouped, strict=True):
+        quorum = _quorums(record)
+        out.append([pairwise_cosine(vectors[[index[t] for t in answers]], quorum.get(r, 2)) if answers
+                    else float("nan") for r, answers in rounds.items()])
+    return out
 
 
 def add_embedding_agreement(record: Any, embed: Embed) -> None:
     """Stores each round's embedding agreement in an episode record's ``per_round`` and the last round's in
     its ``metrics`` (a record with no per-round entries or no answers is left as it is)."""
-    transcript = [turn.model_dump() for turn in record.transcript]
-    values = embedding_agreement([{"transcript": transcript}], embed)[0]
-    by_round = dict(zip(round_answers({"transcript": transcript}), values, strict=True))
+    data = {"transcript": [turn.model_dump() for turn in record.transcript], "per_round": record.per_round}
+    values = embedding_agreement([data], embed)[0]
+    by_round = dict(zip(round_answers(data), values, strict=True))
     if not by_round or not record.per_round:
         return
     for entry in record.per_round:

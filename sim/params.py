@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
+import types
+from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_type_hints
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -25,6 +26,10 @@ def bounded(default: Any, low: float | None = None, high: float | None = None, *
 
 
 def _check(key: str, value: Any, hint: Any, bounds: tuple[float | None, float | None] | None) -> Any:
+    if isinstance(hint, types.UnionType) and type(None) in get_args(hint):  # ``int | None``: null, or an int
+        if value is None:
+            return None
+        (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
     origin = getattr(hint, "__origin__", hint)
     if origin is dict:
         if not isinstance(value, Mapping):

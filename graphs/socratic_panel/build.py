@@ -79,7 +79,7 @@ def outcome(state: dict[str, Any], params: PanelParams, scenario: dict[str, Any]
         metrics={
             "rounds": state.get("current_round", 0),
             "depth": state.get("depth_layers", 0),
-            "jaccard_agreement": state.get("agreement_level", 0.0),
+            "jaccard_agreement": state.get("agreement_level", float("nan")),
             "evidence_completeness": state.get("evidence_completeness", 0.0),
             "assumptions": len(state.get("assumptions_identified", [])),
             **{f"assumptions_{k}": v for k, v in counts.items()},

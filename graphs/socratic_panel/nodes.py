@@ -15,7 +15,7 @@ from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.prompts import expert_prompt, moderator_prompt
 from dialectica.graphs.socratic_panel.reading import Reading, confidence, quality, read_answer
 from dialectica.graphs.socratic_panel.state import Assumption, AssumptionKind, ExpertResponse, PanelState, QuestionRecord
-from dialectica.metrics.agreement import pairwise_jaccard
+from dialectica.metrics.agreement import majority, pairwise_jaccard
 from dialectica.metrics.text import canonical_claim
 
 
@@ -54,6 +54,7 @@ class PanelNodes:
     def __init__(self, deps: PanelDeps, params: PanelParams) -> None:
         self.deps = deps
         self.p = params
+        self.quorum = params.quorum or majority(len(deps.roster))
 
     # 1. formulate_question
     def formulate_question(self, state: PanelState) -> dict[str, Any]:
@@ -128,11 +129,12 @@ class PanelNodes:
 
     # 3. analyze_responses
     def analyze_responses(self, state: PanelState) -> dict[str, Any]:
-        current = [r for r in _round_responses(state) if not r["fallback"]]
+        current = [r for r in _round_responses(state) if not r["fallback"]]  # a fallback is not a voice
         rejections = sum(len(read_answer(r["response_text"]).rejected) for r in current)
         return {
             "round_quality": sum(r["quality_score"] for r in current) / len(current) if current else 0.0,
-            "agreement_level": pairwise_jaccard([set(r["claims"]) for r in current]) if current else 0.0,
+            "agreement_level": pairwise_jaccard([set(r["claims"]) for r in current], self.quorum),
+            "voices": len(current),
             "contradictions_found": rejections,
         }
 
@@ -222,14 +224,16 @@ class PanelNodes:
     # 5. check_convergence
     def check_convergence(self, state: PanelState) -> dict[str, Any]:
         unresolved = len(scoring.unresolved_contradictions(state.get("assumptions_identified", [])))
+        voices = state.get("voices", 0)
         converged, reason, unmet = scoring.check_convergence(
             current_round=state["current_round"], depth=state.get("depth_layers", 0),
-            agreement=state.get("agreement_level", 0.0), completeness=state.get("evidence_completeness", 0.0),
-            unresolved=unresolved, p=self.p,
+            agreement=state.get("agreement_level", float("nan")), completeness=state.get("evidence_completeness", 0.0),
+            unresolved=unresolved, voices=voices, quorum=self.quorum, p=self.p,
         )
         entry = {
             "round": state["current_round"], "question_type": state["question_history"][-1]["type"],
-            "depth": state.get("depth_layers", 0), "jaccard_agreement": state.get("agreement_level", 0.0),
+            "voices": voices, "quorum": self.quorum,
+            "depth": state.get("depth_layers", 0), "jaccard_agreement": state.get("agreement_level", float("nan")),
             "evidence_completeness": state.get("evidence_completeness", 0.0), "unresolved_contradictions": unresolved,
             "assumptions": len(state.get("assumptions_identified", [])), "converged": converged, "unmet": unmet,
         }

@@ -18,6 +18,8 @@ class PanelParams:
     convergence_threshold: float = bounded(0.80, 0.0, 1.0)
     depth_requirement: int = bounded(5, 0, 50)
     evidence_completeness: float = bounded(0.85, 0.0, 1.0)
+    # Voices (non-fallback answers) a round needs for agreement to be defined; null: a majority of the experts.
+    quorum: int | None = bounded(None, 2, 12)
     # Question-type selection (rounds >= 3, and the round-2 quality gate).
     clarification_quality: float = bounded(0.7, 0.0, 1.0)
     question_depth: int = bounded(4, 0, 50)

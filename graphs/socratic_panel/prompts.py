@@ -31,7 +31,7 @@ def moderator_prompt(
         f"Question type: {question_type}",
         f"Target assumption: {target or 'none'}",
         f"Depth so far: {depth}",
-        f"Agreement so far: {agreement:.2f}",
+        f"Agreement so far: {agreement:.2f}" if agreement == agreement else "Agreement so far: too few answers to tell",
         f"Evidence gaps: {'; '.join(evidence_gaps) or 'none'}",
         "Write one Socratic question of this type for the panel. Reply with the question only.",
     ]

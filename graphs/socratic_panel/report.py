@@ -98,6 +98,10 @@ def _bullets(lines: Sequence[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) if lines else "- none"
 
 
+def _share(value: float) -> str:
+    return f"{value:.0%}" if value == value else "undefined (too few experts answered)"
+
+
 def render_markdown(state: PanelState) -> str:
     """The executive report with the seed's six sections."""
     by_id = {a["id"]: a for a in state.get("assumptions_identified", [])}
@@ -113,7 +117,7 @@ def render_markdown(state: PanelState) -> str:
         "## 1. Executive summary\n"
         f"{'Converged' if converged else 'Did not converge'} after {state.get('current_round', 0)} rounds "
         f"({state.get('convergence_reason', '')}). Depth {state.get('depth_layers', 0)} layers, agreement "
-        f"{state.get('agreement_level', 0.0):.0%}, evidence completeness {state.get('evidence_completeness', 0.0):.0%}. "
+        f"{_share(state.get('agreement_level', float('nan')))}, evidence completeness {state.get('evidence_completeness', 0.0):.0%}. "
         f"Bottom line: {bottom_line}.",
         "## 2. Assumptions analysis\n"
         + "\n".join(f"**{k.capitalize()}** ({len(v)})\n{_bullets(v)}" for k, v in texts.items()),

@@ -30,7 +30,7 @@ def select_question_type(
         return "assumption"
     if evidence_completeness < p.question_evidence:
         return "evidence"
-    if agreement < p.question_agreement:
+    if not agreement >= p.question_agreement:  # low, or undefined (NaN) below quorum
         return "perspective"
     return "implication"
 
@@ -99,10 +99,16 @@ def check_convergence(
     agreement: float,
     completeness: float,
     unresolved: int,
+    voices: int,
+    quorum: int,
     p: PanelParams,
 ) -> tuple[bool, str, list[str]]:
-    """The five criteria. Returns (converged, reason, names of unmet criteria)."""
+    """The five criteria, and a quorum of voices for agreement to mean anything.
+
+    Returns (converged, reason, names of unmet criteria). Agreement is NaN below quorum, so it fails too.
+    """
     checks = [
+        ("quorum", voices >= quorum, f"Voices: {voices}/{quorum}"),
         ("depth", depth >= p.depth_requirement, f"Depth: {depth}/{p.depth_requirement}"),
         ("agreement", agreement >= p.convergence_threshold, f"Agreement: {agreement:.2f}/{p.convergence_threshold}"),
         (

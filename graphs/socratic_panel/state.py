@@ -70,6 +70,7 @@ class PanelState(TypedDict, total=False):
     round_quality: float
     depth_layers: int
     agreement_level: float
+    voices: int
     evidence_completeness: float
     contradictions_found: int
     contradictions_resolved: bool

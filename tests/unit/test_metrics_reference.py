@@ -13,7 +13,7 @@ from sklearn.metrics import jaccard_score
 from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from dialectica.metrics.agreement import jaccard, pairwise_cosine, pairwise_jaccard
+from dialectica.metrics.agreement import jaccard, majority, pairwise_cosine, pairwise_jaccard
 from dialectica.metrics.embedding import embedding_agreement
 from dialectica.metrics.stats import mean, percentile, wilson_interval
 from dialectica.metrics.summary import aggregate, by_scenario, convergence, per_round_means, timings
@@ -47,16 +47,26 @@ def test_pairwise_jaccard_matches_sklearn_mean(n):
     rng = np.random.default_rng(100 + n)
     sets = _random_sets(rng, n)
     pairs = [_sk_jaccard(a, b) for a, b in combinations(sets, 2)]
-    expected = float(np.mean(pairs)) if pairs else 1.0
-    assert pairwise_jaccard(sets) == pytest.approx(expected, abs=1e-12)
+    if not pairs:
+        assert math.isnan(pairwise_jaccard(sets))
+        return
+    assert pairwise_jaccard(sets) == pytest.approx(float(np.mean(pairs)), abs=1e-12)
 
 
 def test_jaccard_documented_empty_values():
     assert jaccard(set(), set()) == 0.0
     assert jaccard({"x"}, set()) == 0.0
-    assert pairwise_jaccard([]) == 1.0
-    assert pairwise_jaccard([{"x", "y"}]) == 1.0
+    assert math.isnan(pairwise_jaccard([]))
+    assert math.isnan(pairwise_jaccard([{"x", "y"}]))  # one voice agrees with no one: undefined, not 1.0
     assert pairwise_jaccard([set(), set()]) == 0.0
+
+
+def test_agreement_below_quorum_is_undefined():
+    sets = [{"a", "b"}, {"a", "b"}, {"a"}]
+    assert math.isnan(pairwise_jaccard(sets[:2], quorum=3))
+    assert pairwise_jaccard(sets, quorum=3) == pytest.approx(np.mean([1.0, 0.5, 0.5]))
+    assert math.isnan(pairwise_cosine(np.eye(3)[:2], quorum=3))
+    assert [majority(n) for n in (1, 2, 3, 4, 5, 12)] == [2, 2, 2, 3, 3, 7]
 
 
 # --- cosine ----------------------------------------------------------------------------------------
@@ -184,6 +194,22 @@ def test_embedding_agreement_single_answer_round_is_nan_and_fallbacks_are_exclud
     assert math.isnan(values[0])
     assert values[1] == pytest.approx(cosine_similarity(np.stack([embed.vector("alpha"), embed.vector("beta")]))[0, 1])
     assert "[Expert B was unable]" not in embed.batches[0]
+
+
+def test_embedding_agreement_respects_each_rounds_quorum():
+    turns = [{"round": r, "role": "participant", "speaker": s, "text": f"{s}{r}", "fallback": (r, s) == (2, "c")}
+             for r in (1, 2) for s in "abc"]
+    record = {"transcript": turns, "per_round": [{"round": 1, "quorum": 3}, {"round": 2, "quorum": 3}]}
+    (values,) = embedding_agreement([record], CountingEmbed())
+    assert not math.isnan(values[0]) and math.isnan(values[1])  # round 2 has two voices of the three needed
+
+
+def test_embedding_agreement_embeds_whole_answers():
+    text = "First sentence here. Second sentence there."
+    turns = [{"round": 1, "role": "participant", "speaker": s, "text": t} for s, t in (("a", text), ("b", "other"))]
+    embed = CountingEmbed()
+    embedding_agreement([{"transcript": turns}], embed)
+    assert sorted(embed.batches[0]) == sorted([text, "other"])
 
 
 def test_embedding_agreement_without_answers_is_empty_and_encodes_nothing():

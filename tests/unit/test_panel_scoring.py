@@ -11,7 +11,7 @@ P = PanelParams()
 
 
 def _converge(**overrides):
-    values = dict(current_round=4, depth=6, agreement=0.85, completeness=0.90, unresolved=0, p=P)
+    values = dict(current_round=4, depth=6, agreement=0.85, completeness=0.90, unresolved=0, voices=3, quorum=2, p=P)
     return scoring.check_convergence(**(values | overrides))
 
 
@@ -35,6 +35,7 @@ def test_seed_example_round_five_of_five_unconverged_is_max_rounds():
         ({"completeness": 0.84}, "evidence", "Evidence: 0.84/0.85"),
         ({"unresolved": 2}, "contradictions", "Contradictions: 2 unresolved"),
         ({"current_round": 2}, "min_rounds", "Rounds: 2/3 minimum"),
+        ({"voices": 1}, "quorum", "Voices: 1/2"),
     ],
 )
 def test_each_unmet_criterion_blocks_and_is_named(override, criterion, fragment):
@@ -53,7 +54,7 @@ def test_reason_names_every_unmet_criterion_in_order():
 def test_thresholds_come_from_params():
     strict = PanelParams(convergence_threshold=0.9, depth_requirement=7, evidence_completeness=0.95, min_rounds=5)
     converged, _, unmet = scoring.check_convergence(
-        current_round=4, depth=6, agreement=0.85, completeness=0.90, unresolved=0, p=strict
+        current_round=4, depth=6, agreement=0.85, completeness=0.90, unresolved=0, voices=3, quorum=2, p=strict
     )
     assert not converged and unmet == ["depth", "agreement", "evidence", "min_rounds"]
 
@@ -125,3 +126,9 @@ def test_evidence_completeness_and_contradictions():
     assert scoring.evidence_completeness(items, {"a": [1], "b": []}) == pytest.approx(1 / 3)
     assert scoring.evidence_completeness([], {}) == 0.0
     assert [a["id"] for a in scoring.unresolved_contradictions(items)] == ["b"]
+
+
+def test_one_voice_never_converges_even_with_every_other_criterion_met():
+    converged, reason, unmet = _converge(voices=1, agreement=float("nan"))
+    assert not converged and unmet == ["quorum", "agreement"]
+    assert "Voices: 1/2" in reason
