@@ -62,6 +62,26 @@ def episode_means() -> MetricFn:
     return compute
 
 
+AGREEMENT = ("jaccard_agreement", "embedding_agreement")
+
+
+def undefined_agreement() -> MetricFn:
+    """``<agreement>_undefined_rate``: the share of episodes (that did not raise) whose final round had too
+    few voices for agreement (the value is null), for each agreement the graph's records carry. Their means
+    leave those episodes out, so this rate says how many the mean stands for."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        ok = list(_ok(records))
+        out = {}
+        for key in AGREEMENT:
+            values = [r["metrics"][key] for r in ok if key in r["metrics"]]
+            if values:
+                out[f"{key}_undefined_rate"] = sum(v is None or v != v for v in values) / len(values)
+        return out
+
+    return compute
+
+
 def by_scenario() -> MetricFn:
     """Convergence rate per scenario, so a hard scenario cannot hide in the average."""
 
@@ -141,7 +161,8 @@ def usage() -> MetricFn:
     return compute
 
 
-COMMON: tuple[Metric, ...] = (convergence, termination, episode_means, by_scenario, timings, usage)
+COMMON: tuple[Metric, ...] = (convergence, termination, episode_means, undefined_agreement, by_scenario, timings,
+                              usage)
 
 
 def aggregate(records: Sequence[Record], metrics: Sequence[Metric] = COMMON) -> dict[str, float]:

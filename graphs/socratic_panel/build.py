@@ -95,7 +95,9 @@ def outcome(state: dict[str, Any], params: PanelParams, scenario: dict[str, Any]
                    for entry in state.get("round_log", [])],
         transcript=transcript,
         artifacts={"report.md": state.get("final_report", ""),
-                   "assumptions.json": json.dumps(state.get("assumptions_identified", []), sort_keys=True)},
+                   "assumptions.json": json.dumps(state.get("assumptions_identified", []), sort_keys=True),
+                   "evidence.json": json.dumps({k: sorted(e["id"] for e in v)
+                                                for k, v in state.get("evidence_map", {}).items()}, sort_keys=True)},
     )
 
 

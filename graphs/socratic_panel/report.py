@@ -117,7 +117,8 @@ def render_markdown(state: PanelState) -> str:
         "## 1. Executive summary\n"
         f"{'Converged' if converged else 'Did not converge'} after {state.get('current_round', 0)} rounds "
         f"({state.get('convergence_reason', '')}). Depth {state.get('depth_layers', 0)} layers, agreement "
-        f"{_share(state.get('agreement_level', float('nan')))}, evidence completeness {state.get('evidence_completeness', 0.0):.0%}. "
+        f"{_share(state.get('agreement_level', float('nan')))}, "
+        f"evidence completeness {state.get('evidence_completeness', 0.0):.0%}. "
         f"Bottom line: {bottom_line}.",
         "## 2. Assumptions analysis\n"
         + "\n".join(f"**{k.capitalize()}** ({len(v)})\n{_bullets(v)}" for k, v in texts.items()),

@@ -16,7 +16,15 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from dialectica.metrics.agreement import jaccard, majority, pairwise_cosine, pairwise_jaccard
 from dialectica.metrics.embedding import embedding_agreement
 from dialectica.metrics.stats import mean, percentile, wilson_interval
-from dialectica.metrics.summary import aggregate, by_scenario, convergence, per_round_means, timings
+from dialectica.metrics.summary import (
+    aggregate,
+    by_scenario,
+    convergence,
+    episode_means,
+    per_round_means,
+    timings,
+    undefined_agreement,
+)
 from dialectica.sim.termination import TerminationReason
 
 SIZES = [1, 2, 5, 17]
@@ -346,3 +354,13 @@ def test_per_round_means_episode_count_ignores_nan_in_first_key():
     (row,) = per_round_means(records)
     assert row["depth"] == pytest.approx(2.0) and row["embedding_agreement"] == pytest.approx(0.4)
     assert row["episodes"] == 2
+
+
+def test_undefined_agreement_is_its_own_rate_and_left_out_of_the_mean():
+    values = [0.5, None, float("nan"), 1.0, None]
+    records = [{"termination_reason": "max_rounds", "metrics": {"jaccard_agreement": v}} for v in values]
+    records.append({"termination_reason": "error", "metrics": {"jaccard_agreement": None}})
+    out = aggregate(records, [episode_means, undefined_agreement])
+    assert out["jaccard_agreement_undefined_rate"] == pytest.approx(3 / 5)
+    assert out["jaccard_agreement_mean"] == pytest.approx(0.75)
+    assert "embedding_agreement_undefined_rate" not in out

