@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,8 @@ from dialectica.graphs.committee import argument_graph
 from dialectica.graphs.committee.nodes import CommitteeNodes
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.state import CommitteeState
-from dialectica.metrics.agreement import jaccard
+from dialectica.metrics.agreement import pairwise_jaccard
+from dialectica.metrics.text import claim_set
 from dialectica.sim.params import ConfigError
 from dialectica.sim.spec import Episode, EpisodeOutcome, step
 from dialectica.sim.termination import TerminationReason
@@ -53,38 +53,63 @@ def initial_state(scenario: dict[str, Any], params: CommitteeParams) -> dict[str
     return {"question": scenario["question"], "round_number": 0}
 
 
-def _round_agreement(state: dict[str, Any], round_num: int) -> float:
-    """Mean pairwise Jaccard of the evidence the members cited in a round."""
+def _citation_jaccard(statements: list[dict[str, Any]], quorum: int) -> float:
+    """Mean pairwise Jaccard of the evidence each member cited in a round (its statements and vote, fallbacks
+    left out); NaN with fewer than ``quorum`` members heard."""
     cited: dict[str, set[str]] = {}
-    for s in state.get("statements", []):
-        if s["round"] == round_num:
+    for s in statements:
+        if not s.get("fallback"):
             cited.setdefault(s["member"], set()).update(s["cited"])
-    pairs = list(combinations(cited.values(), 2))
-    return sum(jaccard(a, b) for a, b in pairs) / len(pairs) if pairs else float("nan")
+    return pairwise_jaccard(list(cited.values()), quorum)
+
+
+def _turn(s: dict[str, Any]) -> dict[str, Any]:
+    """A statement as a transcript turn. Votes are the participants' answers (whose agreement is measured):
+    vote, confidence, weight, fallback and claims; the other statements carry position, confidence, cited
+    evidence, the member a rebuttal answers, and fallback."""
+    turn = {"round": s["round"], "speaker": s["member"], "phase": s["phase"], "text": s["text"],
+            "fallback": bool(s.get("fallback")), "confidence": s["confidence"], "cited": s["cited"]}
+    if s["phase"] == "vote":
+        claims = sorted(claim_set(s["text"])) if not turn["fallback"] else []
+        return turn | {"role": "participant", "vote": s["position"], "weight": s.get("weight", 1.0), "claims": claims}
+    return turn | {"role": "member", "position": s["position"], "target": s["target"]}
+
+
+def _per_round(transcript: list[dict[str, Any]], round_log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The detector's round log with the round's agreement measures: ``jaccard_agreement`` (the claim sets of
+    the votes cast) and ``citation_jaccard`` (the evidence the members cited)."""
+    out = []
+    for entry in round_log:
+        turns = [t for t in transcript if t["round"] == entry["round"]]
+        voices = [set(t["claims"]) for t in turns if t["role"] == "participant" and not t["fallback"]]
+        statements = [{"member": t["speaker"], "cited": t["cited"], "fallback": t["fallback"]} for t in turns]
+        out.append(entry | {"jaccard_agreement": pairwise_jaccard(voices, entry["quorum"]),
+                            "citation_jaccard": _citation_jaccard(statements, entry["quorum"])})
+    return out
 
 
 def outcome(state: dict[str, Any], params: CommitteeParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
     graph = nx.node_link_graph(state.get("argument_graph") or {"nodes": [], "edges": []}, edges="edges")
     consensus = state.get("consensus", {})
-    per_round = [entry | {"jaccard_agreement": _round_agreement(state, entry["round"])}
-                 for entry in state.get("round_log", [])]
-    transcript = [{"round": s["round"], "role": "participant" if s["phase"] == "vote" else "member",
-                   "speaker": s["member"], "phase": s["phase"], "text": s["text"]} for s in state.get("statements", [])]
+    transcript = [_turn(s) for s in state.get("statements", [])]
+    per_round = _per_round(transcript, state.get("round_log", []))
+    last = per_round[-1] if per_round else {}
+    nan = float("nan")
     return EpisodeOutcome(
         termination=TerminationReason.CONVERGED if state.get("consensus_reached") else TerminationReason.MAX_ROUNDS,
         metrics={
             "rounds": state.get("round_number", 0),
             "depth": argument_graph.longest_rebuttal_chain(graph),
-            "jaccard_agreement": per_round[-1]["jaccard_agreement"] if per_round else float("nan"),
-            "divergence": per_round[-1]["divergence"] if per_round else float("nan"),
-            "vote_share": consensus.get("vote_share", float("nan")),
-            "consensus_score": consensus.get("consensus_score", float("nan")),
+            "jaccard_agreement": last.get("jaccard_agreement", nan),
+            "citation_jaccard": last.get("citation_jaccard", nan),
+            "divergence": last.get("divergence", nan),
+            "vote_share": consensus.get("vote_share", nan),
+            "consensus_score": consensus.get("consensus_score", nan),
             "position_changes": len(state.get("position_changes", [])),
             "dissenters": len(consensus.get("dissenting_experts", [])),
             "argument_nodes": graph.number_of_nodes(),
             "argument_edges": graph.number_of_edges(),
-            "rebuttal_rate": (sum(e["rebuttals"] for e in state.get("round_log", [])) / len(state["round_log"])
-                              if state.get("round_log") else float("nan")),
+            "rebuttal_rate": sum(e["rebuttals"] for e in per_round) / len(per_round) if per_round else nan,
             "committee_size": len(state.get("members", [])),
         },
         per_round=per_round,

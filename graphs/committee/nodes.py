@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
 
 from dialectica.graphs.committee import argument_graph
 from dialectica.graphs.committee.consensus import detect_consensus
@@ -46,23 +47,39 @@ class CommitteeNodes:
     def _current(self, state: CommitteeState) -> dict[str, str]:
         return {m: history[-1]["position"] for m, history in state.get("expert_positions", {}).items() if history}
 
+    def _ask(self, member: dict[str, Any], messages: list[BaseMessage], schema: dict[str, Any]) -> tuple[str, bool]:
+        """(reply, failed): a member whose call raises says nothing this turn (a bracketed note stands in)."""
+        try:
+            return ask(self.deps.members[member["id"]], messages, schema), False
+        except Exception as exc:  # noqa: BLE001 - any model failure leaves the member silent this turn
+            return f"[{member['name']} did not answer: {type(exc).__name__}]", True
+
     def _speak(self, state: CommitteeState, phase: str, round_num: int | None = None) -> dict[str, Any]:
-        """Every member speaks in roster order, hearing this round's and the last round's statements."""
+        """Every member speaks in roster order, hearing this round's and the last round's statements.
+
+        A member whose call failed holds its position but makes no statement: its turn is a fallback with
+        no position, so it is neither heard by the others nor an argument."""
         round_num = round_num or state["round_number"]
-        prior = [s for s in state.get("statements", []) if s["round"] >= round_num - 1]
+        prior = [s for s in state.get("statements", []) if s["round"] >= round_num - 1 and not s.get("fallback")]
         current = self._current(state)
         said: list[dict[str, Any]] = []
         positions: dict[str, list[dict[str, Any]]] = {}
         changes: list[dict[str, Any]] = []
         for member in state["members"]:
-            reply = ask(self.deps.members[member["id"]], member_prompt(
+            reply, failed = self._ask(member, member_prompt(
                 member, question=state["question"], phase=phase, round_num=round_num,
-                evidence=state.get("evidence_pool", []), heard=prior + said), STATEMENT_SCHEMA)
+                evidence=state.get("evidence_pool", []), heard=prior + [s for s in said if not s["fallback"]]),
+                STATEMENT_SCHEMA)
+            if failed:
+                said.append({"round": round_num, "phase": phase, "member": member["id"], "text": reply, "position": None,
+                             "confidence": None, "cited": [], "target": None, "fallback": True})
+                continue
             read = read_statement(reply)
             text = read.text or reply
             position = read.position or current.get(member["id"])
             said.append({"round": round_num, "phase": phase, "member": member["id"], "text": text, "position": position,
-                         "confidence": read.confidence, "cited": list(read.cited), "target": read.target})
+                         "confidence": read.confidence, "cited": list(read.cited), "target": read.target,
+                          "fallback": False})
             if position:
                 positions[member["id"]] = [{"round": round_num, "phase": phase, "position": position}]
                 before = current.get(member["id"])
@@ -112,37 +129,50 @@ class CommitteeNodes:
         return update | {"argument_graph": argument_graph.to_json(graph)}
 
     def synthesis_round(self, state: CommitteeState) -> dict[str, Any]:
-        return self._speak(state, "synthesis")
+        update = self._speak(state, "synthesis")  # the graph then holds every argument of the round
+        graph = argument_graph.build(state.get("statements", []) + update["statements"])
+        return update | {"argument_graph": argument_graph.to_json(graph)}
 
     def voting_round(self, state: CommitteeState) -> dict[str, Any]:
         round_num = state["round_number"]
-        heard = [s for s in state.get("statements", []) if s["round"] == round_num]
+        heard = [s for s in state.get("statements", []) if s["round"] == round_num and not s.get("fallback")]
         votes, said = {}, []
         for member in state["members"]:
-            vote, confidence, rationale = read_vote(ask(self.deps.members[member["id"]], member_prompt(
+            reply, failed = self._ask(member, member_prompt(
                 member, question=state["question"], phase="vote", round_num=round_num,
-                evidence=state.get("evidence_pool", []), heard=heard), VOTE_SCHEMA))
-            votes[member["id"]] = {"vote": vote, "confidence": confidence, "rationale": rationale}
-            read = read_statement(rationale)
+                evidence=state.get("evidence_pool", []), heard=heard), VOTE_SCHEMA)
+            ballot = read_vote(reply)
+            fallback = failed or ballot.fallback
+            rationale = reply if failed else ballot.rationale
+            votes[member["id"]] = {"vote": ballot.vote, "confidence": ballot.confidence, "rationale": rationale,
+                                   "weight": member["weight"], "fallback": fallback}
             said.append({"round": round_num, "phase": "vote", "member": member["id"], "text": rationale,
-                         "position": vote, "confidence": confidence, "cited": list(read.cited), "target": None})
+                         "position": ballot.vote, "confidence": ballot.confidence,
+                         "cited": [] if failed else list(read_statement(rationale).cited), "target": None,
+                         "weight": member["weight"], "fallback": fallback})
         return {"votes": votes, "statements": said}
 
     def check_consensus(self, state: CommitteeState) -> dict[str, Any]:
-        votes = state["votes"]
+        cast = {m: v for m, v in state["votes"].items() if not v["fallback"]}  # a fallback is no vote
+        weights = (self.p.vote_weight, self.p.semantic_weight, self.p.confidence_weight)
         result = detect_consensus(
-            {m: v["vote"] for m, v in votes.items()}, {m: v["rationale"] for m, v in votes.items()},
-            {m: v["confidence"] for m, v in votes.items()}, embed=self.deps.embed, threshold=self.p.consensus_threshold,
-            weights=(self.p.vote_weight, self.p.semantic_weight, self.p.confidence_weight),
-            mechanism=self.p.voting_mechanism, member_weights={m["id"]: m["weight"] for m in state["members"]},
+            {m: v["vote"] for m, v in cast.items()}, {m: v["rationale"] for m, v in cast.items()},
+            {m: v["confidence"] for m, v in cast.items()}, embed=self.deps.embed, threshold=self.p.consensus_threshold,
+            weights=weights, mechanism=self.p.voting_mechanism,
+            member_weights={m["id"]: m["weight"] for m in state["members"]}, quorum=self.p.seated_quorum,
         )
         round_num = state["round_number"]
         statements = [s for s in state.get("statements", []) if s["round"] == round_num]
+        # Everything the detector weighed, so a reader can recompute the score and the decision from the record.
         entry = {"round": round_num, "divergence": state["divergence_level"],
                  "rebuttals": any(s["phase"] == "rebuttal" for s in statements),
-                 "consensus_score": result["consensus_score"], "vote_share": result["vote_share"],
-                 "semantic_agreement": result["semantic_agreement"], "dissenters": len(result["dissenting_experts"]),
-                 "consensus_reached": result["consensus_reached"]}
+                 "voices": result["voices"], "quorum": result["quorum"],
+                 "vote_share": result["vote_share"], "semantic_agreement": result["semantic_agreement"],
+                 "confidence": result["average_confidence"], "consensus_score": result["consensus_score"],
+                 "consensus_reached": result["consensus_reached"], "majority": result["majority_position"],
+                 "dissenters": len(result["dissenting_experts"]), "dissenting": result["dissenting_experts"],
+                 "detector": {"weights": list(weights), "threshold": self.p.consensus_threshold,
+                              "mechanism": self.p.voting_mechanism}}
         return {"consensus": result, "consensus_reached": result["consensus_reached"], "round_log": [entry]}
 
     def route_consensus(self, state: CommitteeState) -> str:

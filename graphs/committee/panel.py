@@ -1,5 +1,5 @@
-"""Committee: the argument graph (members' statements, supports and opposes), position changes, the
-consensus check by round."""
+"""Committee: the argument graph (members' statements, supports and opposes), position changes, the votes
+cast by round, the consensus check by round (its three components, votes cast against the quorum)."""
 
 from __future__ import annotations
 
@@ -47,13 +47,20 @@ def argument_svg(graph: dict[str, Any]) -> Markup:
     return join([caption, keys, tag("div", svg, class_="scroll")])
 
 
+def _cast(row: dict[str, Any]) -> str:
+    """"5 of 7 votes cast, quorum 4" (empty for records older than the quorum)."""
+    return f"{fmt(row.get('voices'))} votes cast, quorum {fmt(row.get('quorum'))}" if "voices" in row else ""
+
+
 def _explain(record: dict[str, Any]) -> str:
     last = (record.get("per_round") or [{}])[-1]
     m = record.get("metrics") or {}
     verdict = f"consensus in round {last.get('round')}" if last.get("consensus_reached") else \
         f"no consensus after {m.get('rounds', len(record.get('per_round') or []))} rounds"
-    return (f"{verdict}: consensus score {fmt(last.get('consensus_score'))} from vote share {fmt(last.get('vote_share'))} "
-            f"and semantic agreement {fmt(last.get('semantic_agreement'))}; {fmt(m.get('dissenters'))} dissenters.")
+    cast = f" ({_cast(last)})" if _cast(last) else ""
+    return (f"{verdict}: consensus score {fmt(last.get('consensus_score'))} from vote share {fmt(last.get('vote_share'))}, "
+            f"semantic agreement {fmt(last.get('semantic_agreement'))} and confidence {fmt(last.get('confidence'))}"
+            f"{cast}; {fmt(m.get('dissenters'))} dissenters.")
 
 
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
@@ -61,8 +68,9 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     for row in record.get("per_round") or []:
         rebuttals = "rebuttals held" if row.get("rebuttals") else "no rebuttals"
         divergence = f"divergence {fmt(row.get('divergence'))}: {rebuttals}"
+        cast = f", {_cast(row)}" if _cast(row) else ""
         consensus = (f"consensus score {fmt(row.get('consensus_score'))} (vote share {fmt(row.get('vote_share'))}), "
-                     f"{fmt(row.get('dissenters'))} dissenters: "
+                     f"{fmt(row.get('dissenters'))} dissenters{cast}: "
                      + ("consensus" if row.get("consensus_reached") else "no consensus"))
         out[row.get("round")] = [note(divergence), note(consensus, "ok" if row.get("consensus_reached") else "warn")]
     return out
@@ -78,10 +86,29 @@ def panel(record: dict[str, Any]) -> Markup:
                 for c in changes]
         parts.append(Markup(tag("h3", f"Position changes ({len(changes)})")
                             + table(["member", "round", "phase", "change", "why"], rows)))
+    votes = votes_table(record.get("transcript") or [])
+    if votes is not None:
+        parts.append(votes)
     scores = [number(r.get("consensus_score")) for r in record.get("per_round") or []]
     if any(s is not None for s in scores):
         parts.append(tag("p", "consensus score by round: " + " → ".join(fmt(s) for s in scores), class_="muted"))
     return join(parts)
+
+
+def votes_table(transcript: list[dict[str, Any]]) -> Markup | None:
+    """Each member's vote and confidence by round; a fallback (no vote cast) shows as "no vote"."""
+    ballots = [t for t in transcript if t.get("phase") == "vote" and "vote" in t]
+    if not ballots:
+        return None
+    rounds = sorted({t["round"] for t in ballots})
+    weights: dict[str, Any] = {}
+    cells: dict[str, dict[int, str]] = {}
+    for t in ballots:
+        weights[t["speaker"]] = t.get("weight")
+        cells.setdefault(t["speaker"], {})[t["round"]] = \
+            "no vote" if t.get("fallback") else f"{t['vote']} {fmt(t.get('confidence'))}"
+    rows = [[member, weights[member], *(by.get(r, "") for r in rounds)] for member, by in cells.items()]
+    return Markup(tag("h3", "Votes (vote, confidence)") + table(["member", "weight", *(f"round {r}" for r in rounds)], rows))
 
 
 VIEW = GraphView(panel, title="Argument graph", metric="consensus_score", explain=_explain, notes=_notes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dialectica.metrics.agreement import majority
 from dialectica.sim.params import ConfigError, bounded
 
 MECHANISMS = ("majority", "consensus", "weighted")
@@ -19,6 +20,8 @@ class CommitteeParams:
     semantic_weight: float = bounded(0.3, 0.0, 1.0)  # semantic agreement of rationales,
     confidence_weight: float = bounded(0.2, 0.0, 1.0)  # and mean confidence
     voting_mechanism: str = "majority"
+    # Votes that must be cast (not fallbacks) for consensus to count; null: a majority of the seated members.
+    quorum: int | None = bounded(None, 2, 12)
     evidence_top_k: int = bounded(10, 1, 100)  # evidence pool retrieved for the question
 
     def validate(self) -> None:
@@ -28,3 +31,11 @@ class CommitteeParams:
         total = self.vote_weight + self.semantic_weight + self.confidence_weight
         if abs(total - 1.0) > 1e-6:
             raise ConfigError(f"graph.vote_weight + semantic_weight + confidence_weight must be 1, got {total:g}")
+        if self.quorum is not None and self.quorum > self.committee_size:
+            raise ConfigError(f"graph.quorum={self.quorum} is out of range; valid range: [2, graph.committee_size="
+                              f"{self.committee_size}]")
+
+    @property
+    def seated_quorum(self) -> int:
+        """The quorum in force: ``quorum``, or a majority of the ``committee_size`` seated members."""
+        return self.quorum if self.quorum is not None else majority(self.committee_size)

@@ -43,6 +43,7 @@ def chair_prompt(*, question: str, rounds: int, consensus: dict[str, Any], membe
         f"Majority position: {consensus.get('majority_position', 'none')}",
         f"Consensus score: {consensus.get('consensus_score', 0.0):.2f}",
         f"Consensus reached: {consensus.get('consensus_reached', False)}",
+        f"Votes cast: {consensus.get('voices', 0)} of {members} (quorum {consensus.get('quorum', '?')})",
         f"Vote distribution: {consensus.get('vote_distribution', {})}",
         f"Most cited evidence: {', '.join(cited) or 'none'}",
         "Dissent:", *[f"- {d['member']} voted {d['vote']}: {d['rationale']}" for d in dissent],

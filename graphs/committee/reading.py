@@ -76,14 +76,23 @@ def read_statement(text: str) -> Statement:
     )
 
 
-def read_vote(text: str) -> tuple[str, float, str]:
-    """(vote, confidence 0..1, rationale); an unreadable vote is an abstention at confidence 0.5."""
+@dataclass(frozen=True)
+class Ballot:
+    vote: str  # support | oppose | abstain
+    confidence: float  # 0..1
+    rationale: str
+    fallback: bool  # no readable vote: recorded as an abstention, but never counted as a vote cast
+
+
+def read_vote(text: str) -> Ballot:
+    """The vote, its confidence (0..1; 0.5 when unstated) and rationale; a reply with no readable vote is a
+    fallback: an abstention at confidence 0.5 that the consensus detector does not count."""
     data = read_json(text, VOTE_SCHEMA)
     if data is not None:
-        return data["vote"], data["confidence"] / 100, data["rationale"].strip()
+        return Ballot(data["vote"], data["confidence"] / 100, data["rationale"].strip(), fallback=False)
     vote = _VOTE.search(text)
     conf = _CONFIDENCE.search(text)
     rationale = _RATIONALE.search(text)
-    return (vote.group(1).lower() if vote else "abstain",
-            min(100, int(conf.group(1))) / 100 if conf else 0.5,
-            rationale.group(1).strip() if rationale else text.strip())
+    return Ballot(vote.group(1).lower() if vote else "abstain",
+                  min(100, int(conf.group(1))) / 100 if conf else 0.5,
+                  rationale.group(1).strip() if rationale else text.strip(), fallback=vote is None)

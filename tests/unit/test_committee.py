@@ -13,7 +13,7 @@ from dialectica.graphs.committee.build import build_committee, outcome, recursio
 from dialectica.graphs.committee.consensus import detect_consensus, vote_share
 from dialectica.graphs.committee.nodes import CommitteeDeps, CommitteeNodes, divergence
 from dialectica.graphs.committee.params import CommitteeParams
-from dialectica.graphs.committee.reading import read_statement, read_vote
+from dialectica.graphs.committee.reading import Ballot, read_statement, read_vote
 from dialectica.sim.retrieval import Library
 from dialectica.sim.scripted import ScriptedChatModel
 from dialectica.sim.spec import Episode
@@ -73,8 +73,9 @@ def test_reading_statements_and_votes():
     changed = "I have changed my position because [d9] shows costs rise."
     assert read_statement(f"{changed} My view is nuanced now.").position == "nuanced"
     assert read_statement(changed).change_reason == "[d9] shows costs rise"
-    assert read_vote("Vote: oppose. Confidence: 90%. Rationale: costs.") == ("oppose", 0.9, "costs.")
-    assert read_vote("I am not sure.") == ("abstain", 0.5, "I am not sure.")
+    assert read_vote("Vote: oppose. Confidence: 90%. Rationale: costs.") == Ballot("oppose", 0.9, "costs.", False)
+    assert read_vote("Vote: abstain. Rationale: torn.") == Ballot("abstain", 0.5, "torn.", False)  # an abstention cast
+    assert read_vote("I am not sure.") == Ballot("abstain", 0.5, "I am not sure.", True)  # no vote read: a fallback
 
 
 def test_divergence():
@@ -160,3 +161,82 @@ def test_argument_graph_structure():
     assert argument_graph.longest_rebuttal_chain(graph) == 2
     data = argument_graph.to_json(graph)
     assert {n["member"] for n in data["nodes"]} == {"a", "b", "c"} and all("round" in n for n in data["nodes"])
+
+
+def test_below_quorum_semantic_agreement_is_undefined_and_there_is_no_consensus():
+    votes = {"a": "support", "b": "support"}
+    result = detect_consensus(votes, {m: "same" for m in votes}, {m: 1.0 for m in votes}, embed=unit_embed,
+                              threshold=0.1, quorum=3)
+    assert np.isnan(result["semantic_agreement"]) and np.isnan(result["consensus_score"])
+    assert result["consensus_reached"] is False and (result["voices"], result["quorum"]) == (2, 3)
+    one = detect_consensus({"a": "support"}, {"a": "r"}, {"a": 1.0}, embed=unit_embed, threshold=0.1, quorum=2)
+    assert np.isnan(one["semantic_agreement"]) and not one["consensus_reached"]  # one voice is not agreement
+    assert vote_share({})[0] == "none" and np.isnan(vote_share({})[1])
+
+
+def test_quorum_defaults_to_a_majority_of_the_seated_members_and_is_range_checked():
+    from dialectica.sim.params import ConfigError, build_params
+
+    assert CommitteeParams().seated_quorum == 4 and CommitteeParams(committee_size=10).seated_quorum == 6
+    assert CommitteeParams(quorum=7).seated_quorum == 7
+    with pytest.raises(ConfigError, match=r"graph.quorum=8 is out of range"):
+        build_params(CommitteeParams, {"quorum": 8}, "graph")
+    with pytest.raises(ConfigError, match=r"graph.quorum=1 is out of range"):
+        build_params(CommitteeParams, {"quorum": 1}, "graph")
+
+
+def _unanimous_but_silent(silent):
+    """Every member supports; the members in ``silent`` fail their vote (a raised call, or an unreadable reply)."""
+    def answer(member, prompt):
+        if "Final vote" in prompt:
+            if member in silent:
+                if silent[member] == "raise":
+                    raise TimeoutError("simulated")
+                return "Hmm."
+            return "Vote: support. Confidence: 90%. Rationale: the pilot [d1] held output steady for a year."
+        return "I support the proposal. Confidence: 90%. [d1]"
+    return answer
+
+
+def test_fallback_votes_are_no_voices_and_consensus_needs_a_quorum_of_votes_cast():
+    silent = {"m0": "raise", "m1": "garbled", "m2": "raise", "m3": "garbled"}
+    state, params = _committee(_unanimous_but_silent(silent), size=7)
+    result = outcome(state, params)
+    assert result.termination is TerminationReason.MAX_ROUNDS  # 3 votes cast of 7; the quorum is 4
+    last = result.per_round[-1]
+    assert (last["voices"], last["quorum"], last["consensus_reached"]) == (3, 4, False)
+    assert np.isnan(last["semantic_agreement"]) and np.isnan(last["jaccard_agreement"])
+    assert last["vote_share"] == 1.0 and last["dissenters"] == 0  # silent members are not dissenters
+    votes = [t for t in result.transcript if t["round"] == 3 and t["role"] == "participant"]
+    assert [t["fallback"] for t in votes] == [True] * 4 + [False] * 3
+    assert all(t["claims"] == [] for t in votes[:4]) and all(t["claims"] for t in votes[4:])
+    assert votes[0]["text"].startswith("[M0 did not answer") and votes[1]["vote"] == "abstain"
+
+    state, params = _committee(_unanimous_but_silent({"m0": "raise", "m1": "garbled", "m2": "raise"}), size=7)
+    result = outcome(state, params)
+    assert result.termination is TerminationReason.CONVERGED and result.per_round[0]["voices"] == 4
+    assert result.metrics["jaccard_agreement"] == 1.0  # the four rationales make the same claim
+    quorum5 = CommitteeParams(committee_size=7, quorum=5)
+    state, params = _committee(_unanimous_but_silent({"m0": "raise", "m1": "garbled", "m2": "raise"}), 7, quorum5)
+    assert outcome(state, params).termination is TerminationReason.MAX_ROUNDS
+
+
+def test_records_carry_votes_detector_components_and_statement_fields():
+    state, params = _committee(_unanimous_but_silent({}), size=5)
+    result = outcome(state, params)
+    entry = result.per_round[0]
+    for key in ("voices", "quorum", "vote_share", "semantic_agreement", "confidence", "consensus_score", "majority",
+                "dissenting", "detector", "jaccard_agreement", "citation_jaccard"):
+        assert key in entry, key
+    assert entry["detector"] == {"weights": [0.5, 0.3, 0.2], "threshold": 0.75, "mechanism": "majority"}
+    score = 0.5 * entry["vote_share"] + 0.3 * entry["semantic_agreement"] + 0.2 * entry["confidence"]
+    assert entry["consensus_score"] == pytest.approx(score) and entry["confidence"] == pytest.approx(0.9)
+    vote = next(t for t in result.transcript if t["role"] == "participant")
+    assert {k: vote[k] for k in ("vote", "confidence", "weight", "fallback", "cited")} == \
+        {"vote": "support", "confidence": 0.9, "weight": 1.0, "fallback": False, "cited": ["d1"]}
+    said = next(t for t in result.transcript if t["role"] == "member")
+    assert {k: said[k] for k in ("position", "confidence", "cited", "target", "fallback")} == \
+        {"position": "support", "confidence": 0.9, "cited": ["d1"], "target": None, "fallback": False}
+    assert entry["citation_jaccard"] == 1.0 and "citation_jaccard" in result.metrics
+    # the final synthesis statements are arguments too: opening + evidence + synthesis of five members
+    assert result.metrics["argument_nodes"] == 15
