@@ -156,6 +156,9 @@ class GraphSpec:
         description: One line for ``dialectica list``.
         grid: A few values of the graph's main thresholds (``graph.<key>``): what ``dialectica-validity``
             varies unless told otherwise.
+        terminations: Every reason the graph's ``outcome`` can end an episode with (``error`` aside, which
+            the harness gives an episode that raised); an episode ending with another is recorded as an
+            error. Empty: not declared (any reason is accepted).
     """
 
     name: str
@@ -178,6 +181,7 @@ class GraphSpec:
     config: Path | None = None
     description: str = ""
     grid: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    terminations: tuple[TerminationReason, ...] = ()
 
     def compiled(self) -> Any:
         """The graph compiled once per process."""

@@ -7,11 +7,12 @@ from dialectica.graphs.interview.scripted import scripted_interview
 from dialectica.graphs.interview.surrogate import surrogate_interview
 from dialectica.metrics.summary import by_label
 from dialectica.sim.spec import builtin_spec
+from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "interview", build, description=__doc__.split(": ", 1)[1].strip(),
     params=InterviewParams, casts={"scripted": scripted_interview, "surrogate": surrogate_interview},
     metrics=(by_label,), view=VIEW, roles={"interviewer": "system", "interviewee": "participant"},
     agreement=False,
-    grid={"budget": (3, 6, 10)},
+    grid={"budget": (3, 6, 10)}, terminations=(End.CONVERGED, End.BUDGET),
 )

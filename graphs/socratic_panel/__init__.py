@@ -6,10 +6,11 @@ from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.scripted import scripted_panel
 from dialectica.graphs.socratic_panel.surrogate import surrogate_panel
 from dialectica.sim.spec import builtin_spec
+from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "socratic_panel", build, description=__doc__.split(": ", 1)[1].strip(),
     params=PanelParams, casts={"scripted": scripted_panel, "surrogate": surrogate_panel},
     view=VIEW, roles={"moderator": "system", "expert": "participant"},
-    grid={"convergence_threshold": (0.5, 0.7, 0.9)},
+    grid={"convergence_threshold": (0.5, 0.7, 0.9)}, terminations=(End.CONVERGED, End.MAX_ROUNDS),
 )
