@@ -23,6 +23,8 @@ class CastRequest:
         scenario: The episode's scenario, prepared by the graph's ``prepare_scenario``.
         seed: The episode's seed; a cast seeds every random choice from it.
         failure_rate: Chance that one participant call raises (``participants.failure_rate``).
+        crash_rate: Chance that one of the cast's tools crashes outright (``participants.crash_rate``); a graph
+            whose cast has tools (the tribunal's collectors) routes that to its error handling.
         sleep: How a scripted voice waits (tests pass a no-op).
         embed: Sentence embeddings, for graphs whose nodes retrieve (``GraphSpec.embeds``).
         datasets: The graph's data folder.
@@ -33,6 +35,7 @@ class CastRequest:
     scenario: dict[str, Any]
     seed: int
     failure_rate: float = 0.0
+    crash_rate: float = 0.0
     sleep: Callable[[float], None] = field(default=time.sleep)
     embed: Callable[[list[str]], Any] | None = None
     datasets: Path = Path(".")

@@ -70,6 +70,7 @@ class RunConfig:
     voices: Voices = field(default_factory=Voices)
     view: ViewOptions = field(default_factory=ViewOptions)
     max_concurrency: int = 1
+    crash_rate: float = 0.0
 
 
 def redact(tree: Any) -> Any:
@@ -164,6 +165,9 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     failure_rate = participants.get("failure_rate", 0.0)
     if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
         raise ConfigError(f"participants.failure_rate={failure_rate!r} is out of range; valid range: [0, 1)")
+    crash_rate = participants.get("crash_rate", 0.0)
+    if isinstance(crash_rate, bool) or not isinstance(crash_rate, (int, float)) or not 0 <= crash_rate <= 1:
+        raise ConfigError(f"participants.crash_rate={crash_rate!r} is out of range; valid range: [0, 1]")
     tracking = _container(cfg.tracking)
     resolved = _container(cfg)
     graph_runs = _graph_runs(cfg)
@@ -197,6 +201,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         voices=cast_voices,
         view=ViewOptions.from_mapping(_container(cfg.view, resolve=False) if cfg.get("view") is not None else None),
         max_concurrency=concurrency,
+        crash_rate=float(crash_rate),
     )
 
 

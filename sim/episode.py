@@ -39,6 +39,7 @@ class EpisodePlan:
     datasets: Path = Path(".")
     voices: Voices = field(default_factory=Voices)
     options: Any = field(default_factory=CastOptions)
+    crash_rate: float = 0.0
 
 
 def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
@@ -52,7 +53,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
     t0 = time.perf_counter()
     try:
         request = CastRequest(plan.scenario, plan.seed, plan.failure_rate, embed=embed, datasets=plan.datasets,
-                              voices=plan.voices, options=plan.options)
+                              voices=plan.voices, options=plan.options, crash_rate=plan.crash_rate)
         episode = Episode(build_deps(spec, plan.participants, request), params, plan.seed)
         compiled = spec.compiled()
         state = spec.initial_state(plan.scenario, params)
