@@ -6,6 +6,7 @@ from dialectica.graphs.tribunal.panel import VIEW
 from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParams
 from dialectica.graphs.tribunal.scripted import scripted_tribunal
 from dialectica.sim.spec import builtin_spec
+from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "tribunal", build, description=__doc__.split(": ", 1)[1].strip(),
@@ -14,5 +15,5 @@ SPEC = builtin_spec(
     # cast; the judges are system roles and follow the llm config
     casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal}, cast_options=TribunalCastOptions,
     metrics=(tribunal,), view=VIEW, roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
-    grid={"dispersion_threshold": (0.5, 1.5, 3.0)},
+    grid={"dispersion_threshold": (0.5, 1.5, 3.0)}, terminations=(End.CONVERGED, End.MAX_ROUNDS, End.PARTIAL),
 )

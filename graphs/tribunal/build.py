@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +10,10 @@ from langgraph.graph import END, START, StateGraph
 from dialectica.graphs.tribunal.bench import JUDGES
 from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalNodes
 from dialectica.graphs.tribunal.params import TribunalParams
+from dialectica.graphs.tribunal.record import outcome as outcome  # the spec's outcome
 from dialectica.graphs.tribunal.state import TribunalState
-from dialectica.metrics.agreement import jaccard
 from dialectica.sim.params import ConfigError
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.spec import Episode, step
 
 
 def build_tribunal() -> Any:
@@ -59,57 +56,6 @@ def initial_state(scenario: dict[str, Any], params: TribunalParams) -> dict[str,
     return {"subject": scenario["subject"], "criteria": criteria, "reevaluations": 0, "evaluation_round": 0}
 
 
-def _agreement(opinions: list[dict[str, Any]]) -> tuple[float, float]:
-    """(mean pairwise Jaccard of cited evidence, mean score standard deviation) over criteria."""
-    by_criterion: dict[str, list[dict[str, Any]]] = {}
-    for op in opinions:
-        by_criterion.setdefault(op["criterion"], []).append(op)
-    jac = [jaccard(set(a["cited"]), set(b["cited"])) for ops in by_criterion.values() for a, b in combinations(ops, 2)]
-    spread = [statistics.pstdev([o["score"] for o in ops]) for ops in by_criterion.values() if len(ops) > 1]
-    return (statistics.fmean(jac) if jac else float("nan"), statistics.fmean(spread) if spread else float("nan"))
-
-
-def outcome(state: dict[str, Any], params: TribunalParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
-    rounds = state.get("evaluation_round", 0)
-    opinions = state.get("opinions", [])
-    last = [o for o in opinions if o["round"] == rounds]
-    jac, dispersion = _agreement(last)
-    branches = state.get("branch_timings", [])
-    per_round = []
-    for r in range(1, rounds + 1):
-        jr, dr = _agreement([o for o in opinions if o["round"] == r])
-        per_round.append({"round": r, "jaccard_agreement": jr, "score_dispersion": dr})
-    transcript = [
-        {"round": r, "role": "participant", "speaker": judge,
-         "text": " ".join(o["argument"] for o in opinions if o["round"] == r and o["judge"] == judge)}
-        for r in range(1, rounds + 1) for judge in JUDGES
-        if any(o["round"] == r and o["judge"] == judge and o["argument"] for o in opinions)
-    ]
-    rule_counts = {f"rules/{rule}": 0 for rule in ("security_override", "fact_supremacy", "functionality_weight")}
-    for t in state.get("applied_rules", []):
-        if t["round"] == rounds:
-            rule_counts[f"rules/{t['rule']}"] += 1
-    verdicts = state.get("verdicts", [])
-    return EpisodeOutcome(
-        termination=TerminationReason.PARTIAL if state.get("partial") else TerminationReason.CONVERGED,
-        metrics={
-            "rounds": rounds,
-            "reevaluations": state.get("reevaluations", 0),
-            "jaccard_agreement": jac,
-            "score_dispersion": dispersion,
-            "timeouts": sum(b["timed_out"] for b in branches),
-            "branches": len(branches),
-            "unparsed_opinions": sum(not o["parsed"] for o in opinions),
-            "criteria_passed": sum(v["passed"] for v in verdicts),
-            **rule_counts,
-        },
-        per_round=per_round,
-        transcript=transcript,
-        artifacts={"report.md": state.get("report", "")},
-        timings={"branches": branches, "layers": state.get("layer_timings", [])},
-    )
-
-
 _COLLECTOR_KEYS = ("id", "delay_s", "fault", "evidence")
 
 
@@ -128,7 +74,7 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         missing = [k for k in _COLLECTOR_KEYS if k not in collector]
         if missing:
             raise ConfigError(f"collector {collector.get('id', '?')!r} lacks key {missing[0]!r}")
-        if collector["fault"] not in ("none", "raise", "hang"):
+        if collector["fault"] not in ("none", "hang"):  # crashes are drawn per episode (participants.crash_rate)
             raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; "
-                              "valid choices: none, raise, hang")
+                              "valid choices: none, hang")
     return scenario

@@ -93,11 +93,15 @@ class TribunalNodes:
                 criterion, [o for o in current if o["criterion"] == criterion["id"]], evidence, self.p)
             verdicts.append(verdict)
             trace += [t | {"round": round_num} for t in applied]
-        contested = rules.needs_reevaluation(verdicts, state.get("reevaluations", 0), self.p)
-        update = {"layer_timings": [timing], "verdicts": verdicts, "applied_rules": trace}
-        if contested:
-            feedback = (f"re-examine {', '.join(contested)}: the bench disagreed by more than "
-                        f"{self.p.dispersion_threshold} points; weigh the cited evidence, not your brief.")
+        decision = rules.decide(verdicts, state.get("reevaluations", 0), self.p)
+        unsettled = rules.contested(verdicts)
+        ruling = {"round": round_num, "decision": decision, "contested": unsettled, "verdicts": verdicts}
+        update = {"layer_timings": [timing], "verdicts": verdicts, "applied_rules": trace, "rulings": [ruling],
+                  "converged": not unsettled}
+        if decision == "reevaluate":
+            feedback = (f"re-examine {', '.join(unsettled)}: the bench disagreed by more than "
+                        f"{self.p.dispersion_threshold} points or too few of you scored them; "
+                        "weigh the cited evidence, not your brief.")
             return update | {"route": "reevaluate", "reevaluations": state.get("reevaluations", 0) + 1,
                              "chief_feedback": feedback}
         return update | {"route": "report"}

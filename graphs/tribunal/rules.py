@@ -23,16 +23,19 @@ def judge_criterion(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The verdict on one criterion and the rules applied, in priority order.
 
-    Fact removes opinions that rest on evidence that was not found or contradicts the
-    claim; Functionality weights the tech lead on functionality criteria; Security caps
-    the result last, so no lower-priority rule can lift a score above the cap.
+    Only parsed opinions are voices: a fallback (a criterion the judge's reply did not score) neither
+    weighs in the score nor counts towards the quorum. Fact removes opinions that rest on evidence that
+    was not found or contradicts the claim; Functionality weights the tech lead on functionality criteria;
+    Security caps the result last, so no lower-priority rule can lift a score above the cap. With fewer
+    voices than the quorum the spread and dispersion are undefined (None) and the criterion is contested.
     """
     cid = criterion["id"]
     trace: list[dict[str, Any]] = []
+    voices = [op for op in opinions if op.get("parsed", True)]
     flaws = [e for e in evidence.values()
              if e["criterion"] == cid and e["found"] and "security_issue" in e.get("tags", [])]
     kept = []
-    for op in opinions:
+    for op in voices:
         unsupported = [c for c in op["cited"] if c in evidence and
                        (not evidence[c]["found"] or "claim_unsupported" in evidence[c].get("tags", []))]
         if op["score"] >= p.overrule_score and unsupported:
@@ -41,31 +44,37 @@ def judge_criterion(
                                  "which the evidence does not support; opinion overruled"})
         else:
             kept.append(op)
-    kept = kept or list(opinions)  # all overruled: fall back to the whole bench
+    kept = kept or list(voices)  # all overruled: fall back to the whole bench
     weights = {op["judge"]: 1.0 for op in kept}
     if criterion["dimension"] == "functionality" and "tech_lead" in weights:
         weights["tech_lead"] = p.functionality_weight
         trace.append({"criterion": cid, "rule": "functionality_weight", "priority": PRIORITY["functionality_weight"],
                       "why": f"functionality criterion: the tech lead's opinion weighs {p.functionality_weight}"})
     total = sum(weights.values())
-    score = sum(weights[op["judge"]] * op["score"] for op in kept) / total if total else float("nan")
-    if flaws and score > p.security_cap:
+    score = sum(weights[op["judge"]] * op["score"] for op in kept) / total if total else None
+    if flaws and score is not None and score > p.security_cap:
         trace.append({"criterion": cid, "rule": "security_override", "priority": PRIORITY["security_override"],
                       "why": f"confirmed security issue in {', '.join(e['id'] + ' (' + e['location'] + ')' for e in flaws)}"
                              f" caps the score at {p.security_cap} (was {score:.2f})"})
         score = float(p.security_cap)
-    scores = [op["score"] for op in opinions]
-    spread = max(scores) - min(scores) if scores else 0
+    scores = [op["score"] for op in voices]
+    quorate = len(scores) >= p.voices_needed
+    spread = max(scores) - min(scores) if quorate else None
     verdict = {
-        "criterion": cid, "dimension": criterion["dimension"], "score": round(score, 3), "passed": score >= p.pass_score,
-        "spread": spread, "dispersion": statistics.pstdev(scores) if len(scores) > 1 else 0.0,
+        "criterion": cid, "dimension": criterion["dimension"], "score": None if score is None else round(score, 3),
+        "passed": score is not None and score >= p.pass_score, "voices": len(scores), "spread": spread,
+        "dispersion": statistics.pstdev(scores) if quorate else None,
+        "contested": spread is None or spread > p.dispersion_threshold,
         "rules": [t["rule"] for t in sorted(trace, key=lambda t: t["priority"])],
     }
     return verdict, sorted(trace, key=lambda t: t["priority"])
 
 
-def needs_reevaluation(verdicts: Sequence[Mapping[str, Any]], done: int, p: TribunalParams) -> list[str]:
-    """Criteria whose bench disagreed by more than the threshold, if a re-evaluation is still allowed."""
-    if done >= p.max_reevaluations:
-        return []
-    return [v["criterion"] for v in verdicts if v["spread"] > p.dispersion_threshold]
+def contested(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Criteria the bench has not settled: spread above the threshold, or too few voices to tell."""
+    return [v["criterion"] for v in verdicts if v["contested"]]
+
+
+def decide(verdicts: Sequence[Mapping[str, Any]], done: int, p: TribunalParams) -> str:
+    """``reevaluate`` while a criterion is contested and re-evaluations remain, else ``report``."""
+    return "reevaluate" if contested(verdicts) and done < p.max_reevaluations else "report"

@@ -51,5 +51,7 @@ class TribunalState(TypedDict, total=False):
     route: str
     verdicts: list[dict[str, Any]]
     applied_rules: Annotated[list[dict[str, Any]], operator.add]
+    rulings: Annotated[list[dict[str, Any]], operator.add]  # per round: decision, contested criteria, verdicts
+    converged: bool  # the last ruling left no criterion contested
     report: str
     partial: bool

@@ -1,17 +1,26 @@
-"""Tribunal: deadlines, error routing to a partial report, the re-evaluation cap, the rule engine's priorities."""
+"""Tribunal: deadlines, error routing to a partial report, the re-evaluation cap, the rule engine's priorities,
+quorum and fallbacks, seeded crashes, and convergence that the thresholds and the seed decide."""
 
 from __future__ import annotations
 
+import json
 import time
+from itertools import cycle, islice
 
 import pytest
 
+from dialectica.graphs.tribunal import SPEC
 from dialectica.graphs.tribunal.bench import read_opinions
 from dialectica.graphs.tribunal.build import build_tribunal, outcome, recursion_limit
 from dialectica.graphs.tribunal.deadline import run_with_deadline
 from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalDeps
-from dialectica.graphs.tribunal.params import TribunalParams
-from dialectica.graphs.tribunal.rules import judge_criterion, needs_reevaluation
+from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParams
+from dialectica.graphs.tribunal.rules import contested, decide, judge_criterion
+from dialectica.graphs.tribunal.scripted import crashes, scripted_tribunal
+from dialectica.sim.cast import CastRequest
+from dialectica.sim.episode import episode_seed
+from dialectica.sim.params import ConfigError, build_params
+from dialectica.sim.scenarios import load_scenarios
 from dialectica.sim.scripted import ScriptedChatModel
 from dialectica.sim.spec import Episode
 from dialectica.sim.termination import TerminationReason
@@ -98,11 +107,25 @@ def test_reevaluation_happens_at_most_the_configured_times(cap):
     if cap:
         assert state["chief_feedback"].startswith("re-examine c1, c2")
     assert not state["partial"]
+    assert outcome(state, params).termination is TerminationReason.MAX_ROUNDS  # the bench never settled
 
 
-def test_agreeing_bench_is_not_sent_back():
+def test_agreeing_bench_is_not_sent_back_and_converges():
     state = _run({REPO: _collector([_evidence("e1", "c1")])}, _bench({"c1": 3, "c2": 4}))
     assert state["reevaluations"] == 0 and state["evaluation_round"] == 1
+    assert outcome(state, TribunalParams()).termination is TerminationReason.CONVERGED
+
+
+def test_a_bench_that_settles_on_reevaluation_converges_in_round_two():
+    replies = iter(f"Criterion c1: score {v}. Cited: e1. Argument: fine." for v in (5, 3))  # swayed once sent back
+    judges = {"prosecutor": _judge({"c1": 2, "c2": 3}), "defense": ScriptedChatModel(policy=lambda m: next(replies)),
+              "tech_lead": _judge({"c1": 3, "c2": 3})}
+    state = _run({REPO: _collector([_evidence("e1", "c1")])}, judges)
+    result = outcome(state, TribunalParams())
+    assert result.termination is TerminationReason.CONVERGED and result.metrics["reevaluations"] == 1
+    rulings = json.loads(result.artifacts["rulings.json"])
+    assert [(r["decision"], r["contested"]) for r in rulings["rounds"]] == [("reevaluate", ["c1"]), ("report", [])]
+    assert [e["score_spread"] for e in result.per_round] == [3.0, 1.0]
 
 
 def test_parallel_layer_wall_time_is_near_the_longest_branch():
@@ -149,13 +172,101 @@ def test_functionality_weighting_and_plain_mean():
     assert judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, P)[0]["score"] == pytest.approx(11 / 3, abs=1e-3)
 
 
-def test_needs_reevaluation_respects_threshold_and_cap():
-    verdicts = [{"criterion": "a", "spread": 3}, {"criterion": "b", "spread": 2}]
-    assert needs_reevaluation(verdicts, 0, P) == ["a"]
-    assert needs_reevaluation(verdicts, 1, P) == []
+def test_contested_criteria_and_the_reevaluation_cap():
+    ops = [_op("prosecutor", 1), _op("defense", 4), _op("tech_lead", 2)]
+    verdict = judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, P)[0]
+    assert (verdict["spread"], verdict["contested"]) == (3, True)
+    assert judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, TribunalParams(dispersion_threshold=3.0))[0][
+        "contested"] is False
+    verdicts = [{"criterion": "a", "contested": True}, {"criterion": "b", "contested": False}]
+    assert contested(verdicts) == ["a"]
+    assert decide(verdicts, 0, P) == "reevaluate" and decide(verdicts, 1, P) == "report"
+    assert decide(verdicts[1:], 0, P) == "report"
+
+
+def test_fallback_opinions_are_no_voice_and_a_short_bench_is_contested():
+    ops = [_op("prosecutor", 2) | {"parsed": True}, _op("defense", 3) | {"parsed": False},
+           _op("tech_lead", 3) | {"parsed": False}]
+    verdict = judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, P)[0]
+    assert verdict["voices"] == 1 and verdict["spread"] is None and verdict["contested"]
+    assert verdict["score"] == 2.0  # the neutral fallback 3s do not weigh in
+    two = [ops[0], ops[1] | {"parsed": True}, ops[2]]
+    assert judge_criterion({"id": "c", "dimension": "fact"}, two, {}, P)[0]["contested"] is False
+    assert judge_criterion({"id": "c", "dimension": "fact"}, two, {}, TribunalParams(quorum=3))[0]["contested"]
+    with pytest.raises(ConfigError, match=r"graph.quorum=4 is out of range"):
+        build_params(TribunalParams, {"quorum": 4}, "graph")
+    assert build_params(TribunalParams, {"quorum": None}, "graph").voices_needed == 2
+
+
+def test_a_judge_whose_reply_does_not_parse_is_a_fallback_turn_and_agreement_needs_a_quorum():
+    judges = _bench({"c1": 3, "c2": 3}) | {"defense": ScriptedChatModel(policy=lambda m: "I cannot say.")}
+    state = _run({REPO: _collector([_evidence("e1", "c1")])}, judges)
+    result = outcome(state, TribunalParams())
+    defense = [t for t in result.transcript if t["speaker"] == "defense"]
+    assert defense and all(t["fallback"] and t["claims"] == [] for t in defense)
+    assert result.per_round[0]["voices"] == 2 and result.termination is TerminationReason.CONVERGED
+    strict = outcome(_run({REPO: _collector([_evidence("e1", "c1")])}, judges, TribunalParams(quorum=3)),
+                     TribunalParams(quorum=3))
+    assert strict.termination is TerminationReason.MAX_ROUNDS
+    assert strict.metrics["jaccard_agreement"] != strict.metrics["jaccard_agreement"]  # NaN: two voices, quorum 3
+    assert strict.metrics["score_dispersion"] != strict.metrics["score_dispersion"]
 
 
 def test_unparsed_opinion_gets_a_neutral_score():
     ops = read_opinions("Criterion c1: score 5. Cited: e1, e2. Argument: strong.\nrambling", "defense", 1, CRITERIA)
     assert (ops[0]["score"], ops[0]["cited"], ops[0]["parsed"]) == (5, ["e1", "e2"], True)
     assert (ops[1]["score"], ops[1]["parsed"]) == (3, False)
+
+
+# --- the scripted cast: seeded crashes, and outcomes the thresholds and the seed decide ---------------
+
+SCENARIOS = load_scenarios(SPEC.datasets, SPEC, "all")
+
+
+def _episode(scenario, seed, params, crash_rate=0.0):
+    """One scripted episode, in process, with no simulated delays."""
+    request = CastRequest(scenario, seed, crash_rate=crash_rate, sleep=lambda s: None, options=TribunalCastOptions())
+    state = SPEC.compiled().invoke(SPEC.initial_state(scenario, params), {"recursion_limit": recursion_limit(params)},
+                                   context=Episode(scripted_tribunal(request), params, seed))
+    return outcome(state, params, scenario)
+
+
+def test_no_scenario_plants_a_crash_and_crashes_follow_the_seeded_rate():
+    assert all(c["fault"] in ("none", "hang") for s in SCENARIOS for c in s["collectors"])
+    payments = next(s for s in SCENARIOS if s["name"] == "payments_api")
+    assert _episode(payments, 3, P).termination is not TerminationReason.PARTIAL  # crash_rate 0: nothing crashes
+    crashed = _episode(payments, 3, P, crash_rate=1.0)
+    assert crashed.termination is TerminationReason.PARTIAL and crashed.metrics["crashes"] == 3
+    assert "(PARTIAL)" in crashed.artifacts["report.md"] and crashed.metrics["rounds"] == 0
+    draws = [crashes(seed, "doc_analyst", 0.3) for seed in range(200)]
+    assert draws == [crashes(seed, "doc_analyst", 0.3) for seed in range(200)]  # seeded
+    assert 0.2 < sum(draws) / len(draws) < 0.4
+
+
+def _rate(seed, episodes=24, **params):
+    p = TribunalParams(**params)
+    ends = [_episode(s, episode_seed(seed, "tribunal", i), p).termination
+            for i, s in enumerate(islice(cycle(SCENARIOS), episodes))]
+    assert set(ends) <= {TerminationReason.CONVERGED, TerminationReason.MAX_ROUNDS}
+    return sum(e is TerminationReason.CONVERGED for e in ends) / episodes
+
+
+def test_convergence_rate_takes_more_than_one_value_across_seeds_thresholds_and_reevaluations():
+    default = _rate(11)  # dispersion_threshold 2.0, max_reevaluations 1
+    assert len({default, _rate(12), _rate(13)}) > 1
+    low, high = _rate(11, dispersion_threshold=0.5), _rate(11, dispersion_threshold=3.0)
+    assert low < high  # more than one value: a stricter bench converges less often
+    none, more = _rate(11, max_reevaluations=0), _rate(11, max_reevaluations=3)
+    assert none < more and len({none, default, more}) > 1
+
+
+def test_reevaluation_brings_the_scripted_bench_closer():
+    """Across episodes sent back, the spread of the criteria re-examined shrinks more often than it grows."""
+    closer = wider = 0
+    for i, scenario in enumerate(islice(cycle(SCENARIOS), 24)):
+        result = _episode(scenario, episode_seed(5, "tribunal", i), TribunalParams(max_reevaluations=1))
+        if len(result.per_round) == 2:
+            first, second = (r["score_spread"] for r in result.per_round)
+            closer += second < first
+            wider += second > first
+    assert closer > wider
