@@ -1,7 +1,9 @@
-"""Tribunal: the rule engine's applied-rules trace, the verdicts, and each layer's branch timings."""
+"""Tribunal: the rule engine's applied-rules trace, the verdicts, the bench's scores by round, and each layer's
+branch timings."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -44,9 +46,42 @@ def branch_timings(timings: dict[str, Any]) -> Markup:
 def _explain(record: dict[str, Any]) -> str:
     m = record.get("metrics") or {}
     if record.get("termination_reason") == "partial_report":
-        return f"{fmt(m.get('timeouts'))} branch timeouts; the ErrorHandler wrote a partial report."
-    return (f"full verdict after {fmt(m.get('rounds'))} judging round(s) and {fmt(m.get('reevaluations'))} re-evaluations: "
-            f"{fmt(m.get('criteria_passed'))} criteria passed, score dispersion {fmt(m.get('score_dispersion'))}.")
+        return (f"{fmt(m.get('crashes'))} branch crash(es) and {fmt(m.get('timeouts'))} branch timeouts; "
+                "the ErrorHandler wrote a partial report.")
+    head = (f"after {fmt(m.get('rounds'))} judging round(s) and {fmt(m.get('reevaluations'))} re-evaluations: "
+            f"{fmt(m.get('criteria_passed'))} criteria passed, largest score spread {fmt(m.get('score_spread'))}")
+    if record.get("termination_reason") == "max_rounds":
+        return f"no consensus {head}, {fmt(m.get('contested_criteria'))} criteria still contested."
+    return f"full verdict {head}."
+
+
+def rulings(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's ``rulings.json`` (thresholds, then per round decision, contested criteria, verdicts, rules)."""
+    text = (record.get("artifacts") or {}).get("rulings.json")
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return {}
+
+
+def bench_scores(record: dict[str, Any]) -> Markup:
+    """Per round, each judge's score on each criterion (a fallback in brackets), contested criteria marked."""
+    turns = [t for t in record.get("transcript") or [] if t.get("role") == "participant" and t.get("opinions")]
+    if not turns:
+        return tag("p", "No judge's opinion in the record.", class_="muted")
+    contested = {r.get("round"): set(r.get("contested") or []) for r in rulings(record).get("rounds", [])}
+    judges = list(dict.fromkeys(t["speaker"] for t in turns))
+    rows = []
+    for round_no in sorted({t["round"] for t in turns}):
+        mine = {t["speaker"]: {o["criterion"]: o for o in t["opinions"]} for t in turns if t["round"] == round_no}
+        for criterion in dict.fromkeys(c for ops in mine.values() for c in ops):
+            cells = []
+            for judge in judges:
+                op = mine.get(judge, {}).get(criterion)
+                cells.append("" if op is None else f"{op['score']}" if op.get("parsed") else f"({op['score']})")
+            flag = "contested" if criterion in contested.get(round_no, set()) else ""
+            rows.append([round_no, criterion, *cells, flag])
+    return table(["round", "criterion", *judges, ""], rows)
 
 
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
@@ -54,7 +89,14 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     for round_no, text in applied_rules((record.get("artifacts") or {}).get("report.md", "")):
         out.setdefault(round_no, []).append(note(f"rule applied: {text}"))
     for row in record.get("per_round") or []:
-        out.setdefault(row.get("round"), []).append(note(f"score dispersion {fmt(row.get('score_dispersion'))}"))
+        out.setdefault(row.get("round"), []).append(note(
+            f"score spread {fmt(row.get('score_spread'))}, dispersion {fmt(row.get('score_dispersion'))}, "
+            f"{fmt(row.get('voices'))} voices (quorum {fmt(row.get('quorum'))})"))
+    for ruling in rulings(record).get("rounds", []):
+        if ruling.get("contested"):
+            verb = "sent back" if ruling.get("decision") == "reevaluate" else "still apart, no re-evaluation left"
+            out.setdefault(ruling.get("round"), []).append(
+                note(f"contested: {', '.join(ruling['contested'])} ({verb})", "warn"))
     return out
 
 
@@ -70,8 +112,10 @@ def panel(record: dict[str, Any]) -> Markup:
     verdicts = md_section(report, "Verdicts")
     parts.append(Markup(tag("h3", "Verdicts") + markdown(verdicts)) if verdicts
                  else note("The report has no verdicts.", "warn"))
+    parts.append(Markup(tag("h3", "The bench's scores") + bench_scores(record)))
     parts.append(branch_timings(record.get("timings") or {}))
     return join(parts)
 
 
-VIEW = GraphView(panel, title="Rules trace and branch timings", metric="jaccard_agreement", explain=_explain, notes=_notes)
+VIEW = GraphView(panel, title="Rules trace, the bench's scores and branch timings", metric="-score_spread",
+                 explain=_explain, notes=_notes)
