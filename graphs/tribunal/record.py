@@ -90,13 +90,15 @@ def _round_entry(r: int, opinions: Sequence[dict[str, Any]], turns: Sequence[dic
 
 
 def rulings_artifact(state: dict[str, Any], params: TribunalParams) -> str:
-    """``rulings.json``: the thresholds, then per round the decision, contested criteria, verdicts and rules."""
+    """``rulings.json``: the thresholds it was judged by, then per round the decision, contested criteria,
+    verdicts and rules fired (with why)."""
     trace = state.get("applied_rules", [])
     rounds = [ruling | {"rules": [{k: t[k] for k in ("criterion", "rule", "why")} for t in trace
                                   if t["round"] == ruling["round"]]}
               for ruling in state.get("rulings", [])]
     return json.dumps({"dispersion_threshold": params.dispersion_threshold, "quorum": params.voices_needed,
-                       "max_reevaluations": params.max_reevaluations, "rounds": rounds}, separators=(",", ":"))
+                       "max_reevaluations": params.max_reevaluations, "pass_score": params.pass_score,
+                       "rounds": rounds}, separators=(",", ":"))
 
 
 def termination(state: dict[str, Any]) -> TerminationReason:
