@@ -7,11 +7,12 @@ from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.scripted import scripted_committee
 from dialectica.graphs.committee.surrogate import surrogate_committee
 from dialectica.sim.spec import builtin_spec
+from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "committee", build, description=__doc__.split(": ", 1)[1].strip(),
     params=CommitteeParams, casts={"scripted": scripted_committee, "surrogate": surrogate_committee},
     figures=(argument_graphs,), view=VIEW, roles={"chair": "system", "member": "participant"},
     embeds=True,
-    grid={"consensus_threshold": (0.6, 0.75, 0.9)},
+    grid={"consensus_threshold": (0.6, 0.75, 0.9)}, terminations=(End.CONVERGED, End.MAX_ROUNDS),
 )
