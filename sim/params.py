@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 import types
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_type_hints
 
 if TYPE_CHECKING:
