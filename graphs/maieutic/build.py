@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import uuid
 from functools import lru_cache
@@ -80,23 +81,41 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
     return final
 
 
-def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
+def _transcript(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Learner and Sophia turns by round; Sophia's carry the turn's move, the Critic's loops, and whether
+    the reply is the cap's fallback rather than a draft of hers."""
     turns = state.get("turn_log", [])
-    tutor_turns = [t for t in turns if t["move"] != "SYNTHESIZE"]
-    loops = [t["critic_loops"] for t in tutor_turns]
-    retrievals = state.get("retrievals", [])
     transcript = []
     for i, message in enumerate(state.get("messages", [])):
-        role = "participant" if message.type == "human" else "system"
-        transcript.append({"round": i // 2 + 1, "role": role, "speaker": "learner" if role == "participant" else "sophia",
-                           "text": str(message.content)})
+        turn = {"round": i // 2 + 1, "role": "participant" if message.type == "human" else "system",
+                "speaker": "learner" if message.type == "human" else "sophia", "text": str(message.content)}
+        if message.type != "human" and i // 2 < len(turns):
+            entry = turns[i // 2]
+            turn |= {"move": entry["move"], "critic_loops": entry["critic_loops"], "fallback": entry["fallback"]}
+        transcript.append(turn)
+    return transcript
+
+
+def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
+    """Converged when Sophia synthesised, else ``max_turns``.
+
+    The record keeps what every headline metric is computed from: ``per_round`` (one entry per learner
+    turn: move, Critic summary, retrieval, whether the thesis was revised or circled), the transcript
+    (Sophia's turns carry their move), and the artifacts ``critic.json`` (each tutor turn's drafts with
+    every check's result and the Critic's decision, and the delivered reply's checks), ``retrievals.json``
+    (each search: turn, query, best similarity, passages over the floor with their similarities) and
+    ``thesis_evolution.md``.
+    """
+    turns = state.get("turn_log", [])
+    loops = [t["critic_loops"] for t in turns if t["move"] != "SYNTHESIZE"]
+    retrievals = state.get("retrievals", [])
     return EpisodeOutcome(
         termination=TerminationReason.CONVERGED if state.get("finished") else TerminationReason.MAX_TURNS,
         metrics={
             "rounds": len(turns),
-            "depth": max(0, len(state.get("thesis_evolution", [])) - 1),
-            "critic_loops": statistics.fmean(loops) if loops else 0.0,
-            "critic_loops_max": max(loops, default=0),
+            "depth": sum(bool(t.get("revised")) for t in turns),
+            "critic_loops": statistics.fmean(loops) if loops else math.nan,
+            "critic_loops_max": max(loops) if loops else math.nan,
             "good_will_overrides": state.get("good_will_overrides", 0),
             "circles": state.get("circle_count", 0),
             "frustration_final": state.get("frustration_level", 0.0),
@@ -104,10 +123,10 @@ def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, A
             "documents": len(state.get("documents", [])),
         },
         per_round=turns,
-        transcript=transcript,
+        transcript=_transcript(state),
         artifacts={"synthesis.md": state.get("synthesis", ""),
-                   "retrievals.json": json.dumps([{"round": i + 1} | r for i, r in enumerate(retrievals)],
-                                                 sort_keys=True),
+                   "critic.json": json.dumps(state.get("critic_log", []), sort_keys=True),
+                   "retrievals.json": json.dumps(retrievals, sort_keys=True),
                    "thesis_evolution.md": "\n".join(f"{i}. {t}"
                                                     for i, t in enumerate(state.get("thesis_evolution", []), 1))},
     )

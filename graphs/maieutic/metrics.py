@@ -16,7 +16,7 @@ def _turns(records: Sequence[Record]) -> list[dict]:
 
 
 def moves() -> MetricFn:
-    """``moves/<MOVE>``: share of all turns that made each Socratic move (all moves listed)."""
+    """``moves/<MOVE>``: share of all turns (the synthesis included) that made each Socratic move (all listed)."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         counts = Counter(t["move"] for t in _turns(records))
@@ -27,7 +27,11 @@ def moves() -> MetricFn:
 
 
 def critic() -> MetricFn:
-    """Critic behaviour over tutor turns: failure shares by check, compliance before and after, cap rate."""
+    """Critic behaviour over tutor turns (every turn but the synthesis), pooled over episodes:
+    ``critic_failures/<check>``, each check's share of all failed checks of all drafts (0 when none failed);
+    ``compliance_before_critic``, the share of turns whose first draft passed every check;
+    ``compliance_after_critic``, the share whose delivered reply passes every check; ``critic_cap_rate``,
+    the share where the cap cut the loop."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         turns = [t for t in _turns(records) if t["move"] != "SYNTHESIZE"]
@@ -46,7 +50,9 @@ def critic() -> MetricFn:
 
 
 def retrieval() -> MetricFn:
-    """Librarian: share of searches with at least one passage over the floor, and similarities."""
+    """Librarian, over all searches: ``retrieval_hit_rate``, the share with a passage at or above the floor;
+    ``retrieval_similarity_mean``, the mean over searches with hits of their hits' mean similarity;
+    ``retrieval_best_similarity_mean``, the mean best similarity found, above the floor or not."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         searches = [t for t in _turns(records) if t.get("retrieved")]
@@ -63,7 +69,8 @@ def retrieval() -> MetricFn:
 
 
 def turns_to_synthesis() -> MetricFn:
-    """Mean learner turns before Sophia synthesised, over the episodes that reached synthesis."""
+    """``turns_to_synthesis_mean``: mean learner turns of the episodes that reached synthesis (the last one,
+    which Sophia answered with the synthesis, included); absent when none did."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         done = [len(r["per_round"]) for r in records if r["termination_reason"] == "converged"]

@@ -8,16 +8,15 @@ from dialectica.graphs.maieutic.reading import LearnerReading
 
 def choose_move(reading: LearnerReading, frustration: float, circles: int, revised: bool, first_turn: bool,
                 p: MaieuticParams) -> str:
-    """End-game first, then the Good Will override, then frustration, then examine or challenge."""
+    """End-game first, then the Good Will override, then examine; a challenge becomes ELICIT above the
+    frustration threshold (the seed: "force socratic_move to ELICIT instead of CHALLENGE")."""
     if reading.ignorance or circles >= p.circling_limit:
         return "SYNTHESIZE"
     if reading.sentiment == "defensive":
         return "CONCEDE"
-    if frustration > p.frustration_threshold:
-        return "ELICIT"
     if first_turn or revised or reading.bare_why:
         return "EXAMINE"
-    return "CHALLENGE"
+    return "ELICIT" if frustration > p.frustration_threshold else "CHALLENGE"
 
 
 def search_query(reading: LearnerReading, move: str, thesis: str, p: MaieuticParams) -> str:

@@ -54,9 +54,11 @@ class MaieuticNodes:
             "search_query": moves.search_query(reading, move, thesis, self.p),
             "circle_count": circles,
             "good_will_overrides": int(move == "CONCEDE"),
+            "circled": circled,
+            "revised": revised and bool(current),
             "critic_failures": 0,
             "critic_feedback": "",
-            "first_draft_failed": [],
+            "critic_drafts": [],
             "turn_documents": [],
             "draft": "",
         }
@@ -67,7 +69,8 @@ class MaieuticNodes:
     def librarian(self, state: MaieuticState) -> dict[str, Any]:
         hits, best = self.deps.library.search(state["search_query"], self.p.similarity_floor, self.p.top_k)
         known = {d["id"] for d in state.get("documents", [])}
-        record = {"query": state["search_query"], "hits": len(hits), "best_similarity": best,
+        record = {"round": len(state.get("turn_log", [])) + 1, "query": state["search_query"], "hits": len(hits),
+                  "best_similarity": best,
                   "hit_similarity_mean": sum(h["similarity"] for h in hits) / len(hits) if hits else None,
                   "passages": [{k: h.get(k) for k in ("id", "work", "similarity", "text")} for h in hits]}
         return {"turn_documents": hits, "documents": [h for h in hits if h["id"] not in known], "retrievals": [record]}
@@ -81,38 +84,48 @@ class MaieuticNodes:
         return {"draft": str(self.deps.interlocutor.invoke(messages).content).strip()}
 
     def critic(self, state: MaieuticState) -> dict[str, Any]:
+        """Checks the draft; sends it back with an instruction, or delivers it (at the cap, as ``at_cap`` says).
+
+        Every verdict is kept (``critic_drafts``) and the turn's are logged when the turn closes, so that
+        the record holds what the Critic decided about each draft.
+        """
         draft = state.get("draft", "")
-        failed = critic.failed_checks(draft, bool(state.get("turn_documents")), self.p.critic_max_sentences)
-        failures = state.get("critic_failures", 0)
-        history = [*state.get("critic_history", []), *failed]
-        first = state.get("first_draft_failed") if failures else failed
-        if not failed:
-            return self._close(state, draft, failures, first, history, cap=False)
-        failures += 1
-        if failures >= self.p.critic_cap:
-            text = draft if self.p.at_cap == "release" else self._fallback(state)
-            return self._close(state, text, failures, first, history, cap=True)
-        return {"critic_failures": failures,
-                "critic_feedback": critic.instruction(failed, self.p.interlocutor_max_sentences),
-                "critic_verdict": "revise", "first_draft_failed": first, "critic_history": history}
+        checks = critic.verdict(draft, bool(state.get("turn_documents")), self.p.critic_max_sentences)
+        failed = [name for name, result in checks.items() if result == critic.FAILED]
+        failures = state.get("critic_failures", 0) + bool(failed)
+        decision = "pass" if not failed else "cap" if failures >= self.p.critic_cap else "revise"
+        drafts = [*state.get("critic_drafts", []),
+                  {"draft": len(state.get("critic_drafts", [])) + 1, "text": draft, "checks": checks,
+                   "sent_back": decision == "revise", "loops": failures, "verdict": decision}]
+        if decision == "revise":
+            return {"critic_failures": failures, "critic_feedback": critic.instruction(failed),
+                    "critic_verdict": "revise", "critic_drafts": drafts}
+        fallback = decision == "cap" and self.p.at_cap == "fallback"
+        return self._close(state, self._fallback(state) if fallback else draft, drafts, fallback)
 
     def _fallback(self, state: MaieuticState) -> str:
         return f"Let us slow down. What do you mean when you say that {state.get('current_thesis') or 'this'}?"
 
-    def _close(self, state: MaieuticState, text: str, failures: int, first: list[str] | None, history: list[str],
-               cap: bool) -> dict[str, Any]:
-        delivered = critic.failed_checks(text, bool(state.get("turn_documents")), self.p.critic_max_sentences)
+    def _close(self, state: MaieuticState, text: str, drafts: list[dict[str, Any]], fallback: bool) -> dict[str, Any]:
+        documents = state.get("turn_documents", [])
+        delivered = critic.verdict(text, bool(documents), self.p.critic_max_sentences)
         retrieval = state["retrievals"][-1] if state.get("search_query") and state.get("retrievals") else {}
+        turn = len(state.get("turn_log", [])) + 1
+        last = drafts[-1]
         entry = {
-            "round": len(state.get("turn_log", [])) + 1, "move": state["socratic_move"], "critic_loops": failures,
-            "first_draft_ok": not first, "delivered_ok": not delivered, "cap_reached": cap,
-            "retrieved": bool(state.get("search_query")), "hits": len(state.get("turn_documents", [])),
+            "round": turn, "move": state["socratic_move"], "critic_loops": last["loops"], "drafts": len(drafts),
+            "first_draft_ok": critic.FAILED not in drafts[0]["checks"].values(),
+            "delivered_ok": critic.FAILED not in delivered.values(), "cap_reached": last["verdict"] == "cap",
+            "fallback": fallback, "circled": state.get("circled", False), "revised": state.get("revised", False),
+            "retrieved": bool(state.get("search_query")), "hits": len(documents),
             "frustration": state.get("frustration_level", 0.0),
             "best_similarity": retrieval.get("best_similarity"), "hit_similarity_mean": retrieval.get("hit_similarity_mean"),
-            **{f"failed/{check}": history.count(check) for check in critic.CHECKS},
+            **{f"failed/{check}": sum(d["checks"][check] == critic.FAILED for d in drafts) for check in critic.CHECKS},
         }
-        return {"messages": [AIMessage(text)], "critic_verdict": "cap" if cap else "pass", "critic_failures": failures,
-                "turn_log": [entry], "critic_history": []}
+        log = {"turn": turn, "move": state["socratic_move"], "documents": [d["id"] for d in documents],
+               "drafts": drafts, "delivered": {"checks": delivered, "fallback": fallback}}
+        return {"messages": [AIMessage(text)], "critic_verdict": last["verdict"], "critic_failures": last["loops"],
+                "turn_log": [entry], "critic_log": [log], "critic_drafts": []}
 
     def route_after_critic(self, state: MaieuticState) -> str:
         return moves.route_after_critic(state["critic_verdict"])
@@ -125,7 +138,10 @@ class MaieuticNodes:
         messages = synthesizer_prompt(evolution=state.get("thesis_evolution", []), analogies=analogies[:1],
                                       readings=readings[:3])
         text = str(self.deps.synthesizer.invoke(messages).content).strip()
-        entry = {"round": len(state.get("turn_log", [])) + 1, "move": "SYNTHESIZE", "critic_loops": 0,
+        # The synthesis is not the Critic's: no drafts; "delivered_ok" here means it ends without a question.
+        entry = {"round": len(state.get("turn_log", [])) + 1, "move": "SYNTHESIZE", "critic_loops": 0, "drafts": 0,
                  "first_draft_ok": True, "delivered_ok": not critic.ends_with_question(text), "cap_reached": False,
-                 "retrieved": False, "hits": 0, "frustration": state.get("frustration_level", 0.0)}
+                 "fallback": False, "circled": state.get("circled", False), "revised": state.get("revised", False),
+                 "retrieved": False, "hits": 0,
+                 "frustration": state.get("frustration_level", 0.0)}
         return {"messages": [AIMessage(text)], "synthesis": text, "finished": True, "turn_log": [entry]}

@@ -20,7 +20,7 @@ def passages(retrievals: list[dict[str, Any]]) -> Markup:
     """Each search's hits as similarity bars, labelled by passage."""
     parts = []
     for r in retrievals:
-        found = r.get("hits")
+        found = r.get("passages", r.get("hits"))  # the Librarian's records: "passages" (older ones: "hits")
         hits = found if isinstance(found, list) else []
         title = f"turn {r.get('round', '?')}: “{r.get('query', '')}” best similarity {fmt(r.get('best_similarity'))}"
         rows = [(str(h.get("work") or h.get("id")), float(h.get("similarity") or 0.0), "ok") for h in hits]

@@ -37,9 +37,11 @@ class MaieuticState(TypedDict, total=False):
     critic_failures: int  # failures in this turn; reset by the Analyst
     critic_feedback: str
     critic_verdict: Literal["pass", "revise", "cap"]
-    critic_history: list[str]  # checks failed so far in this turn
+    critic_drafts: list[dict[str, Any]]  # the Critic's verdict on each draft of this turn; reset by the Analyst
+    critic_log: Annotated[list[dict[str, Any]], operator.add]  # every tutor turn's drafts and verdicts
     draft: str
-    first_draft_failed: list[str]
+    circled: bool  # this turn returned to an earlier thesis
+    revised: bool  # this turn moved to a new thesis (not the first, not a return)
     circle_count: int
     good_will_overrides: Annotated[int, operator.add]
     turn_log: Annotated[list[dict[str, Any]], operator.add]

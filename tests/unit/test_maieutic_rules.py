@@ -35,15 +35,17 @@ def test_sentence_count_handles_abbreviations_and_tags(text, count):
     ("text", "question"),
     [
         ("What is justice?", True),
+        ("What is justice?  \n", True),  # trailing whitespace aside
         ('Socrates asks "what is justice?" and we agree.', False),  # a "?" inside a quotation is not enough
-        ('You ask, as Socrates did, "what is justice?"', True),  # the closing quote follows the question mark
-        ("Is that so? <cite>meno_80d</cite>", True),
+        ('You ask, as Socrates did, "what is justice?"', False),  # the seed: the draft ends with a "?", not a quote
+        ("Is that so? <cite>meno_80d</cite>", False),  # a tag after the "?" fails check 2
+        ("Is that so <cite>meno_80d</cite>?", True),
         ("Think about that.", False),
         ("", False),
         ("Why? Because it is.", False),
     ],
 )
-def test_final_question_check(text, question):
+def test_final_question_check_is_the_seeds(text, question):
     assert critic.ends_with_question(text) is question
 
 
@@ -56,11 +58,26 @@ def test_failed_checks_in_order_and_citation_only_with_documents():
     assert critic.failed_checks(ok, has_documents=True, max_sentences=4) == []
 
 
-def test_instruction_names_every_failed_check():
-    text = critic.instruction(["too_long", "no_citation"], 3)
-    assert "Cut to 3 sentences" in text and "<cite>" in text
+def test_check_one_fails_above_four_sentences_not_at_four():
+    assert critic.failed_checks("One. Two. Three. Is it four?", has_documents=False, max_sentences=4) == []
+    assert critic.failed_checks("One. Two. Three. Four. Is it five?", has_documents=False, max_sentences=4) == ["too_long"]
+
+
+def test_verdict_names_every_check_and_check_three_only_applies_with_documents():
+    draft = "One. Two. Three. Four. Five."
+    assert critic.verdict(draft, has_documents=False, max_sentences=4) == {
+        "too_long": "failed", "no_question": "failed", "no_citation": "not_applicable"}
+    assert critic.verdict("Is it <cite>a</cite>?", has_documents=True, max_sentences=4) == {
+        "too_long": "passed", "no_question": "passed", "no_citation": "passed"}
+
+
+def test_instruction_is_the_seeds_one_sentence_for_a_long_draft():
+    assert critic.instruction(["too_long"]) == "Too long. Cut to 1 sentence."
+    text = critic.instruction(["too_long", "no_citation"])
+    assert text.startswith("Too long. Cut to 1 sentence. ") and "<cite>" in text
     assert "End with one question" not in text
-    assert "End with one question" in critic.instruction(["no_question"], 3)
+    assert "End with one question" in critic.instruction(["no_question"])
+    assert "3 sentences" not in critic.instruction(list(critic.CHECKS))
 
 
 @pytest.mark.parametrize(
@@ -79,6 +96,24 @@ def test_instruction_names_every_failed_check():
 )
 def test_thesis_extraction(message, previous, thesis, negation):
     assert extract_thesis(message, previous) == (thesis, negation)
+
+
+@pytest.mark.parametrize(
+    ("message", "thesis", "sentiment"),
+    [
+        ("Stop asking me trick questions! I already told you that piety is prayer to the gods.",
+         "piety is prayer to the gods", "defensive"),
+        ("Honestly, this is exhausting. I still think courage is endurance of the soul!",
+         "courage is endurance of the soul", "fatigued"),
+        ("Whatever, I guess courage is endurance of the soul.", "courage is endurance of the soul", "fatigued"),
+        ("That makes sense.", None, "curious"),
+        ("I see. I still think love is a ladder of beauty.", "love is a ladder of beauty", "curious"),
+        ("I think the good life is getting whatever you want.", "the good life is getting whatever you want", "curious"),
+    ],
+)
+def test_remarks_about_the_dialogue_are_not_theses(message, thesis, sentiment):
+    reading = read_learner(message, "x")
+    assert (reading.thesis, reading.sentiment) == (thesis, sentiment)
 
 
 def test_reading_cues():
@@ -101,7 +136,8 @@ def _reading(**kw) -> LearnerReading:
         (_reading(ignorance=True, sentiment="defensive"), 9, 0, False, False, "SYNTHESIZE"),
         (_reading(), 0, 3, False, False, "SYNTHESIZE"),  # circled three times
         (_reading(sentiment="defensive"), 9, 2, False, False, "CONCEDE"),  # Good Will beats frustration
-        (_reading(), 7.5, 0, True, False, "ELICIT"),  # frustration above 7
+        (_reading(), 7.5, 0, False, False, "ELICIT"),  # frustration above 7: ELICIT instead of CHALLENGE
+        (_reading(), 7.5, 0, True, False, "EXAMINE"),  # ... but a revised thesis is still examined
         (_reading(), 7.0, 0, False, False, "CHALLENGE"),  # at the threshold: not above
         (_reading(), 0, 0, True, False, "EXAMINE"),
         (_reading(), 0, 0, False, True, "EXAMINE"),
