@@ -13,14 +13,16 @@ from dialectica.metrics.text import canonical_claim, sentences
 _IGNORANCE = re.compile(r"\b(?:i (?:do not|don't|dont) know|no idea|i give up|i have no answer)\b", re.I)
 _DEFENSIVE = ("stop asking", "trick question", "already told you", "twisting my words", "leave me alone",
               "you keep", "that's not fair", "this is pointless")
-_FATIGUE = ("tired", "whatever", "can we stop", "i guess", "too long", "exhausting")
+# "whatever" only as a dismissal opening a sentence: "getting whatever you want" is a thesis, not a sigh.
+_FATIGUE = re.compile(r"\b(?:tired|can we stop|i guess|too long|exhausting)\b|(?:^|[.!?]\s+)whatever\b", re.I)
 _CURIOUS = ("interesting", "i see", "good point", "i wonder", "that makes sense", "fair enough")
 _NEGATION = re.compile(r"^(?:no|nope|wrong)\b[,.!]?\s*(?:that(?:'s| is) (?:wrong|not right|not it)[,.!]?)?\s*", re.I)
 _BECAUSE = re.compile(r"\bbecause\b\s*(?P<reason>.+)$", re.I)
 _FRAME = re.compile(
-    r"^(?:(?:well|ok|okay|fine|so|hmm|maybe|perhaps|honestly)[, ]+)*"
+    r"^(?:(?:well|ok|okay|fine|so|hmm|maybe|perhaps|honestly|whatever)[, ]+)*"
     r"(?:i (?:still |now |really )?(?:think|believe|suppose|guess|would say|feel|maintain)(?: that)?"
-    r"|i was right at first[:,]?|my view is(?: that)?|in my view|it seems to me(?: that)?)\s*",
+    r"|i was right at first[:,]?|i (?:already )?told you(?: that)?[,:]?|my view is(?: that)?|in my view"
+    r"|it seems to me(?: that)?)?\s*",
     re.I,
 )
 _BARE_WHY = {"why", "but why", "how so", "why is that", "why not", "how"}
@@ -57,6 +59,8 @@ def extract_thesis(text: str, previous: str | None) -> tuple[str | None, bool]:
         if sentence.endswith("?"):
             continue
         core = _clean(_FRAME.sub("", sentence))
+        if core.lower() in _CURIOUS or any(cue in core.lower() for cue in _DEFENSIVE):
+            continue  # "That makes sense." acknowledges and "Stop asking me trick questions!" protests: no thesis
         if len(canonical_claim(core).split()) >= 2 and not _IGNORANCE.search(core):
             return core[0].lower() + core[1:], False
     return None, False
@@ -66,7 +70,7 @@ def read_learner(text: str, previous: str | None) -> LearnerReading:
     lowered = text.lower()
     thesis, negation = extract_thesis(text, previous)
     defensive = any(cue in lowered for cue in _DEFENSIVE)
-    fatigued = any(cue in lowered for cue in _FATIGUE)
+    fatigued = bool(_FATIGUE.search(text.strip()))
     curious = any(cue in lowered for cue in _CURIOUS)
     delta = 2.0 * defensive + 1.0 * fatigued + min(2, lowered.count("!")) * 0.5 - 1.0 * curious
     sentiment = "defensive" if defensive else "fatigued" if fatigued else "curious"

@@ -29,7 +29,14 @@ def _first_sentence(text: str) -> str:
 
 @dataclass
 class ScriptedLearner:
-    """One simulated learner: a topic's ladder of theses and a persona's temperament."""
+    """One simulated learner: a topic's ladder of theses and a persona's temperament.
+
+    Every choice is a seeded draw from the persona's rates; no step of the script is fixed, so the same
+    persona ends differently with another seed, and the tutor's moves (which its thresholds choose) shift
+    the odds: challenges and ungrounded turns frustrate, concessions and scaffolding calm, a frustrated
+    learner gives up sooner and shows it ("!", "this is exhausting"), grounded questions move it to a
+    better thesis.
+    """
 
     topic: dict[str, Any]
     persona: dict[str, Any]
@@ -48,13 +55,15 @@ class ScriptedLearner:
     def _react(self, tutor: str) -> bool:
         """Updates frustration from the tutor's words; returns whether it was a grounded question."""
         lowered = tutor.lower()
-        p = self.persona
-        if "you are right" in lowered or "let us simplify" in lowered:
+        p, draw = self.persona, self.rng.uniform
+        if any(cue in lowered for cue in _CONCEDES):
             self.frustration -= 2.5
-        if any(cue in lowered for cue in (" but ", "strains", "however", "counter")):
-            self.frustration += 2.5 * (1 - p["patience"])
+        elif any(cue in lowered for cue in _SCAFFOLDS):
+            self.frustration -= 2.0
+        if any(cue in lowered for cue in _CHALLENGES):
+            self.frustration += draw(0.5, 3.0) * (1 - p["patience"])
         grounded = tutor.rstrip().endswith("?") and "<cite>" in tutor
-        self.frustration += -0.3 if grounded else 0.6 * (1 - p["patience"])
+        self.frustration += -0.3 if grounded else draw(0.0, 1.0) * (1 - p["patience"])
         self.frustration = min(10.0, max(0.0, self.frustration))
         return grounded
 
@@ -62,25 +71,40 @@ class ScriptedLearner:
         self.said.append(self.thesis)
         return text
 
+    def _tone(self, text: str) -> str:
+        """A frustrated learner shows it, the more often and the louder the more frustrated it is; a calm
+        one sometimes acknowledges the tutor."""
+        roll = self.rng.random
+        if self.frustration >= 2 and roll() < (self.frustration - 1) / 5:
+            if self.frustration >= 5 or roll() < 0.5:
+                text = f"Honestly, this is exhausting. {text}"
+            if self.frustration >= 5 or "exhausting" not in text:
+                text = f"{text.rstrip('.')}!"
+        elif self.frustration < 1.5 and roll() < 0.25:
+            text = f"I see. {text}"
+        return text
+
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = last_human(messages)
         p = self.persona
+        roll = self.rng.random
         self.turn += 1
-        self.fatigue += p["fatigue_rate"]
+        self.fatigue += self.rng.uniform(0.0, 2.0 * p["fatigue_rate"])
         said = re.search(r"^Sophia said: (.*?)\s*(?:\nYour reply:|\Z)", prompt, re.MULTILINE | re.DOTALL)
         if said is None:
             return self._state(f"I think {self.thesis}.")
         grounded = self._react(said.group(1))
-        roll = self.rng.random
-        if self.fatigue >= 1.0 or self.turn > p["concede_after"]:
-            return "I don't know anymore. I'm tired, can we stop?" if self.fatigue >= 1.0 else "I don't know. I give up."
+        if self.fatigue >= 1.0 and roll() < 0.5:
+            return "I don't know anymore. I'm tired, can we stop?"
+        if roll() < p["give_up"] * (0.5 + (self.frustration / 2) ** 2):
+            return "I don't know. I give up."
         if self.frustration >= 6 and roll() < p["defensiveness"]:
             return f"Stop asking me trick questions! I already told you that {self.thesis}."
         if roll() < p["terseness"]:
             return "Why?"
         if len(self.said) >= 2 and roll() < p["circling"]:
             earlier = self.rng.choice(self.said[:-1])
-            return f"Maybe I was right at first: {earlier}."
+            return self._tone(f"Maybe I was right at first: {earlier}.")
         if roll() < p["openness"] * (1.0 if grounded else 0.3):
             if not self.rejoined and roll() < 0.35:
                 self.rejoined = True
@@ -91,10 +115,13 @@ class ScriptedLearner:
                 return self._state(f"{prefix}I think {self.thesis}.")
             return "I don't know what else to say."
         if self.fatigue > 0.6:
-            return f"Whatever, I guess {self.thesis}."
-        return f"I still think {self.thesis}."
+            return self._tone(f"Whatever, I guess {self.thesis}.")
+        return self._tone(f"I still think {self.thesis}.")
 
 
+_CONCEDES = ("you are right", "let us simplify")
+_SCAFFOLDS = ("as strongly as", "what example", "for example")
+_CHALLENGES = (" but ", "strains", "however", "counter")
 _DOC = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<author>[^,]+), (?P<work>.+?) (?P<locus>\S+): (?P<text>.*)$", re.MULTILINE)
 
 
@@ -142,9 +169,21 @@ class ScriptedSophia:
         if self._lapse("long", named):
             parts[1:1] = ["Let me add some context first.", "This question has a long history.",
                           "Many have tried to answer it."]
+        elif self._CUES["long"] in named:  # the Critic's "Too long. Cut to 1 sentence.", heeded
+            parts = [self._one_sentence(move, thesis, doc, cite)]
         if self._lapse("question", named):
-            parts[-1] = "Think about that."
+            parts[-1] = parts[-1][:-1] + "." if len(parts) == 1 else "Think about that."
         return " ".join(parts)
+
+    @staticmethod
+    def _one_sentence(move: str, thesis: str, doc: dict[str, str] | None, cite: str) -> str:
+        if doc and move in ("EXAMINE", "CHALLENGE"):
+            return f"How would you defend the view that {thesis} against {doc['author']} in {doc['work']}{cite}?"
+        if move == "CONCEDE":
+            return f"Can you give one case where it is clearly true that {thesis}?"
+        if move == "ELICIT":
+            return f"What example first made you think that {thesis}?"
+        return f"If {thesis}, what follows from it?"
 
     def synthesizer(self, messages: Sequence[BaseMessage]) -> str:
         prompt = last_human(messages)

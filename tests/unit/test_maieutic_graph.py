@@ -118,10 +118,19 @@ def test_critic_cap_ends_the_loop_and_is_recorded(at_cap):
     entry = state["turn_log"][-1]
     assert entry["cap_reached"] and entry["critic_loops"] == 3
     assert entry["failed/too_long"] == 3 and entry["failed/no_question"] == 3 and entry["failed/no_citation"] == 3
-    assert "Corrective instruction: Too long." in calls[1][-1].content
+    assert "Corrective instruction: Too long. Cut to 1 sentence." in calls[1][-1].content
     delivered = str(state["messages"][-1].content)
     assert (delivered == bad) == (at_cap == "release")
-    assert entry["delivered_ok"] is False
+    assert entry["delivered_ok"] is False and entry["fallback"] == (at_cap == "fallback")
+    log = state["critic_log"][-1]
+    assert [(d["draft"], d["loops"], d["sent_back"], d["verdict"]) for d in log["drafts"]] == [
+        (1, 1, True, "revise"), (2, 2, True, "revise"), (3, 3, False, "cap")]
+    assert all(d["checks"] == {"too_long": "failed", "no_question": "failed", "no_citation": "failed"}
+               for d in log["drafts"])
+    assert log["turn"] == 1 and log["documents"] == ["rep_331c", "rep_514a"]
+    plain = "passed" if at_cap == "fallback" else "failed"  # the fallback question is short and ends with "?"
+    assert log["delivered"] == {"fallback": at_cap == "fallback",
+                                "checks": {"too_long": plain, "no_question": plain, "no_citation": "failed"}}
 
 
 def test_redraft_that_complies_passes_and_counts_loops():
@@ -131,6 +140,24 @@ def test_redraft_that_complies_passes_and_counts_loops():
     entry = state["turn_log"][-1]
     assert entry["critic_loops"] == 1 and not entry["first_draft_ok"] and entry["delivered_ok"]
     assert not entry["cap_reached"] and str(state["messages"][-1].content) == GOOD
+    drafts = state["critic_log"][-1]["drafts"]
+    assert [(d["text"], d["verdict"], d["sent_back"]) for d in drafts] == [
+        ("No question here.", "revise", True), (GOOD, "pass", False)]
+    assert drafts[0]["checks"] == {"too_long": "passed", "no_question": "failed", "no_citation": "failed"}
+
+
+def test_scripted_sophia_heeds_cut_to_one_sentence():
+    from dialectica.graphs.maieutic import critic
+    from dialectica.graphs.maieutic.prompts import interlocutor_prompt
+
+    sophia = ScriptedSophia(__import__("random").Random(0), discipline=0.0, compliance=1.0)
+    doc = {**PASSAGES[0], "similarity": 0.8}
+    for move in ("EXAMINE", "CHALLENGE", "CONCEDE", "ELICIT"):
+        docs = [doc] if move in ("EXAMINE", "CHALLENGE") else []
+        prompt = interlocutor_prompt(move=move, thesis="justice is fairness", documents=docs,
+                                     feedback=critic.instruction(list(critic.CHECKS)), limit=3, history=[])
+        reply = sophia.interlocutor(prompt)
+        assert critic.sentence_count(reply) == 1 and critic.failed_checks(reply, bool(docs), 4) == [], reply
 
 
 def test_dialogue_loop_stops_at_synthesis_or_max_turns():
@@ -168,7 +195,7 @@ def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions()
     topic = {"opening": "justice is paying debts", "revisions": ["justice is harmony", "justice is fairness"],
              "rejoinder": "debts can harm"}
     persona = {"openness": 1.0, "patience": 1.0, "fatigue_rate": 0.0, "defensiveness": 0.0, "terseness": 0.0,
-               "circling": 0.0, "concede_after": 99}
+               "circling": 0.0, "give_up": 0.0}
     learner = ScriptedLearner(topic, persona, random.Random(0), rejoined=True)
     assert learner.reply(learner_prompt(question="What is justice?", character="", tutor=None)) == \
         "I think justice is paying debts."
@@ -177,4 +204,30 @@ def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions()
     ungrounded = ScriptedLearner(topic, persona | {"openness": 0.0}, random.Random(0), rejoined=True)
     ungrounded.reply(learner_prompt(question="q", character="", tutor=None))
     reply = ungrounded.reply(learner_prompt(question="q", character="", tutor=GOOD))
-    assert reply == "I still think justice is paying debts."
+    assert reply.endswith("I still think justice is paying debts.")
+
+
+def test_scripted_learner_is_not_a_fixed_script():
+    """The same persona against the same tutor ends differently with another seed: every step is a seeded draw."""
+    import random
+
+    from dialectica.graphs.maieutic.prompts import learner_prompt
+    from dialectica.graphs.maieutic.scripted import ScriptedLearner
+
+    topic = {"opening": "justice is paying debts", "revisions": ["justice is harmony", "justice is fairness"],
+             "rejoinder": "debts can harm"}
+    persona = {"openness": 0.5, "patience": 0.5, "fatigue_rate": 0.1, "defensiveness": 0.3, "terseness": 0.2,
+               "circling": 0.2, "give_up": 0.05}
+    challenge = "You hold that justice is paying debts. But can you think of a case where it fails?"
+
+    def dialogue(seed: int) -> tuple[str, ...]:
+        learner = ScriptedLearner(topic, persona, random.Random(seed))
+        said = [learner.reply(learner_prompt(question="q", character="", tutor=None))]
+        while len(said) < 12 and "know" not in said[-1]:
+            said.append(learner.reply(learner_prompt(question="q", character="", tutor=challenge)))
+        return tuple(said)
+
+    endings = {dialogue(seed) for seed in range(12)}
+    assert len(endings) >= 8
+    assert len({len(d) for d in endings}) > 1  # some give up sooner than others
+    assert dialogue(3) == dialogue(3)  # and a seed replays
