@@ -7,6 +7,7 @@ from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
 from dialectica.graphs.maieutic.scripted import scripted_maieutic
 from dialectica.graphs.maieutic.surrogate import surrogate_maieutic
 from dialectica.sim.spec import builtin_spec
+from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "maieutic", build, description=__doc__.split(": ", 1)[1].strip(),
@@ -16,5 +17,5 @@ SPEC = builtin_spec(
     figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
     embeds=True, agreement=False,
-    grid={"frustration_threshold": (3.0, 5.0, 7.0)},
+    grid={"frustration_threshold": (3.0, 5.0, 7.0)}, terminations=(End.CONVERGED, End.MAX_TURNS),
 )
