@@ -72,15 +72,14 @@ class ScriptedLearner:
         return text
 
     def _tone(self, text: str) -> str:
-        """A frustrated learner shows it, the more often and the louder the more frustrated it is; a calm
-        one sometimes acknowledges the tutor."""
-        roll = self.rng.random
-        if self.frustration >= 2 and roll() < (self.frustration - 1) / 5:
-            if self.frustration >= 5 or roll() < 0.5:
+        """A frustrated learner shows it, the more often and the louder the more frustrated it is (the Analyst
+        reads "!" and complaints); a calm one sometimes acknowledges the tutor."""
+        f, roll = self.frustration, self.rng.random
+        if f >= 1.5 and roll() < f / 5:
+            if f >= 3.5:
                 text = f"Honestly, this is exhausting. {text}"
-            if self.frustration >= 5 or "exhausting" not in text:
-                text = f"{text.rstrip('.')}!"
-        elif self.frustration < 1.5 and roll() < 0.25:
+            text = f"{text.rstrip('.')}{'!!' if f >= 6 else '!'}"
+        elif f < 1.5 and roll() < 0.25:
             text = f"I see. {text}"
         return text
 
