@@ -74,13 +74,14 @@ def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[s
 def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
     """(ours seconds, raw seconds, raw/ours): agreement over a panel run's answers, cold caches both."""
     from dialectica.metrics.embedding import embedding_agreement, round_answers
+    from dialectica.metrics.text import sentences
     from dialectica.sim import records
     from dialectica.sim.embedding import Embedder, _model
     from dialectica.sim.runner import run_experiment
 
     run_experiment(_run_config("socratic_panel", 60, tmp, "embeddings=false", "view.enabled=false"), echo=lambda _: None)
     full = list(records.read(tmp / "socratic_panel" / records.FILE))
-    distinct = sorted({a for r in full for answers in round_answers(r).values() for a in answers})
+    distinct = sorted({s for r in full for answers in round_answers(r).values() for a in answers for s in sentences(a)})
     model = _model()
     model.encode(distinct[:64])  # warm-up
     start = time.perf_counter()

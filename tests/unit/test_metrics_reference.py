@@ -212,12 +212,15 @@ def test_embedding_agreement_respects_each_rounds_quorum():
     assert not math.isnan(values[0]) and math.isnan(values[1])  # round 2 has two voices of the three needed
 
 
-def test_embedding_agreement_embeds_whole_answers():
-    text = "First sentence here. Second sentence there."
-    turns = [{"round": 1, "role": "participant", "speaker": s, "text": t} for s, t in (("a", text), ("b", "other"))]
+def test_embedding_agreement_averages_each_answers_sentence_vectors():
+    a, b = "First sentence here. Second sentence there.", "Second sentence there."
+    turns = [{"round": 1, "role": "participant", "speaker": s, "text": t} for s, t in (("a", a), ("b", b))]
     embed = CountingEmbed()
-    embedding_agreement([{"transcript": turns}], embed)
-    assert sorted(embed.batches[0]) == sorted([text, "other"])
+    (values,) = embedding_agreement([{"transcript": turns}], embed)
+    assert sorted(embed.batches[0]) == ["First sentence here.", "Second sentence there."]  # each sentence once
+    va = (embed.vector("First sentence here.") + embed.vector("Second sentence there.")) / 2
+    vb = embed.vector("Second sentence there.")
+    assert values == pytest.approx([float(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb))])
 
 
 def test_embedding_agreement_without_answers_is_empty_and_encodes_nothing():
