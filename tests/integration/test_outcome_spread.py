@@ -16,6 +16,7 @@ from dialectica.sim.config import compose, from_hydra
 from dialectica.sim.runner import run_experiment
 
 EPISODES = 24
+QUICK = "++per_graph.tribunal.cast.hang_s=0.01"  # the tribunal's planted slow collector, kept short
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def embed():
 def _rate(graph: str, seed: int, tmp_path, embed, *overrides: str) -> float:
     out = tmp_path / f"{graph}-{seed}-{'-'.join(overrides) or 'default'}"
     cfg = compose([f"graph={graph}", f"episodes={EPISODES}", f"seed={seed}", "tracking=none", "progress=false",
-                   "embeddings=false", "view.enabled=false", "embedding_cache=null", *overrides], tmp_path)
+                   "embeddings=false", "view.enabled=false", "embedding_cache=null", QUICK, *overrides], tmp_path)
     run_experiment(from_hydra(cfg, out), embed=embed, echo=lambda _: None)
     return json.loads((out / "summary.json").read_text())["graphs"][graph]["metrics"]["convergence_rate"]
 
