@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from dialectica.sim import cast, discovery
 from dialectica.sim.llm.casting import Voices, voices
@@ -71,6 +71,7 @@ class RunConfig:
     view: ViewOptions = field(default_factory=ViewOptions)
     max_concurrency: int = 1
     crash_rate: float = 0.0
+    max_error_rate: float = 0.5
 
 
 def redact(tree: Any) -> Any:
@@ -134,8 +135,16 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
         params = build_params(spec.params, {k: v for k, v in raw.items() if k != "cast"}, "graph")
         options = build_params(spec.cast_options, raw.get("cast") or {}, "graph.cast")
         data = Path(datasets_dir) / graph_name if datasets_dir else spec.datasets
-        runs.append(GraphRun(spec, params, options, load_scenarios(data, spec, str(cfg.scenario)), raw, data))
+        runs.append(GraphRun(spec, params, options, load_scenarios(data, spec, _scenarios(cfg.get("scenario", "all"))),
+                             raw, data))
     return runs
+
+
+def _scenarios(value: Any) -> str:
+    """``scenario=all``, ``scenario=[a,b]`` (a list) or ``scenario='a,b'``, as one comma-separated string."""
+    if isinstance(value, ListConfig):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 _OBJECTIVE_KEYS = ("metric", "floor_metric", "floor", "penalty")
@@ -176,6 +185,9 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
     roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
     cast_voices.check(roles)
+    max_error_rate = cfg.get("max_error_rate", 0.5)
+    if isinstance(max_error_rate, bool) or not isinstance(max_error_rate, (int, float)) or not 0 <= max_error_rate <= 1:
+        raise ConfigError(f"max_error_rate={max_error_rate!r} is out of range; valid range: [0, 1]")
     concurrency = cfg.get("max_concurrency")
     if concurrency is None:
         concurrency = cast_voices.default_concurrency(roles)
@@ -202,6 +214,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         view=ViewOptions.from_mapping(_container(cfg.view, resolve=False) if cfg.get("view") is not None else None),
         max_concurrency=concurrency,
         crash_rate=float(crash_rate),
+        max_error_rate=float(max_error_rate),
     )
 
 

@@ -18,6 +18,7 @@ from dialectica.sim.groups import CONF_DIR, graph_options, register_plugin_confi
 from dialectica.sim.params import ConfigError
 
 GROUPS = ("graph", "participants", "llm", "tracking")
+FAILED: list[str] = []  # why a finished single run exits 1 (too many episodes raised)
 
 
 def fail(message: str, out_dir: Path | None = None) -> None:
@@ -85,7 +86,23 @@ def app(cfg: DictConfig) -> float | None:
     summary = run_experiment(run_cfg)
     print(format_table(summary))
     print(f"outputs: {out_dir}")
+    for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
+        print(f"dialectica: error: {problem}", file=sys.stderr)
+        FAILED.append(problem)
     return summary.get("objective")
+
+
+def too_many_errors(summary: dict, max_error_rate: float, out_dir: Path) -> list[str]:
+    """One line per graph whose episodes raised more often than ``max_error_rate``."""
+    problems = []
+    for name, entry in summary.get("graphs", {}).items():
+        metrics = entry.get("metrics", {})
+        n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)
+        if n and rate > max_error_rate:
+            what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
+            problems.append(f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}); "
+                            f"the tracebacks are the 'error' fields of {out_dir / 'episodes.jsonl'}")
+    return problems
 
 
 def main() -> None:
@@ -107,10 +124,10 @@ def main() -> None:
     check_group_overrides(args)
     app()
     if single:
-        _exit_now()
+        _exit_now(1 if FAILED else 0)
 
 
-def _exit_now() -> None:
+def _exit_now(code: int = 0) -> None:
     """Ends a finished single run without tearing down every imported module one by one (about 0.4 s
     with langchain and pydantic loaded): every file is closed and every MLflow run ended by now; logs
     and the console are flushed here. Sweeps exit normally, so their launchers' exit hooks run."""
@@ -119,7 +136,7 @@ def _exit_now() -> None:
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,9 @@ def test_secrets_never_reach_outputs(panel_run):
         (["graph=interview", "llm=llamacpp", "llm.preset=llama-70b"],
          "unknown llm.preset='llama-70b'; valid choices: gemma3-270m, smollm2-135m, qwen2.5-coder-0.5b"),
         (["graph=interview", "max_concurrency=0"], "max_concurrency=0 is invalid; valid values: integers 1..1024"),
+        (["graph=interview", "max_error_rate=1.5"], "max_error_rate=1.5 is out of range; valid range: [0, 1]"),
+        (["graph=tribunal", "participants.crash_rate=2"], "participants.crash_rate=2 is out of range; valid range: [0, 1]"),
+        (["graph=socratic_panel", "scenario=[edtech_tutoring,atlantis]"], "unknown scenario='atlantis' for graph"),
         (["graph=interview", "llm=openai", "llm.max_in_flight=0"], "llm.max_in_flight=0 is out of range"),
         (["graph=interview", "llm=openai", "llm.base_url=http://127.0.0.1:9/v1"],
          "llm.base_url=http://127.0.0.1:9/v1: no OpenAI-compatible server answers there"),
@@ -106,6 +109,59 @@ def test_bad_input_is_one_line_exit_2_and_no_run(tmp_path, args, fragment):
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
     assert not (tmp_path / "run").exists()
     assert not (tmp_path / "ml.db").exists()
+
+
+@pytest.mark.parametrize("form", ["scenario=[edtech_tutoring,saas_pricing]", "scenario='edtech_tutoring,saas_pricing'"])
+def test_a_list_of_scenarios_runs_those_scenarios(tmp_path, form):
+    proc = _run(tmp_path, "graph=socratic_panel", "episodes=4", "tracking=none", "embeddings=false", form)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
+    assert [r["scenario"] for r in records] == ["edtech_tutoring", "saas_pricing"] * 2
+
+
+# The real CLI with one injected fault: every episode's cast raises (on scenario "saas_pricing" only when asked).
+_FAULTY = """
+import sys
+import dialectica.sim.episode as episode
+from dialectica.sim.run import main
+real = episode.build_deps
+def build_deps(spec, kind, request):
+    if request.scenario["name"] in FAULTY:
+        raise RuntimeError("the cast exploded")
+    return real(spec, kind, request)
+episode.build_deps = build_deps
+FAULTY = {faulty}
+sys.argv = ["dialectica", *sys.argv[1:]]
+main()
+"""
+
+
+def _run_faulty(tmp_path: Path, faulty: set[str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", _FAULTY.format(faulty=sorted(faulty)), f"hydra.run.dir={tmp_path / 'run'}",
+         "tracking=none", "progress=false", "embeddings=false", "graph=socratic_panel", *args],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+
+
+def test_a_run_whose_every_episode_raised_exits_1_and_says_so(tmp_path):
+    proc = _run_faulty(tmp_path, {"edtech_tutoring", "saas_pricing"}, "episodes=4",
+                       "scenario=[edtech_tutoring,saas_pricing]")
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    (line,) = [line for line in proc.stderr.splitlines() if line.startswith("dialectica: error:")]
+    assert "graph socratic_panel: every episode raised (error_rate 1.00 > max_error_rate 0.5)" in line
+    assert "Traceback" not in proc.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())  # written all the same
+    assert summary["graphs"]["socratic_panel"]["metrics"]["error_rate"] == 1.0
+
+
+@pytest.mark.parametrize(("max_error_rate", "code"), [("0.4", 1), ("0.5", 0)])
+def test_max_error_rate_decides_the_exit_code(tmp_path, max_error_rate, code):
+    proc = _run_faulty(tmp_path, {"saas_pricing"}, "episodes=4", "scenario=[edtech_tutoring,saas_pricing]",
+                       f"max_error_rate={max_error_rate}")
+    assert proc.returncode == code, proc.stderr[-2000:]
+    assert ("2 of 4 episodes raised (error_rate 0.50 > max_error_rate 0.4)" in proc.stderr) == (code == 1)
+    assert (tmp_path / "run" / "summary.json").exists()
 
 
 def test_malformed_scenario_file_is_named(tmp_path):
