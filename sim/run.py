@@ -79,6 +79,13 @@ def app(cfg: DictConfig) -> float | None:
         run_cfg = from_hydra(cfg, out_dir, tuple(hydra_cfg.overrides.task), parent)
     except ConfigError as exc:
         fail(str(exc), out_dir)
+    if run_cfg.resume:
+        from dialectica.sim import fingerprint
+
+        try:
+            fingerprint.check(out_dir, run_cfg.resolved)
+        except ConfigError as exc:  # the directory is left as it was
+            fail(str(exc))
     if run_cfg.resume and (out_dir / "summary.json").exists():
         print(f"already finished: {out_dir} (resume=true)")
         return json.loads((out_dir / "summary.json").read_text()).get("objective")

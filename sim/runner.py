@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from dialectica.metrics.embedding import Embed, add_embedding_agreement
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means
+from dialectica.sim import fingerprint
 from dialectica.sim import records as rec
 from dialectica.sim.config import GraphRun, RunConfig, flatten
 from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
@@ -105,7 +106,10 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         from dialectica.sim.embedding import Embedder  # lazy: its import costs seconds
 
         embed = Embedder(cfg.embedding_cache)
+    if cfg.resume:
+        fingerprint.check(cfg.out_dir, cfg.resolved)
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
+    fingerprint.record(cfg.out_dir, cfg.resolved, cfg.resume)
     tracker = Tracker(cfg.tracking)
     summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
     episodes = cfg.out_dir / rec.FILE

@@ -80,3 +80,22 @@ def test_sigterm_ends_the_run_killed_and_keeps_finished_episodes(tmp_path):
     assert proc.returncode != 0 and not (tmp_path / "run" / "summary.json").exists()
     assert _statuses(tmp_path / "ml.db") == ["KILLED"]
     assert len(partial.read_text().splitlines()) >= 3
+
+
+def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_directory(tmp_path):
+    run = [str(BIN), "graph=interview", "episodes=3", "seed=1", "tracking=none", "progress=false",
+           f"hydra.run.dir={tmp_path / 'run'}"]
+    assert subprocess.run(run, capture_output=True, cwd=tmp_path).returncode == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file()}
+
+    proc = subprocess.run([*run, "seed=2", "graph.budget=4", "resume=true"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert "graph.budget (10.0 -> 4.0), seed (1.0 -> 2.0)" in line and "Traceback" not in proc.stderr
+    after = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file() and p.name != "run.log"}
+    assert after == {k: v for k, v in before.items() if k != "run.log"}
+
+    # keys that cannot change results may differ
+    same = subprocess.run([*run, "progress=true", "max_concurrency=2", "view.enabled=false", "resume=true"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert same.returncode == 0 and "already finished" in same.stdout, same.stderr[-2000:]
