@@ -74,18 +74,27 @@ class RunConfig:
     max_error_rate: float = 0.5
 
 
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def scrub_url(text: str) -> str:
+    """``http://user:pass@host/v1`` -> ``http://***@host/v1``: credentials in a URL never reach disk."""
+    return _URL_CREDENTIALS.sub("***@", text)
+
+
 def redact(tree: Any) -> Any:
-    """Copy of a config tree with values under secret-looking keys replaced."""
+    """Copy of a config tree with values under secret-looking keys replaced and URL credentials scrubbed."""
     if isinstance(tree, dict):
         return {k: "***REDACTED***" if _SECRET.search(str(k)) else redact(v) for k, v in tree.items()}
     if isinstance(tree, list):
         return [redact(v) for v in tree]
-    return tree
+    return scrub_url(tree) if isinstance(tree, str) else tree
 
 
 def redact_overrides(overrides) -> list[str]:
-    """Command-line overrides with the values of secret-looking keys replaced."""
-    return [o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else o for o in overrides]
+    """Command-line overrides with the values of secret-looking keys replaced and URL credentials scrubbed."""
+    return [o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else scrub_url(o)
+            for o in overrides]
 
 
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
