@@ -2,11 +2,49 @@
 
 from __future__ import annotations
 
+import json
+import math
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent / "dialectica"
+
+
+@pytest.fixture(scope="session")
+def recorded_run() -> Callable[..., tuple[list[dict], dict]]:
+    """``recorded_run(tmp, graph, *overrides)`` runs the real CLI (tracking off, no progress bar) into
+    ``tmp/run`` and returns the records of ``episodes.jsonl`` and the graph's metrics from ``summary.json``."""
+
+    def run(tmp: Path, graph: str, *overrides: str) -> tuple[list[dict], dict]:
+        proc = subprocess.run(
+            [str(BIN), f"graph={graph}", "tracking=none", "progress=false", *overrides, f"hydra.run.dir={tmp / 'run'}"],
+            capture_output=True, text=True, cwd=tmp,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
+        return records, json.loads((tmp / "run" / "summary.json").read_text())["graphs"][graph]["metrics"]
+
+    return run
+
+
+def assert_recomputed(record: dict, want: dict) -> None:
+    """Each recomputed episode metric equals the record's; an undefined (NaN) one is null there."""
+    for key, value in want.items():
+        if isinstance(value, float) and math.isnan(value):
+            assert record["metrics"][key] is None, (record["episode"], key)
+        else:
+            assert record["metrics"][key] == pytest.approx(value), (record["episode"], key)
+
+
+@pytest.fixture(scope="session")
+def recomputed() -> Callable[[dict, dict], None]:
+    """``recomputed(record, want)``: see :func:`assert_recomputed`."""
+    return assert_recomputed
 
 
 @pytest.fixture

@@ -13,17 +13,13 @@ import functools
 import json
 import math
 import statistics
-import subprocess
-import sys
 from collections import Counter
 from itertools import combinations
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 
-BIN = Path(sys.executable).parent / "dialectica"
 ARGUING = ("opening", "evidence", "rebuttal", "synthesis")
 DIVERGENCE_THRESHOLD = 0.3  # conf/graph/committee.yaml: above it the committee holds rebuttals
 RUNS = {"default": ["seed=4"],
@@ -31,17 +27,11 @@ RUNS = {"default": ["seed=4"],
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))
-def run(request, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp(f"committee_{request.param}")
-    proc = subprocess.run(
-        [str(BIN), "graph=committee", "episodes=12", "tracking=none", "progress=false", *RUNS[request.param],
-         f"hydra.run.dir={tmp / 'run'}",  # the two runs share one embedding cache: the second finds it warm
-         f"embedding_cache={tmp_path_factory.getbasetemp() / 'committee_embeddings.sqlite'}"],
-        capture_output=True, text=True, cwd=tmp,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
-    summary = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["committee"]["metrics"]
+def run(request, tmp_path_factory, recorded_run):
+    # the two runs share one embedding cache: the second finds it warm
+    cache = tmp_path_factory.getbasetemp() / "committee_embeddings.sqlite"
+    records, summary = recorded_run(tmp_path_factory.mktemp(f"committee_{request.param}"), "committee", "episodes=12",
+                                    *RUNS[request.param], f"embedding_cache={cache}")
     return request.param, records, summary
 
 

@@ -5,27 +5,13 @@ from __future__ import annotations
 import json
 import math
 import statistics
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-BIN = Path(sys.executable).parent / "dialectica"
-
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("interview")
-    proc = subprocess.run(
-        [str(BIN), "graph=interview", "episodes=24", "seed=2", "graph.budget=5", "tracking=none", "progress=false",
-         f"hydra.run.dir={tmp / 'run'}"],
-        capture_output=True, text=True, cwd=tmp,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
-    summary = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["interview"]["metrics"]
-    return records, summary
+def run(tmp_path_factory, recorded_run):
+    return recorded_run(tmp_path_factory.mktemp("interview"), "interview", "episodes=24", "seed=2", "graph.budget=5")
 
 
 def _facts(ascr: dict, kinds: dict) -> set:
@@ -64,16 +50,12 @@ def _recompute(record: dict) -> dict:
     }
 
 
-def test_episode_metrics_recompute_from_the_record(run):
+def test_episode_metrics_recompute_from_the_record(run, recomputed):
     records, _ = run
     for record in records:
         want = _recompute(record)
         assert (record["termination_reason"] == "converged") == want.pop("converged"), record["episode"]
-        for key, value in want.items():
-            if isinstance(value, float) and math.isnan(value):
-                assert record["metrics"][key] is None, (record["episode"], key)
-            else:
-                assert record["metrics"][key] == pytest.approx(value), (record["episode"], key)
+        recomputed(record, want)
 
 
 def test_headline_rates_and_means(run):

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 from statistics import fmean
@@ -20,7 +18,6 @@ import numpy as np
 import pytest
 import yaml
 
-BIN = Path(sys.executable).parent / "dialectica"
 MOVES = ("ELICIT", "EXAMINE", "CHALLENGE", "CONCEDE", "SYNTHESIZE")
 CHECKS = ("too_long", "no_question", "no_citation")
 # A floor and a voice that make every path of the record occur in a short run: hits (so check 3 applies),
@@ -29,17 +26,9 @@ OVERRIDES = ("graph.similarity_floor=0.65", "graph.at_cap=fallback", "graph.cast
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("maieutic")
-    proc = subprocess.run(
-        [str(BIN), "graph=maieutic", "episodes=16", "seed=4", "tracking=none", "embeddings=false", "progress=false",
-         *OVERRIDES, f"hydra.run.dir={tmp / 'run'}"],
-        capture_output=True, text=True, cwd=tmp, timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
-    summary = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["maieutic"]["metrics"]
-    return records, summary
+def run(tmp_path_factory, recorded_run):
+    return recorded_run(tmp_path_factory.mktemp("maieutic"), "maieutic", "episodes=16", "seed=4", "embeddings=false",
+                        *OVERRIDES)
 
 
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:

@@ -12,32 +12,20 @@ from __future__ import annotations
 import json
 import math
 import statistics
-import subprocess
-import sys
 from itertools import combinations
-from pathlib import Path
 
 import pytest
 
 from dialectica.metrics.text import claim_set
 
-BIN = Path(sys.executable).parent / "dialectica"
 RULES = ("security_override", "fact_supremacy", "functionality_weight")
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("tribunal")
-    proc = subprocess.run(
-        [str(BIN), "graph=tribunal", "episodes=12", "seed=3", "tracking=none", "embeddings=false", "progress=false",
-         "participants.crash_rate=0.1", "graph.layer_timeout_s=0.3", "graph.cast.hang_s=0.4",
-         "graph.max_reevaluations=2", f"hydra.run.dir={tmp / 'run'}"],
-        capture_output=True, text=True, cwd=tmp, timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [json.loads(line) for line in (tmp / "run" / "episodes.jsonl").read_text().splitlines()]
-    summary = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["tribunal"]["metrics"]
-    return records, summary
+def run(tmp_path_factory, recorded_run):
+    return recorded_run(tmp_path_factory.mktemp("tribunal"), "tribunal", "episodes=12", "seed=3", "embeddings=false",
+                        "participants.crash_rate=0.1", "graph.layer_timeout_s=0.3", "graph.cast.hang_s=0.4",
+                        "graph.max_reevaluations=2")
 
 
 def _jaccard(a: set, b: set) -> float:
@@ -119,14 +107,10 @@ def test_the_run_shows_every_ending(run):
     assert any(b["timed_out"] for r in records for b in r["timings"]["branches"])
 
 
-def test_episode_metrics_recompute_from_the_record(run):
+def test_episode_metrics_recompute_from_the_record(run, recomputed):
     records, _ = run
     for record in records:
-        for key, value in _recompute(record).items():
-            if isinstance(value, float) and math.isnan(value):
-                assert record["metrics"][key] is None, (record["episode"], key)
-            else:
-                assert record["metrics"][key] == pytest.approx(value), (record["episode"], key)
+        recomputed(record, _recompute(record))
 
 
 def test_judges_turns_carry_their_claims_and_fallback_marks(run):
