@@ -14,6 +14,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
+from dialectica.sim import fingerprint
 from dialectica.sim.groups import CONF_DIR, graph_options, register_plugin_configs
 from dialectica.sim.params import ConfigError
 
@@ -80,15 +81,13 @@ def app(cfg: DictConfig) -> float | None:
     except ConfigError as exc:
         fail(str(exc), out_dir)
     if run_cfg.resume:
-        from dialectica.sim import fingerprint
-
         try:
             fingerprint.check(out_dir, run_cfg.resolved)
         except ConfigError as exc:  # the directory is left as it was
             fail(str(exc))
-    if run_cfg.resume and (out_dir / "summary.json").exists():
-        print(f"already finished: {out_dir} (resume=true)")
-        return json.loads((out_dir / "summary.json").read_text()).get("objective")
+        if (out_dir / "summary.json").exists():
+            print(f"already finished: {out_dir} (resume=true)")
+            return json.loads((out_dir / "summary.json").read_text()).get("objective")
     signal.signal(signal.SIGTERM, _terminate)
     summary = run_experiment(run_cfg)
     print(format_table(summary))

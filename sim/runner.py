@@ -106,8 +106,6 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         from dialectica.sim.embedding import Embedder  # lazy: its import costs seconds
 
         embed = Embedder(cfg.embedding_cache)
-    if cfg.resume:
-        fingerprint.check(cfg.out_dir, cfg.resolved)
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
     fingerprint.record(cfg.out_dir, cfg.resolved, cfg.resume)
     tracker = Tracker(cfg.tracking)
