@@ -80,6 +80,13 @@ def app(cfg: DictConfig) -> float | None:
         run_cfg = from_hydra(cfg, out_dir, tuple(hydra_cfg.overrides.task), parent)
     except ConfigError as exc:
         fail(str(exc), out_dir)
+    if run_cfg.tracking.enabled and parent is None:  # a sweep's server was probed before its first job
+        from dialectica.sim.store import probe
+
+        try:
+            probe(run_cfg.tracking.uri)
+        except ConfigError as exc:
+            fail(str(exc), out_dir)
     if run_cfg.resume:
         try:
             fingerprint.check(out_dir, run_cfg.resolved)
@@ -128,6 +135,13 @@ def main() -> None:
         fail(str(exc))
     single = not {"-m", "--multirun", "--cfg", "-c", "--hydra-help", "--info"} & set(args)
     check_group_overrides(args)
+    if not single and {"-m", "--multirun"} & set(args):
+        from dialectica.sim.precheck import check_sweep
+
+        try:
+            check_sweep([a for a in args if not a.startswith("-")], Path.cwd())
+        except ConfigError as exc:
+            fail(str(exc))
     app()
     if single:
         _exit_now(1 if FAILED else 0)

@@ -158,9 +158,9 @@ class SweepCallback(Callback):
         parent = parent_run_id(sweep_dir)
         if parent is None:
             return
-        from mlflow.tracking import MlflowClient
+        from dialectica.sim.store import open_store
 
-        client = MlflowClient(json.loads((sweep_dir / PARENT_FILE).read_text())["uri"])
+        client, _ = open_store(json.loads((sweep_dir / PARENT_FILE).read_text())["uri"], _tracking(config)["experiment"])
         if not table.empty:
             for name in ("comparison.csv", "comparison.md"):
                 client.log_artifact(parent, str(sweep_dir / name))

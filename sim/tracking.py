@@ -8,12 +8,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from dialectica.sim.config import TrackingConfig
-
-if TYPE_CHECKING:
-    from mlflow.tracking import MlflowClient
 
 _PARAM_BATCH = 100
 _METRIC_BATCH = 1000
@@ -81,36 +78,20 @@ def git_commit() -> str:
         return "unknown"
 
 
-def _artifact_root(uri: str) -> str | None:
-    """Artifacts of an SQLite store sit beside its database file, not in the working directory."""
-    if uri.startswith("sqlite:///"):
-        db = Path(uri.removeprefix("sqlite:///"))
-        db.parent.mkdir(parents=True, exist_ok=True)
-        return (db.parent / "mlartifacts").resolve().as_uri()
-    return None
-
-
 class Tracker:
     """Opens one run per graph; ``enabled=False`` gives NullRun."""
 
     def __init__(self, config: TrackingConfig) -> None:
         self.config = config
-        self._client: MlflowClient | None = None
+        self._client: Any = None
         self._experiment_id: str | None = None
 
     def connect(self) -> tuple[Any, str]:
         """The client and experiment id, creating the store and the experiment on first use."""
         if self._client is None:
-            from mlflow.tracking import MlflowClient
+            from dialectica.sim.store import open_store
 
-            artifact_root = _artifact_root(self.config.uri)
-            client = MlflowClient(tracking_uri=self.config.uri)
-            experiment = client.get_experiment_by_name(self.config.experiment)
-            self._experiment_id = (
-                experiment.experiment_id if experiment
-                else client.create_experiment(self.config.experiment, artifact_location=artifact_root)
-            )
-            self._client = client
+            self._client, self._experiment_id = open_store(self.config.uri, self.config.experiment)
         assert self._experiment_id is not None  # set together with the client
         return self._client, self._experiment_id
 

@@ -1,0 +1,108 @@
+"""Many writers, one store: runs and sweeps started at once against a new SQLite store all finish with every
+run recorded; a tracking server (``mlflow server`` on loopback) takes runs from several processes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+BIN = Path(sys.executable).parent / "dialectica"
+SMALL = ["graph=interview", "episodes=2", "progress=false", "embeddings=false", "view.enabled=false"]
+
+
+def _start(cwd: Path, *args: str) -> subprocess.Popen:
+    flags = [a for a in args if a.startswith("-")]
+    return subprocess.Popen([str(BIN), *flags, *SMALL, *(a for a in args if a not in flags)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _finish(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        out, err = proc.communicate(timeout=900)
+        assert proc.returncode == 0, err[-3000:]
+        assert "Traceback" not in err
+
+
+def _runs(uri: str) -> list:
+    client = MlflowClient(uri)
+    experiment = client.get_experiment_by_name("dialectica")
+    return client.search_runs([experiment.experiment_id])
+
+
+def test_runs_and_sweeps_started_at_once_on_a_new_store_all_finish(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'new' / 'mlflow.db'}"  # neither the file nor its folder exists yet
+    procs = [_start(tmp_path, f"hydra.run.dir={tmp_path / f'run{i}'}", f"tracking.uri={uri}") for i in range(4)]
+    procs += [_start(tmp_path, "-m", "graph.budget=3,6", f"hydra.sweep.dir={tmp_path / f'sweep{i}'}",
+                     f"tracking.uri={uri}") for i in range(2)]
+    _finish(procs)
+
+    runs = _runs(uri)
+    assert len(runs) == 4 + 2 * 3  # four runs; two sweeps of a parent and two jobs each
+    assert {r.info.status for r in runs} == {"FINISHED"}
+    ids = {r.info.run_id for r in runs}
+    for i in range(4):
+        summary = json.loads((tmp_path / f"run{i}" / "summary.json").read_text())
+        assert summary["graphs"]["interview"]["mlflow_run_id"] in ids
+    parents = {json.loads((tmp_path / f"sweep{i}" / "mlflow_parent.json").read_text())["run_id"] for i in range(2)}
+    assert len(parents) == 2 and parents <= ids
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId")]
+    assert {r.data.tags["mlflow.parentRunId"] for r in children} == parents and len(children) == 4
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def mlflow_server(tmp_path):
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "mlflow"), "server", "--host", "127.0.0.1", "--port", str(port),
+         "--backend-store-uri", f"sqlite:///{tmp_path / 'server.db'}", "--artifacts-destination",
+         str(tmp_path / "server-artifacts"), "--workers", "1"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):  # bounded by tries: the server takes seconds to start on a busy machine
+            if server.poll() is not None:
+                pytest.fail(f"mlflow server exited with {server.returncode}")
+            if _healthy(url):
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=0.5)
+        else:
+            pytest.fail("mlflow server never answered /health")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+@pytest.mark.slow  # starts an MLflow server
+def test_a_tracking_server_takes_runs_from_several_processes(tmp_path, mlflow_server):
+    procs = [_start(tmp_path, f"hydra.run.dir={tmp_path / f'run{i}'}", f"tracking.uri={mlflow_server}") for i in range(3)]
+    _finish(procs)
+    runs = _runs(mlflow_server)
+    assert len(runs) == 3 and {r.info.status for r in runs} == {"FINISHED"}
+    client = MlflowClient(mlflow_server)
+    for run in runs:
+        assert "summary.json" in {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert not list(tmp_path.glob("*.db.lock"))  # a server needs no file lock
