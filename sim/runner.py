@@ -114,8 +114,11 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     done = _resume_state(episodes, cfg.resume)
     with episodes.open("a") as sink:
         for run in cfg.graphs:
-            summary["graphs"][run.spec.name] = _run_one(run, cfg, embed, sink, done.get(run.spec.name), tracker,
-                                                        episodes, echo)
+            kept = _finished(cfg, run.spec.name) if cfg.resume else None
+            if kept is not None:
+                echo(f"{run.spec.name}: finished before, kept (resume=true)")
+            summary["graphs"][run.spec.name] = kept or _run_one(run, cfg, embed, sink, done.get(run.spec.name),
+                                                                tracker, episodes, echo)
     if cfg.objective:
         from dialectica.metrics.objective import penalised
 
@@ -123,6 +126,15 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(summary, indent=2))
     return summary
+
+
+def _finished(cfg: RunConfig, name: str) -> dict[str, Any] | None:
+    """The summary entry of graph ``name`` if a killed run of this directory finished it (tracking included)."""
+    path = cfg.out_dir / name / "summary.json"
+    if not path.exists():
+        return None
+    entry: dict[str, Any] = json.loads(path.read_text())["graphs"][name]
+    return entry if "phase_seconds" in entry else None
 
 
 def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
@@ -160,6 +172,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
             log.artifact(path, "view")
         t3 = time.perf_counter()
     entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
+    (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))  # finished: resume keeps it
     total = t3 - t0
     echo(f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
          f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s")

@@ -99,3 +99,34 @@ def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_direc
     same = subprocess.run([*run, "progress=true", "max_concurrency=2", "view.enabled=false", "resume=true"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert same.returncode == 0 and "already finished" in same.stdout, same.stderr[-2000:]
+
+
+def test_resumed_graph_all_keeps_the_graphs_a_killed_run_finished(tmp_path):
+    run = [str(BIN), "episodes=2", "seed=5", "progress=false", "embeddings=false", "view.enabled=false",
+           f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}"]
+    first = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    out = tmp_path / "run"
+    whole = json.loads((out / "summary.json").read_text())["graphs"]
+    *finished, last = list(whole)
+    # as if killed while the last graph ran: no run summary, the last graph unfinished, one of its episodes lost
+    (out / "summary.json").unlink()
+    (out / last / "summary.json").unlink()
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    kept = [line for line in lines if not (json.loads(line)["graph"] == last and json.loads(line)["episode"] == 1)]
+    (out / "episodes.jsonl").write_text("\n".join(kept) + "\n")
+
+    resumed = subprocess.run([*run, "resume=true"], capture_output=True, text=True, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    for name in finished:
+        assert f"{name}: finished before, kept (resume=true)" in resumed.stdout
+    assert f"{last}: finished before" not in resumed.stdout
+    again = json.loads((out / "summary.json").read_text())["graphs"]
+    for name in whole:
+        keep = {k: v for k, v in whole[name]["metrics"].items() if not any(w in k for w in TIMING_WORDS)}
+        assert {k: v for k, v in again[name]["metrics"].items() if not any(w in k for w in TIMING_WORDS)} == keep
+    assert [again[name]["mlflow_run_id"] for name in finished] == [whole[name]["mlflow_run_id"] for name in finished]
+    client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
+    runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
+    by_graph = {name: sum(r.data.tags["graph"] == name for r in runs) for name in whole}
+    assert by_graph == {**dict.fromkeys(finished, 1), last: 2}  # only the unfinished graph ran again
