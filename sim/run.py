@@ -96,7 +96,10 @@ def app(cfg: DictConfig) -> float | None:
             print(f"already finished: {out_dir} (resume=true)")
             return json.loads((out_dir / "summary.json").read_text()).get("objective")
     signal.signal(signal.SIGTERM, _terminate)
-    summary = run_experiment(run_cfg)
+    try:
+        summary = run_experiment(run_cfg)
+    except ConfigError as exc:  # found once running: another process holds the directory (left as it is)
+        fail(str(exc))
     print(format_table(summary))
     print(f"outputs: {out_dir}")
     for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):

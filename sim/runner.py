@@ -25,6 +25,7 @@ from dialectica.sim.config import GraphRun, RunConfig, flatten
 from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
 from dialectica.sim.figures import draw
 from dialectica.sim.inflight import ordered_map
+from dialectica.sim.params import ConfigError
 from dialectica.sim.tracking import Tracker
 
 
@@ -73,6 +74,17 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     return slims
 
 
+def _claim(sink: Any, out_dir: Path) -> None:
+    """Holds the run directory for this process: two processes writing one directory would mix records."""
+    import fcntl
+
+    try:
+        fcntl.flock(sink.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ConfigError(f"another dialectica process is writing to {out_dir}; choose another hydra.run.dir "
+                          "(or hydra.sweep.dir), or wait for it to finish") from None
+
+
 def _resume_state(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any]]]:
     """Slim records a killed run of this directory finished, by graph and episode; a fresh run starts the file."""
     if not resume:
@@ -102,17 +114,18 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     ``summary.json`` is written last, so its presence means the run finished. The embedding model is
     loaded only when a graph of the run can use it.
     """
-    if embed is None and _needs_embedder(cfg):
-        from dialectica.sim.embedding import Embedder  # lazy: its import costs seconds
-
-        embed = Embedder(cfg.embedding_cache)
     cfg.out_dir.mkdir(parents=True, exist_ok=True)
-    fingerprint.record(cfg.out_dir, cfg.resolved, cfg.resume)
-    tracker = Tracker(cfg.tracking)
-    summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
     episodes = cfg.out_dir / rec.FILE
-    done = _resume_state(episodes, cfg.resume)
     with episodes.open("a") as sink:
+        _claim(sink, cfg.out_dir)
+        if embed is None and _needs_embedder(cfg):
+            from dialectica.sim.embedding import Embedder  # lazy: its import costs seconds
+
+            embed = Embedder(cfg.embedding_cache)
+        fingerprint.record(cfg.out_dir, cfg.resolved, cfg.resume)
+        tracker = Tracker(cfg.tracking)
+        summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
+        done = _resume_state(episodes, cfg.resume)
         for run in cfg.graphs:
             kept = _finished(cfg, run.spec.name) if cfg.resume else None
             if kept is not None:
