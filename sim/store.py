@@ -2,7 +2,8 @@
 
 - An SQLite store is created, migrated and given its experiment under a file lock beside the
   database (``mlflow.db.lock``), one process at a time; MLflow's own set-up races otherwise
-  (``duplicate column name`` while two processes migrate a new file).
+  (``duplicate column name`` while two processes migrate a new file). A new store is built under
+  another name and renamed into place, so a kill while MLflow makes its tables leaves none half made.
 - Every client call that meets "database is locked" is retried a bounded number of times with
   jittered backoff: SQLite takes one writer at a time.
 - A tracking server (``http://``, ``https://``) is probed before anything runs, so an unreachable
@@ -84,6 +85,21 @@ def _lock(uri: str) -> AbstractContextManager[Any]:
     return FileLock(f"{db}.lock")
 
 
+def _create(db: Path) -> None:
+    """Creates a new SQLite store beside ``db`` and renames it into place, so that a process killed while
+    MLflow builds its tables leaves no half-made store (called under the store's lock)."""
+    from mlflow.tracking import MlflowClient
+
+    for stale in db.parent.glob(f".{db.name}.*.creating"):  # a killed creator's
+        stale.unlink()
+    partial = db.with_name(f".{db.name}.{os.getpid()}.creating")
+    client = MlflowClient(tracking_uri=f"sqlite:///{partial}")  # builds every table
+    engine = getattr(client._tracking_client.store, "engine", None)
+    if engine is not None:
+        engine.dispose()
+    os.replace(partial, db)
+
+
 def is_locked(exc: BaseException) -> bool:
     """Whether ``exc`` (or what it wraps) is SQLite refusing a second writer."""
     seen: BaseException | None = exc
@@ -132,6 +148,9 @@ def open_store(uri: str, experiment: str) -> tuple[RetryingClient, str]:
 
     probe(uri)
     with _lock(uri):  # the client creates and migrates the store; the experiment is made once
+        db = sqlite_path(uri)
+        if db is not None and not db.exists():
+            _create(db)
         client = RetryingClient(MlflowClient(tracking_uri=uri))
         found = client.get_experiment_by_name(experiment)
         if found is not None:
