@@ -10,6 +10,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from dialectica.sim.faults import faulty
 from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM, Voices
 from dialectica.sim.params import ConfigError
 from dialectica.sim.spec import CastOptions, GraphSpec
@@ -22,7 +23,8 @@ class CastRequest:
     Attributes:
         scenario: The episode's scenario, prepared by the graph's ``prepare_scenario``.
         seed: The episode's seed; a cast seeds every random choice from it.
-        failure_rate: Chance that one participant call raises (``participants.failure_rate``).
+        failure_rate: Chance that one participant call raises (``participants.failure_rate``): ``participant``
+            and ``scripted_participant`` give models that fail so (``dialectica.sim.faults``).
         crash_rate: Chance that one of the cast's tools crashes outright (``participants.crash_rate``); a graph
             whose cast has tools (the tribunal's collectors) routes that to its error handling.
         sleep: How a scripted voice waits (tests pass a no-op).
@@ -30,6 +32,8 @@ class CastRequest:
         datasets: The graph's data folder.
         voices: Which model speaks for each role.
         options: The scripted cast's options (``graph.cast.*``, the graph's ``cast_options`` type).
+        role_failure_rate: Chance that one call of a system role raises (``participants.role_failure_rate``):
+            ``system`` gives models that fail so, scripted or LLM.
     """
 
     scenario: dict[str, Any]
@@ -41,14 +45,24 @@ class CastRequest:
     datasets: Path = Path(".")
     voices: Voices = field(default_factory=Voices)
     options: Any = field(default_factory=CastOptions)
+    role_failure_rate: float = 0.0
 
     def system(self, role: str, scripted: Callable[[], BaseChatModel]) -> BaseChatModel:
-        """The model of system role ``role``: ``scripted()`` unless the ``llm`` config gives it an LLM."""
-        return self.voices.speaker(role, SYSTEM, self.seed, scripted)
+        """The model of system role ``role``: ``scripted()`` unless the ``llm`` config gives it an LLM; its calls
+        fail at ``role_failure_rate``."""
+        model = self.voices.speaker(role, SYSTEM, self.seed, scripted)
+        return faulty(model, self.role_failure_rate, self.seed, role, SYSTEM)
 
     def participant(self, role: str, persona: str, name: str) -> BaseChatModel:
-        """An LLM playing participant ``name`` (a ``role``), with ``persona`` as its system prompt."""
-        return self.voices.speaker(role, PARTICIPANT, self.seed, None, persona=persona, name=name)
+        """An LLM playing participant ``name`` (a ``role``), with ``persona`` as its system prompt; its calls fail
+        at ``failure_rate``."""
+        model = self.voices.speaker(role, PARTICIPANT, self.seed, None, persona=persona, name=name)
+        return self.scripted_participant(name, model)
+
+    def scripted_participant(self, name: str, model: BaseChatModel) -> BaseChatModel:
+        """A scripted cast's participant ``model`` (speaker ``name``), failing at ``failure_rate`` as an LLM one
+        does: the same speaker name draws the same faults in either cast."""
+        return faulty(model, self.failure_rate, self.seed, name, PARTICIPANT)
 
 
 def check(spec: GraphSpec, kind: str) -> None:

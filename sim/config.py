@@ -72,6 +72,7 @@ class RunConfig:
     max_concurrency: int = 1
     crash_rate: float = 0.0
     max_error_rate: float = 0.5
+    role_failure_rate: float = 0.0
 
 
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
@@ -183,6 +184,10 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     failure_rate = participants.get("failure_rate", 0.0)
     if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
         raise ConfigError(f"participants.failure_rate={failure_rate!r} is out of range; valid range: [0, 1)")
+    role_failure_rate = participants.get("role_failure_rate", 0.0)
+    if isinstance(role_failure_rate, bool) or not isinstance(role_failure_rate, (int, float)) \
+            or not 0 <= role_failure_rate < 1:
+        raise ConfigError(f"participants.role_failure_rate={role_failure_rate!r} is out of range; valid range: [0, 1)")
     crash_rate = participants.get("crash_rate", 0.0)
     if isinstance(crash_rate, bool) or not isinstance(crash_rate, (int, float)) or not 0 <= crash_rate <= 1:
         raise ConfigError(f"participants.crash_rate={crash_rate!r} is out of range; valid range: [0, 1]")
@@ -224,6 +229,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         max_concurrency=concurrency,
         crash_rate=float(crash_rate),
         max_error_rate=float(max_error_rate),
+        role_failure_rate=float(role_failure_rate),
     )
 
 

@@ -40,6 +40,7 @@ class EpisodePlan:
     voices: Voices = field(default_factory=Voices)
     options: Any = field(default_factory=CastOptions)
     crash_rate: float = 0.0
+    role_failure_rate: float = 0.0
 
 
 def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
@@ -53,7 +54,8 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
     t0 = time.perf_counter()
     try:
         request = CastRequest(plan.scenario, plan.seed, plan.failure_rate, embed=embed, datasets=plan.datasets,
-                              voices=plan.voices, options=plan.options, crash_rate=plan.crash_rate)
+                              voices=plan.voices, options=plan.options, crash_rate=plan.crash_rate,
+                              role_failure_rate=plan.role_failure_rate)
         episode = Episode(build_deps(spec, plan.participants, request), params, plan.seed)
         compiled = spec.compiled()
         state = spec.initial_state(plan.scenario, params)

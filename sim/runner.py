@@ -55,7 +55,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     def play(index: int) -> rec.EpisodeRecord:
         plan = EpisodePlan(name, index, episode_seed(cfg.seed, name, index), run.scenarios[index % len(run.scenarios)],
                            cfg.participants, cfg.failure_rate, run.datasets, cfg.voices, run.options,
-                           crash_rate=cfg.crash_rate)
+                           crash_rate=cfg.crash_rate, role_failure_rate=cfg.role_failure_rate)
         record = run_episode(run.spec, run.params, plan, embed)
         if agreement is not None:
             add_embedding_agreement(record, agreement)
