@@ -17,6 +17,7 @@ from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.prompts import chair_prompt, member_prompt
 from dialectica.graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
 from dialectica.graphs.committee.state import CommitteeState
+from dialectica.sim.faults import attempt, retry
 from dialectica.sim.llm.structured import ask
 from dialectica.sim.retrieval import Library
 
@@ -48,11 +49,12 @@ class CommitteeNodes:
         return {m: history[-1]["position"] for m, history in state.get("expert_positions", {}).items() if history}
 
     def _ask(self, member: dict[str, Any], messages: list[BaseMessage], schema: dict[str, Any]) -> tuple[str, bool]:
-        """(reply, failed): a member whose call raises says nothing this turn (a bracketed note stands in)."""
-        try:
-            return ask(self.deps.members[member["id"]], messages, schema), False
-        except Exception as exc:  # noqa: BLE001 - any model failure leaves the member silent this turn
-            return f"[{member['name']} did not answer: {type(exc).__name__}]", True
+        """(reply, failed): a member's call gets one retry; a member whose calls both raise says nothing this turn
+        (a bracketed note stands in)."""
+        reply, _, error = attempt(lambda: ask(self.deps.members[member["id"]], messages, schema))
+        if reply is None:
+            return f"[{member['name']} did not answer: {str(error).split(':')[0]}]", True
+        return reply, False
 
     def _speak(self, state: CommitteeState, phase: str, round_num: int | None = None) -> dict[str, Any]:
         """Every member speaks in roster order, hearing this round's and the last round's statements.
@@ -184,9 +186,10 @@ class CommitteeNodes:
     def generate_recommendation(self, state: CommitteeState) -> dict[str, Any]:
         dissent = self._dissent(state)
         cited = Counter(c for s in state.get("statements", []) for c in s["cited"]).most_common(5)
-        text = str(self.deps.chair.invoke(chair_prompt(
-            question=state["question"], rounds=state["round_number"], consensus=state["consensus"],
-            members=len(state["members"]), dissent=dissent, cited=[c for c, _ in cited])).content)
+        messages = chair_prompt(question=state["question"], rounds=state["round_number"], consensus=state["consensus"],
+                                members=len(state["members"]), dissent=dissent, cited=[c for c, _ in cited])
+        # The chair gets one retry; a chair who still does not answer ends the episode (an error record).
+        text = retry(lambda: str(self.deps.chair.invoke(messages).content))
         return {"committee_recommendation": text}
 
     def _dissent(self, state: CommitteeState) -> list[dict[str, Any]]:

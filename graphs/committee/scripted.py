@@ -3,9 +3,9 @@
 A member holds a stance, a confidence and the evidence it knows. It listens to the
 statements in its prompt, weighs the evidence the others cite (by strength, against
 its side), and moves one step (support -> nuanced -> oppose) with a chance set by its
-persuadability; stubborn members never move. With ``participants.failure_rate`` a call
-raises (a simulated timeout), drawn from its own seeded stream so the deliberation's
-draws stay as they are.
+persuadability; stubborn members never move. With ``participants.failure_rate`` a
+member's call raises (``dialectica.sim.faults``, its own seeded stream, so the
+deliberation's draws stay as they are).
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ class ScriptedMember:
     persona: dict[str, Any]
     evidence: dict[str, dict[str, Any]]
     rng: random.Random
-    failure_rate: float = 0.0
-    failures: random.Random | None = None
     position: str = field(init=False)
     confidence: float = field(init=False)
     lean: str | None = None
@@ -86,8 +84,6 @@ class ScriptedMember:
         return against
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
-        if self.failures is not None and self.failures.random() < self.failure_rate:
-            raise TimeoutError("simulated member timeout")
         prompt = last_human(messages)
         named = re.search(r"phase: (\w+)", prompt)
         assert named is not None, "a member prompt names its phase"
@@ -145,9 +141,9 @@ def scripted_committee(request: CastRequest) -> CommitteeDeps:
     scenario = request.scenario
     roster = scenario["members"]
     evidence = {e["id"]: e for e in scenario["evidence"]}
-    members: dict[str, BaseChatModel] = {m["id"]: ScriptedChatModel(role="member", policy=ScriptedMember(
-        m, evidence, random.Random(f"{request.seed}:{m['id']}"), request.failure_rate,
-        random.Random(f"{request.seed}:{m['id']}:failures") if request.failure_rate else None).reply) for m in roster}
+    members: dict[str, BaseChatModel] = {m["id"]: request.scripted_participant(m["id"], ScriptedChatModel(
+        role="member", policy=ScriptedMember(m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply))
+        for m in roster}
     chair = request.system("chair", lambda: ScriptedChatModel(policy=chair_reply, role="chair"))
     assert request.embed is not None  # the spec says embeds=True, so the harness passes the embedder
     return CommitteeDeps(members=members, roster=roster, chair=chair, library=Library(scenario["evidence"], request.embed),

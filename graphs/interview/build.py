@@ -57,7 +57,8 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
         per_round.append({"round": t["round"], "field": t["field"], "wasted": t["wasted"],
                           "required_filled": schema.filled_required(running), "precision": p, "recall": r})
     transcript = [{"round": i // 2 + 1, "role": "system" if m["from"] == "interviewer" else "participant",
-                   "speaker": m["from"], "text": m["content"] if isinstance(m["content"], str) else repr(m["content"])}
+                   "speaker": m["from"], "text": m["content"] if isinstance(m["content"], str) else repr(m["content"]),
+                   "fallback": bool(m.get("fallback"))}
                   for i, m in enumerate(state.get("messages", []))]
     by_criteria = state.get("end_reason") == "criteria"
     return EpisodeOutcome(

@@ -14,6 +14,7 @@ from dialectica.graphs.interview.interpret import interpret
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import DiscoverySchema
 from dialectica.graphs.interview.state import InterviewState
+from dialectica.sim.faults import attempt
 
 INTERVIEWER_SYSTEM = (
     "You interview a domain expert about how their business schedules its work. Ask one short, concrete "
@@ -43,9 +44,14 @@ class InterviewNodes:
             f"Times asked before: {asked.get(field.name, 0)}", f"Already known: {json.dumps(state.get('ascr', {}))}",
             "Ask one question.",
         ])
-        text = str(self.deps.interviewer.invoke([SystemMessage(INTERVIEWER_SYSTEM), HumanMessage(prompt)]).content).strip()
-        return {"messages": [{"from": "interviewer", "content": text or field.question, "field": field.name}],
-                "target_field": field.name}
+        # The interviewer gets one retry; if it still does not answer, the schema's own question is asked (as when
+        # it says nothing), and the turn is marked a fallback.
+        text, _, error = attempt(lambda: str(self.deps.interviewer.invoke(
+            [SystemMessage(INTERVIEWER_SYSTEM), HumanMessage(prompt)]).content).strip())
+        message = {"from": "interviewer", "content": text or field.question, "field": field.name,
+                   "fallback": error is not None}
+        errors = [{"node": "formulate_question", "error": error}] if error else []
+        return {"messages": [message], "target_field": field.name, "errors": errors}
 
     def check_budget(self, state: InterviewState) -> dict[str, Any]:
         return {"budget_left": state["budget_left"] - self.p.question_cost}
@@ -54,12 +60,11 @@ class InterviewNodes:
         question = state["messages"][-1]["content"]
         messages = [SystemMessage(EXPERT_SYSTEM.format(business=self.deps.business)),
                     HumanMessage(f"Interviewer: {question}\nYour answer:")]
-        try:
-            content: Any = self.deps.expert.invoke(messages).content
-            errors = []
-        except Exception as exc:  # noqa: BLE001 - a failed answer is a wasted turn, not a failed interview
-            content, errors = "", [{"node": "get_answer", "error": f"{type(exc).__name__}: {exc}"}]
-        return {"messages": [{"from": "expert", "content": content, "field": state["target_field"]}], "errors": errors}
+        # One retry; an expert who still does not answer wastes the turn (a fallback), not the interview.
+        content, _, error = attempt(lambda: self.deps.expert.invoke(messages).content)
+        errors = [{"node": "get_answer", "error": error}] if error else []
+        return {"messages": [{"from": "expert", "content": "" if content is None else content,
+                              "field": state["target_field"], "fallback": error is not None}], "errors": errors}
 
     def interpret_response(self, state: InterviewState) -> dict[str, Any]:
         scr = interpret(state["messages"][-1]["content"], self.deps.schema, state["target_field"])

@@ -112,8 +112,8 @@ def scripted_interview(request: CastRequest) -> InterviewDeps:
     return InterviewDeps(
         interviewer=request.system("interviewer", lambda: ScriptedChatModel(
             policy=ScriptedInterviewer(random.Random(f"{request.seed}:interviewer")).reply, role="interviewer")),
-        expert=ScriptedChatModel(policy=ScriptedExpert(persona, schema, random.Random(f"{request.seed}:expert")).reply,
-                                 role="interviewee"),
+        expert=request.scripted_participant("interviewee", ScriptedChatModel(
+            policy=ScriptedExpert(persona, schema, random.Random(f"{request.seed}:expert")).reply, role="interviewee")),
         schema=schema,
         business=persona["business"],
     )

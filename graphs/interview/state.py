@@ -17,6 +17,6 @@ class InterviewState(TypedDict, total=False):
     end_reason: str  # criteria | budget
     target_field: str
     ascr: Annotated[dict[str, Any], merge_ascr]
-    messages: Annotated[list[dict[str, Any]], operator.add]  # {"from": interviewer|expert, "content", "field"}
+    messages: Annotated[list[dict[str, Any]], operator.add]  # {"from": interviewer|expert, "content", "field", "fallback"}
     turn_log: Annotated[list[dict[str, Any]], operator.add]
     errors: Annotated[list[dict[str, Any]], operator.add]

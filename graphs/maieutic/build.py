@@ -18,6 +18,7 @@ from dialectica.graphs.maieutic.nodes import MaieuticDeps, MaieuticNodes
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.prompts import learner_prompt
 from dialectica.graphs.maieutic.state import MaieuticState
+from dialectica.sim.faults import attempt
 from dialectica.sim.params import ConfigError
 from dialectica.sim.scenarios import read_yaml
 from dialectica.sim.spec import Episode, EpisodeOutcome, step
@@ -69,9 +70,12 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
     final = state
     try:
         for _ in range(params.max_turns):
-            said = str(deps.learner.invoke(learner_prompt(question=deps.question, character=deps.character, tutor=tutor),
-                                           {"callbacks": config.get("callbacks", [])}).content)  # metered like the graph
-            final = compiled.invoke({**state, "messages": [HumanMessage(said)]}, config, context=episode)
+            prompt = learner_prompt(question=deps.question, character=deps.character, tutor=tutor)
+            # One retry; a learner who still does not answer is silent this turn (a fallback), and Sophia goes on.
+            said, _, error = attempt(lambda prompt=prompt: str(deps.learner.invoke(
+                prompt, {"callbacks": config.get("callbacks", [])}).content))  # metered like the graph
+            message = HumanMessage(said) if error is None else HumanMessage("", additional_kwargs={"fallback": error})
+            final = compiled.invoke({**state, "messages": [message]}, config, context=episode)
             state = {}
             if final.get("finished"):
                 break
@@ -83,12 +87,15 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
 
 def _transcript(state: dict[str, Any]) -> list[dict[str, Any]]:
     """Learner and Sophia turns by round; Sophia's carry the turn's move, the Critic's loops, and whether
-    the reply is the cap's fallback rather than a draft of hers."""
+    the reply is a fallback (the cap's, or the safe question when her Interlocutor did not answer) rather than
+    a draft of hers; the learner's whether it said nothing because its call failed."""
     turns = state.get("turn_log", [])
     transcript = []
     for i, message in enumerate(state.get("messages", [])):
         turn = {"round": i // 2 + 1, "role": "participant" if message.type == "human" else "system",
                 "speaker": "learner" if message.type == "human" else "sophia", "text": str(message.content)}
+        if message.type == "human":  # a learner whose call failed (after a retry) said nothing
+            turn["fallback"] = bool(message.additional_kwargs.get("fallback"))
         if message.type != "human" and i // 2 < len(turns):
             entry = turns[i // 2]
             turn |= {"move": entry["move"], "critic_loops": entry["critic_loops"], "fallback": entry["fallback"]}

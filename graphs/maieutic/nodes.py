@@ -13,6 +13,7 @@ from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.prompts import interlocutor_prompt, synthesizer_prompt
 from dialectica.graphs.maieutic.reading import read_learner, same_thesis
 from dialectica.graphs.maieutic.state import MaieuticState
+from dialectica.sim.faults import attempt, retry
 from dialectica.sim.retrieval import Library
 
 
@@ -81,7 +82,9 @@ class MaieuticNodes:
             documents=state.get("turn_documents", []), feedback=state.get("critic_feedback", ""),
             limit=self.p.interlocutor_max_sentences, history=state["messages"],
         )
-        return {"draft": str(self.deps.interlocutor.invoke(messages).content).strip()}
+        # One retry; when the Interlocutor still does not answer, the Critic delivers the plain safe question.
+        draft, _, error = attempt(lambda: str(self.deps.interlocutor.invoke(messages).content).strip())
+        return {"draft": draft or "", "interlocutor_error": error or ""}
 
     def critic(self, state: MaieuticState) -> dict[str, Any]:
         """Checks the draft; sends it back with an instruction, or delivers it (at the cap, as ``at_cap`` says).
@@ -89,6 +92,9 @@ class MaieuticNodes:
         Every verdict is kept (``critic_drafts``) and the turn's are logged when the turn closes, so that
         the record holds what the Critic decided about each draft.
         """
+        if state.get("interlocutor_error"):  # no draft came: Sophia asks the plain safe question (a fallback)
+            return self._close(state, self._fallback(state), state.get("critic_drafts", []), True,
+                               unavailable=state["interlocutor_error"])
         draft = state.get("draft", "")
         checks = critic.verdict(draft, bool(state.get("turn_documents")), self.p.critic_max_sentences)
         failed = [name for name, result in checks.items() if result == critic.FAILED]
@@ -106,15 +112,19 @@ class MaieuticNodes:
     def _fallback(self, state: MaieuticState) -> str:
         return f"Let us slow down. What do you mean when you say that {state.get('current_thesis') or 'this'}?"
 
-    def _close(self, state: MaieuticState, text: str, drafts: list[dict[str, Any]], fallback: bool) -> dict[str, Any]:
+    def _close(self, state: MaieuticState, text: str, drafts: list[dict[str, Any]], fallback: bool,
+               unavailable: str = "") -> dict[str, Any]:
+        """Ends the tutor's turn with ``text``; ``unavailable`` is why the Interlocutor gave no draft, if so (the
+        turn's verdict is then ``unavailable``, and its first draft, if it had none, did not pass)."""
         documents = state.get("turn_documents", [])
         delivered = critic.verdict(text, bool(documents), self.p.critic_max_sentences)
         retrieval = state["retrievals"][-1] if state.get("search_query") and state.get("retrievals") else {}
         turn = len(state.get("turn_log", [])) + 1
-        last = drafts[-1]
+        last = drafts[-1] if drafts else {"loops": state.get("critic_failures", 0), "verdict": "unavailable"}
+        verdict = "unavailable" if unavailable else last["verdict"]
         entry = {
             "round": turn, "move": state["socratic_move"], "critic_loops": last["loops"], "drafts": len(drafts),
-            "first_draft_ok": critic.FAILED not in drafts[0]["checks"].values(),
+            "first_draft_ok": bool(drafts) and critic.FAILED not in drafts[0]["checks"].values(),
             "delivered_ok": critic.FAILED not in delivered.values(), "cap_reached": last["verdict"] == "cap",
             "fallback": fallback, "circled": state.get("circled", False), "revised": state.get("revised", False),
             "retrieved": bool(state.get("search_query")), "hits": len(documents),
@@ -124,7 +134,9 @@ class MaieuticNodes:
         }
         log = {"turn": turn, "move": state["socratic_move"], "documents": [d["id"] for d in documents],
                "drafts": drafts, "delivered": {"checks": delivered, "fallback": fallback}}
-        return {"messages": [AIMessage(text)], "critic_verdict": last["verdict"], "critic_failures": last["loops"],
+        if unavailable:
+            log["delivered"]["unavailable"] = unavailable
+        return {"messages": [AIMessage(text)], "critic_verdict": verdict, "critic_failures": last["loops"],
                 "turn_log": [entry], "critic_log": [log], "critic_drafts": []}
 
     def route_after_critic(self, state: MaieuticState) -> str:
@@ -137,7 +149,8 @@ class MaieuticNodes:
         readings = list({d["work"]: d for d in documents}.values())[:3] or self.deps.library.readings(state.get("topic", ""))
         messages = synthesizer_prompt(evolution=state.get("thesis_evolution", []), analogies=analogies[:1],
                                       readings=readings[:3])
-        text = str(self.deps.synthesizer.invoke(messages).content).strip()
+        # One retry; a Synthesizer who still does not answer ends the episode (an error record).
+        text = retry(lambda: str(self.deps.synthesizer.invoke(messages).content).strip())
         # The synthesis is not the Critic's: no drafts; "delivered_ok" here means it ends without a question.
         entry = {"round": len(state.get("turn_log", [])) + 1, "move": "SYNTHESIZE", "critic_loops": 0, "drafts": 0,
                  "first_draft_ok": True, "delivered_ok": not critic.ends_with_question(text), "cap_reached": False,

@@ -211,7 +211,7 @@ def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
                                     lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")),
         synthesizer=request.system("synthesizer", lambda: ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer")),
         library=Library(request.scenario["canon"], request.embed),
-        learner=ScriptedChatModel(policy=learner.reply, role="learner"),
+        learner=request.scripted_participant("learner", ScriptedChatModel(policy=learner.reply, role="learner")),
         question=topic["question"],
         character=persona["character"],
     )

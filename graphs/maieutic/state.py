@@ -36,10 +36,11 @@ class MaieuticState(TypedDict, total=False):
     turn_documents: list[Citation]  # what the Librarian found for this turn
     critic_failures: int  # failures in this turn; reset by the Analyst
     critic_feedback: str
-    critic_verdict: Literal["pass", "revise", "cap"]
+    critic_verdict: Literal["pass", "revise", "cap", "unavailable"]
     critic_drafts: list[dict[str, Any]]  # the Critic's verdict on each draft of this turn; reset by the Analyst
     critic_log: Annotated[list[dict[str, Any]], operator.add]  # every tutor turn's drafts and verdicts
     draft: str
+    interlocutor_error: str  # why the Interlocutor gave no draft (its call failed twice), else ""
     circled: bool  # this turn returned to an earlier thesis
     revised: bool  # this turn moved to a new thesis (not the first, not a return)
     circle_count: int

@@ -17,6 +17,7 @@ from dialectica.graphs.socratic_panel.reading import Reading, confidence, qualit
 from dialectica.graphs.socratic_panel.state import Assumption, AssumptionKind, ExpertResponse, PanelState, QuestionRecord
 from dialectica.metrics.agreement import majority, pairwise_jaccard
 from dialectica.metrics.text import canonical_claim
+from dialectica.sim.faults import attempt, retry
 
 
 @dataclass
@@ -75,7 +76,9 @@ class PanelNodes:
             query=state["query"], round_num=round_num, question_type=qtype, target=target,
             depth=state.get("depth_layers", 0), agreement=state.get("agreement_level", 0.0), evidence_gaps=gaps[:5],
         )
-        text = str(self.deps.moderator.invoke(messages).content).strip()
+        # The moderator gets one retry; a moderator who still does not answer ends the episode (an error record).
+        text = retry(lambda: str(self.deps.moderator.invoke(messages).content).strip(), 2, self.p.retry_backoff_s,
+                     self.deps.sleep)
         lowered = text.lower()
         named = next((a["id"] for a in assumptions if a["text"].lower() in lowered), None)
         record = QuestionRecord(
@@ -87,16 +90,11 @@ class PanelNodes:
     # 2. collect_responses
     def _ask(self, expert: Expert, messages: list) -> tuple[str, int, str | None]:
         """One expert call with exponential backoff; returns (text, attempts, last error)."""
-        error = None
-        for attempt in range(self.p.expert_retries):
-            try:
-                return str(self.deps.experts[expert.id].invoke(messages).content), attempt + 1, None
-            except Exception as exc:  # noqa: BLE001 - any model failure gets the same retry
-                error = f"{type(exc).__name__}: {exc}"
-                if attempt < self.p.expert_retries - 1:
-                    self.deps.sleep(self.p.retry_backoff_s * 2**attempt)
-        fallback = f"[Expert {expert.name} was unable to respond due to technical issues]"
-        return fallback, self.p.expert_retries, error
+        text, attempts, error = attempt(lambda: str(self.deps.experts[expert.id].invoke(messages).content),
+                                        self.p.expert_retries, self.p.retry_backoff_s, self.deps.sleep)
+        if text is None:
+            return f"[Expert {expert.name} was unable to respond due to technical issues]", attempts, error
+        return text, attempts, None
 
     def collect_responses(self, state: PanelState) -> dict[str, Any]:
         question = state["question_history"][-1]

@@ -54,7 +54,6 @@ class ScriptedExpert:
     persona: dict[str, Any]
     scenario: dict[str, Any]
     rng: random.Random
-    failure_rate: float = 0.0
     claims: list[str] = field(init=False)
     revealed: dict[str, int] = field(init=False)
     cited: set[str] = field(init=False)
@@ -201,8 +200,9 @@ class ScriptedExpert:
         return out
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
-        if self.rng.random() < self.failure_rate:
-            raise TimeoutError("simulated expert timeout")
+        # This draw once decided a simulated timeout (now ``participants.failure_rate``, drawn apart in
+        # dialectica.sim.faults); it stays, so that a seeded expert says what it always said.
+        self.rng.random()
         prompt = last_human(messages)
         match = re.search(r"^Round \d+ question: (.*)$", prompt, re.MULTILINE)
         question = match.group(1) if match else prompt
@@ -270,16 +270,15 @@ class ScriptedModerator:
 
 
 def scripted_panel(request: CastRequest) -> PanelDeps:
-    """A seeded scripted moderator and one scripted expert per persona of the scenario."""
+    """A seeded scripted moderator and one scripted expert per persona of the scenario; an expert's calls fail
+    at ``participants.failure_rate``, the moderator's at ``participants.role_failure_rate``."""
     scenario = request.scenario
     moderator = ScriptedModerator(random.Random(f"{request.seed}:moderator"))
-    experts = {
-        p["id"]: ScriptedExpert(p, scenario, random.Random(f"{request.seed}:{p['id']}"), request.failure_rate)
-        for p in scenario["experts"]
-    }
+    experts = {p["id"]: ScriptedExpert(p, scenario, random.Random(f"{request.seed}:{p['id']}")) for p in scenario["experts"]}
     return PanelDeps(
         moderator=request.system("moderator", lambda: ScriptedChatModel(policy=moderator.reply, role="moderator")),
-        experts={pid: ScriptedChatModel(policy=e.reply, role="expert") for pid, e in experts.items()},
+        experts={pid: request.scripted_participant(pid, ScriptedChatModel(policy=e.reply, role="expert"))
+                 for pid, e in experts.items()},
         roster=[Expert(p["id"], p["name"], p["role"]) for p in scenario["experts"]],
         sleep=request.sleep,
     )

@@ -15,6 +15,7 @@ from dialectica.graphs.tribunal.deadline import run_with_deadline
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.report import render_report
 from dialectica.graphs.tribunal.state import Evidence, Finding, TribunalState
+from dialectica.sim.faults import retry
 from dialectica.sim.llm.structured import response_format
 
 Collector = Callable[[], list[Finding]]
@@ -70,8 +71,9 @@ class TribunalNodes:
         messages = judge_prompt(name, state["subject"], state["criteria"],
                                 [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
         schema = response_format(opinions_schema(state["criteria"]))
+        # One retry within the layer's deadline; a judge whose calls both fail sends the case to the ErrorHandler.
         status, value, seconds = run_with_deadline(
-            lambda: self.deps.judges[name].invoke(messages, response_format=schema), self.p.layer_timeout_s)
+            lambda: retry(lambda: self.deps.judges[name].invoke(messages, response_format=schema)), self.p.layer_timeout_s)
         timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
                   "round": round_num}
         if status == "error":

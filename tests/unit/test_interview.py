@@ -102,13 +102,13 @@ def test_completion_by_budget_and_wasted_turns():
 
 
 class _Corrupt(ScriptedChatModel):
-    """An expert whose first reply is not text at all and whose second call raises."""
+    """An expert whose first reply is not text at all and whose second call and its retry raise."""
 
     def invoke(self, *args, **kwargs):
         self.role = self.role + "+"
         if self.role == "scripted+":
             return type("Reply", (), {"content": [{"type": "image", "bytes": "\x89PNG"}]})()
-        if self.role == "scripted++":
+        if self.role in ("scripted++", "scripted+++"):
             raise ConnectionError("expert hung up")
         return super().invoke(*args, **kwargs)
 
