@@ -6,7 +6,6 @@ comparison table of the configs with pass^k and a mark on those that differ from
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, cast
@@ -45,20 +44,12 @@ def _config_keys(jobs: list[list[str]]) -> list[str]:
     return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
 
 
-def _two_proportion_p(c1: int, n1: int, c2: int, n2: int) -> float:
-    """Two-sided p-value of a pooled two-proportion z-test (1.0 when it cannot be computed)."""
-    from scipy.stats import norm
-
-    pooled = (c1 + c2) / (n1 + n2) if n1 + n2 else 0.0
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2)) if n1 and n2 else 0.0
-    if se == 0:
-        return 1.0 if c1 * n2 == c2 * n1 else 0.0
-    return float(2 * norm.sf(abs(c1 / n1 - c2 / n2) / se))
-
-
 def comparison(sweep_dir: Path, alpha: float = 0.05):
-    """One row per (graph, configuration): pooled convergence with its interval, pass^1 and pass^k over
-    scenarios (k = the number of seeds), and whether it differs from the graph's best (p < alpha)."""
+    """One row per (graph, configuration): pooled convergence with its Wilson interval, pass^1 to pass^k
+    over scenarios (k = the number of seeds), and its comparison with the graph's best configuration:
+    the difference with its 95% interval and the p-value, paired (exact McNemar) over the episodes the two
+    share by seed and scenario, else unpaired (Fisher), Holm-corrected over the graph's comparisons;
+    ``differs_from_best`` when the corrected p < alpha (metrics/paired.py)."""
     import pandas as pd
 
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
@@ -68,36 +59,57 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
     for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
         for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
             record = json.loads(line)
-            row = pooled.setdefault((record["graph"], key_overrides),
-                                    {"tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}})
+            row = pooled.setdefault((record["graph"], key_overrides), {
+                "tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}, "outcomes": {}})
             task = row["tasks"][record["scenario"]]
-            task[0] += record["termination_reason"] == "converged"
+            converged = record["termination_reason"] == "converged"
+            row["outcomes"][(record["seed"], record["scenario"])] = converged
+            task[0] += converged
             task[1] += 1
             row["seeds"].add(summary.get("seed"))
             if summary.get("objective") is not None:
                 row["objectives"][str(summary_path.parent)] = summary["objective"]
-    rows = []
+    rows, outcomes = [], {}
+    most_seeds = max((len(d["seeds"]) for d in pooled.values()), default=1)
     for (graph, config), data in pooled.items():
+        outcomes[graph, config] = data["outcomes"]
         c = sum(t[0] for t in data["tasks"].values())
         n = sum(t[1] for t in data["tasks"].values())
         low, high = wilson_interval(c, n)
         k = max(1, len(data["seeds"]))
         rows.append({"graph": graph, "config": config, "episodes": n, "converged": c, "convergence_rate": c / n,
                      "ci95_low": low, "ci95_high": high, "seeds": k,
-                     "pass^1": mean_pass_hat_k(data["tasks"].values(), 1),
-                     "pass^k": mean_pass_hat_k(data["tasks"].values(), k),
+                     **{f"pass^{j}": mean_pass_hat_k(data["tasks"].values(), j) for j in range(1, most_seeds + 1)},
                      "objective": (sum(data["objectives"].values()) / len(data["objectives"])
                                    if data["objectives"] else float("nan"))})
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
     frame = frame.sort_values(["graph", "convergence_rate"], ascending=[True, False]).reset_index(drop=True)
-    best = frame.groupby("graph").head(1).set_index("graph")
-    frame["p_vs_best"] = [
-        _two_proportion_p(r.converged, r.episodes, best.loc[r.graph, "converged"], best.loc[r.graph, "episodes"])
-        for r in frame.itertuples()]
-    frame["differs_from_best"] = frame["p_vs_best"] < alpha
-    return frame
+    return frame.join(_against_best(frame, outcomes, alpha))
+
+
+def _against_best(frame, outcomes: dict[tuple[str, str], dict], alpha: float):
+    """Each row against its graph's best row (the first): test, pairs, difference, interval, p, Holm's p."""
+    import pandas as pd
+
+    from dialectica.metrics.paired import compare, holm
+
+    columns = {name: [float("nan")] * len(frame) for name in
+               ("pairs", "diff_vs_best", "diff_ci95_low", "diff_ci95_high", "p_vs_best", "p_holm")}
+    tests = ["best"] * len(frame)
+    for _, rows in frame.groupby("graph", sort=False):
+        best = outcomes[rows.iloc[0]["graph"], rows.iloc[0]["config"]]
+        others = list(rows.index[1:])
+        results = [compare(outcomes[frame.at[i, "graph"], frame.at[i, "config"]], best) for i in others]
+        for i, result, p_holm in zip(others, results, holm([r.p for r in results]), strict=True):
+            tests[i] = result.test
+            for name, value in (("pairs", result.pairs), ("diff_vs_best", result.diff), ("diff_ci95_low", result.low),
+                                ("diff_ci95_high", result.high), ("p_vs_best", result.p), ("p_holm", p_holm)):
+                columns[name][i] = value
+    table = pd.DataFrame({"test": tests, **columns}, index=frame.index)
+    table["differs_from_best"] = table["p_holm"] < alpha
+    return table
 
 
 def objective_plot(table, path: Path) -> Path:

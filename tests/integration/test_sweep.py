@@ -36,9 +36,13 @@ def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
     table = pd.read_csv(tmp_path / "seq" / "comparison.csv")
     assert sorted(table["config"]) == ["graph.convergence_threshold=0.6", "graph.convergence_threshold=0.95"]
     assert (table["episodes"] == 24).all() and (table["seeds"] == 2).all()
-    assert (table["pass^k"] <= table["pass^1"] + 1e-12).all()
-    best = table.iloc[0]
+    assert (table["pass^2"] <= table["pass^1"] + 1e-12).all()
+    best, other = table.iloc[0], table.iloc[1]
     assert best["convergence_rate"] == table["convergence_rate"].max() and not best["differs_from_best"]
+    assert best["test"] == "best" and other["test"] == "mcnemar" and other["pairs"] == 24  # same seeds: paired
+    assert other["diff_vs_best"] == pytest.approx(other["convergence_rate"] - best["convergence_rate"])
+    assert other["diff_ci95_low"] <= other["diff_vs_best"] <= other["diff_ci95_high"]
+    assert other["p_holm"] == pytest.approx(other["p_vs_best"])  # one comparison: Holm changes nothing
     assert parents[0].data.metrics["socratic_panel/best_convergence_rate"] == best["convergence_rate"]
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from dialectica.metrics.passk import mean_pass_hat_k, pass_hat_k
-from dialectica.sim.sweep import _config_keys, _two_proportion_p, markdown
+from dialectica.sim.sweep import _config_keys, markdown
 
 
 def test_pass_hat_k_by_hand():
@@ -28,12 +28,6 @@ def test_config_keys_keep_only_what_varies_and_drop_the_seed():
             ["graph=x", "graph.t=0.9", "seed=0", "episodes=5"]]
     assert _config_keys(jobs) == ["graph.t=0.6", "graph.t=0.6", "graph.t=0.9"]
     assert _config_keys([["seed=0"], ["seed=1"]]) == ["(defaults)", "(defaults)"]
-
-
-def test_two_proportion_test():
-    assert _two_proportion_p(50, 100, 50, 100) == pytest.approx(1.0)
-    assert _two_proportion_p(90, 100, 30, 100) < 1e-6
-    assert _two_proportion_p(0, 10, 0, 10) == 1.0
 
 
 def test_markdown_table():
