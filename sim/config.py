@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import os
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,16 +10,17 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from dialectica.sim import cast, discovery
+from dialectica.sim import cast, discovery, secrets
 from dialectica.sim.llm.casting import Voices, voices
 from dialectica.sim.params import ConfigError, build_params
 from dialectica.sim.resources import conf_dir
 from dialectica.sim.scenarios import load_scenarios
+from dialectica.sim.secrets import scrub_url
 from dialectica.sim.spec import GraphSpec
 from dialectica.sim.view.options import ViewOptions
 
 CONF_DIR = conf_dir()
-_SECRET = re.compile(r"(api[_-]?key|token|password|secret|credential)", re.IGNORECASE)
+_SECRET = secrets.SECRET_NAME
 
 
 @dataclass(frozen=True)
@@ -73,14 +74,6 @@ class RunConfig:
     crash_rate: float = 0.0
     max_error_rate: float = 0.5
     role_failure_rate: float = 0.0
-
-
-_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
-
-
-def scrub_url(text: str) -> str:
-    """``http://user:pass@host/v1`` -> ``http://***@host/v1``: credentials in a URL never reach disk."""
-    return _URL_CREDENTIALS.sub("***@", text)
 
 
 def redact(tree: Any) -> Any:
@@ -175,11 +168,15 @@ def _objective(cfg: DictConfig) -> dict[str, Any] | None:
 
 def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
                parent_run_id: str | None = None) -> RunConfig:
-    """Validates the composed config and returns typed objects.
+    """Validates the composed config and returns typed objects. First registers the run's secrets
+    (``secrets.collect``) and has every log record scrubbed of them.
 
     Raises:
         ConfigError: one line naming the bad key or file and the valid choices.
     """
+    resolved = _container(cfg)
+    secrets.collect(resolved, os.environ)
+    secrets.install_logging()
     participants = _container(cfg.participants)
     failure_rate = participants.get("failure_rate", 0.0)
     if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
@@ -192,7 +189,6 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     if isinstance(crash_rate, bool) or not isinstance(crash_rate, (int, float)) or not 0 <= crash_rate <= 1:
         raise ConfigError(f"participants.crash_rate={crash_rate!r} is out of range; valid range: [0, 1]")
     tracking = _container(cfg.tracking)
-    resolved = _container(cfg)
     graph_runs = _graph_runs(cfg)
     for run in graph_runs:
         cast.check(run.spec, str(participants["kind"]))
@@ -218,10 +214,10 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
                                 parent_run_id),
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),
-        resolved=redact(resolved),
+        resolved=secrets.scrub_tree(redact(resolved)),
         embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
         embeddings=bool(cfg.get("embeddings", True)),
-        overrides=tuple(redact_overrides(overrides)),
+        overrides=tuple(secrets.scrub(o) for o in redact_overrides(overrides)),
         resume=bool(cfg.get("resume", False)),
         objective=_objective(cfg),
         voices=cast_voices,

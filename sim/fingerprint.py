@@ -28,8 +28,9 @@ def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
     """The flattened config that decides a run's results, and the package version."""
     from dialectica import __version__
     from dialectica.sim.config import flatten
+    from dialectica.sim.secrets import scrub_tree
 
-    kept = {k: json.dumps(_number(v), sort_keys=True) for k, v in flatten(resolved).items()
+    kept = {k: json.dumps(_number(v), sort_keys=True) for k, v in flatten(scrub_tree(resolved)).items()
             if not any(k == ignored or k.startswith(f"{ignored}.") for ignored in IGNORED)}
     return {**kept, "dialectica_version": json.dumps(__version__)}
 

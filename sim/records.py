@@ -14,6 +14,8 @@ from typing import IO, TYPE_CHECKING, Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dialectica.sim.secrets import scrub_tree
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -97,8 +99,9 @@ def json_safe(value: Any) -> Any:
 
 
 def to_line(record: EpisodeRecord) -> str:
-    """The record as one sorted-key JSON line; ``error`` only when there is one."""
-    data = record.model_dump(exclude_none=False)
+    """The record as one sorted-key JSON line; ``error`` only when there is one; every string scrubbed of
+    the run's secrets (``secrets.scrub``): transcripts, artifacts and tracebacks can echo a key or a URL."""
+    data = scrub_tree(record.model_dump(exclude_none=False))
     if data.get("error") is None:
         data.pop("error", None)
     return json.dumps(json_safe(data), sort_keys=True) + "\n"

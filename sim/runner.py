@@ -26,6 +26,7 @@ from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
 from dialectica.sim.figures import draw
 from dialectica.sim.inflight import ordered_map
 from dialectica.sim.params import ConfigError
+from dialectica.sim.secrets import scrub_tree
 from dialectica.sim.tracking import Tracker
 
 
@@ -137,7 +138,7 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
 
         values = [entry["metrics"] for entry in summary["graphs"].values()]
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
-    _write_atomic(cfg.out_dir / "summary.json", json.dumps(summary, indent=2))
+    _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))
     return summary
 
 
@@ -168,7 +169,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
         t2 = time.perf_counter()
         files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
         pages = _pages(run, cfg, slims, episodes)
-        config = cfg.resolved | {"graph": {"name": name, **run.raw}}
+        config = scrub_tree(cfg.resolved | {"graph": {"name": name, **run.raw}})
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
         entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
         (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dialectica.sim.config import TrackingConfig
+from dialectica.sim.secrets import scrub, scrub_tree
 
 _PARAM_BATCH = 100
 _METRIC_BATCH = 1000
@@ -47,7 +48,7 @@ class MlflowRun:
     def params(self, values: dict[str, Any]) -> None:
         from mlflow.entities import Param
 
-        items = [Param(k, str(v)[:6000]) for k, v in sorted(values.items())]
+        items = [Param(scrub(k), scrub(str(v))[:6000]) for k, v in sorted(values.items())]
         for i in range(0, len(items), _PARAM_BATCH):
             self.client.log_batch(self.run_id, params=items[i : i + _PARAM_BATCH])
 
@@ -113,7 +114,8 @@ class Tracker:
             return
         client, experiment_id = self.connect()
         parent = {"mlflow.parentRunId": self.config.parent_run_id} if self.config.parent_run_id else {}
-        run = client.create_run(experiment_id, run_name=name, tags={"git_commit": git_commit(), **parent, **tags})
+        run = client.create_run(experiment_id, run_name=name,
+                                tags=scrub_tree({"git_commit": git_commit(), **parent, **tags}))
         try:
             yield MlflowRun(client, run.info.run_id)
         except KeyboardInterrupt:

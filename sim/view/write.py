@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim.secrets import scrub
 from dialectica.sim.view.markup import join, tag
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.page import document, render_index, render_page
@@ -49,14 +50,14 @@ def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options:
         links += ([tag("a", f"episode {picked[k + 1].record.get('episode')} →", href=page_name(picked[k + 1].record))]
                   if k + 1 < len(picked) else [])
         path = out_dir / page_name(item.record)
-        path.write_text(render_page(item.record, item.why, topology, tag("nav", join(links), class_="nav")))
+        path.write_text(scrub(render_page(item.record, item.why, topology, tag("nav", join(links), class_="nav"))))
         written.append(path)
         r = item.record
         rows.append({"episode": r.get("episode"), "href": path.name, "scenario": r.get("scenario"), "why": item.why,
                      "reason": r.get("termination_reason"), "metric": metric_value(r, metric),
                      "turns": len(r.get("transcript") or []), "rounds": len(r.get("per_round") or [])})
     index = out_dir / "index.html"
-    index.write_text(render_index(graph, rows, metric))
+    index.write_text(scrub(render_index(graph, rows, metric)))
     if topology:
         (out_dir / TOPOLOGY).write_text(json.dumps(topology, indent=1))
         written.append(out_dir / TOPOLOGY)
