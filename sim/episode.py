@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import traceback
 from collections.abc import Callable
@@ -43,6 +44,15 @@ class EpisodePlan:
     role_failure_rate: float = 0.0
 
 
+# LangGraph notes a failed node's task with its run-time id, which no seed fixes ("During task with name 'x'
+# and id '3ba5be76-...'"); dropped, so that the same seed gives the same error record.
+_TASK_ID = re.compile(r" and id '[0-9a-f-]{36}'")
+
+
+def _traceback(exc: BaseException) -> str:
+    return _TASK_ID.sub("", "".join(traceback.format_exception(exc)))
+
+
 def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
                 embed: Callable[[list[str]], Any] | None = None) -> EpisodeRecord:
     """Runs one episode through the graph compiled once for the process; an exception becomes a record
@@ -71,7 +81,7 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
         }
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others
-        body = {"termination_reason": TerminationReason.ERROR.value, "error": "".join(traceback.format_exception(exc))}
+        body = {"termination_reason": TerminationReason.ERROR.value, "error": _traceback(exc)}
     timings = {
         "episode_seconds": time.perf_counter() - t0,
         "node_seconds": {node: list(times) for node, times in meter.node_seconds.items()},

@@ -50,7 +50,8 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
     second = _episode(tiny_scenario, seed)
     assert first["termination_reason"] != "error", first.get("error")
     assert first["transcript"] and first["per_round"]
-    assert _strip(first) == _strip(second)
+    # as JSON: an undefined agreement (a round below quorum) is NaN, which no dict comparison finds equal
+    assert json.dumps(_strip(first), sort_keys=True) == json.dumps(_strip(second), sort_keys=True)
     assert set(first["timings"]) == {"episode_seconds", "node_seconds", "llm_seconds", "llm_seconds_by_role", "node_path",
                                       "cache_lookups", "cache_hits", "rate_limited"}
 
