@@ -50,6 +50,7 @@ class TrackingConfig:
     uri: str
     experiment: str
     parent_run_id: str | None = None  # the sweep's parent run, when this run is a job of a multirun
+    label: str = ""  # what tells this job from the sweep's others (``convergence_threshold=0.7 seed=1``)
 
 
 @dataclass(frozen=True)

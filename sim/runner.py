@@ -26,6 +26,7 @@ from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
 from dialectica.sim.figures import draw
 from dialectica.sim.inflight import ordered_map
 from dialectica.sim.params import ConfigError
+from dialectica.sim.scenarios import scenario_paths
 from dialectica.sim.secrets import scrub_tree
 from dialectica.sim.tracking import Tracker
 
@@ -158,7 +159,13 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
             "run_dir": str(cfg.out_dir.resolve())}
     if cfg.resume:
         tracker.end_stale(tags["run_dir"], name)
-    with tracker.run(name, tags) as log:
+    scenarios = [s["name"] for s in run.scenarios]
+    note = (f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
+            f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
+            f"records in {tags['run_dir']}.")
+    with tracker.run(f"{name} {cfg.tracking.label}".strip(), tags, note) as log:
+        paths = scenario_paths(run.datasets)
+        log.dataset(f"{name} scenarios", [paths[s] for s in scenarios if s in paths], str(run.datasets / "scenarios"))
         t0 = time.perf_counter()
         graph_dir = cfg.out_dir / name
         graph_dir.mkdir(exist_ok=True)

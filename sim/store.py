@@ -30,6 +30,7 @@ from dialectica.sim.params import ConfigError
 LOCKED = ("database is locked", "database table is locked")
 RETRIES = 12  # backoff 0.05 s doubling to at most 2 s: about 12 s of waiting in all
 PROBE_TIMEOUT_S = 4.0
+KIND, CLASSIC = "mlflow.experimentKind", "custom_model_development"
 _HINT = ("start one (mlflow server --host 127.0.0.1 --port 5000), or use tracking=sqlite (a local store) "
          "or tracking=none")
 
@@ -143,7 +144,6 @@ def open_store(uri: str, experiment: str) -> tuple[RetryingClient, str]:
     Raises:
         ConfigError: ``uri`` is a tracking server that does not answer.
     """
-    from mlflow.exceptions import MlflowException
     from mlflow.tracking import MlflowClient
 
     probe(uri)
@@ -152,13 +152,22 @@ def open_store(uri: str, experiment: str) -> tuple[RetryingClient, str]:
         if db is not None and not db.exists():
             _create(db)
         client = RetryingClient(MlflowClient(tracking_uri=uri))
-        found = client.get_experiment_by_name(experiment)
-        if found is not None:
-            return client, found.experiment_id
+        return client, _experiment(client, experiment, uri)
+
+
+def _experiment(client: RetryingClient, name: str, uri: str) -> str:
+    """The id of experiment ``name``, created if missing, tagged so that MLflow 3 opens its classic runs view
+    (an experiment without the tag opens as a GenAI one)."""
+    from mlflow.exceptions import MlflowException
+
+    found = client.get_experiment_by_name(name)
+    if found is None:
         try:
-            return client, client.create_experiment(experiment, artifact_location=artifact_root(uri))
+            return str(client.create_experiment(name, artifact_location=artifact_root(uri), tags={KIND: CLASSIC}))
         except MlflowException:  # a server's other client made it first
-            found = client.get_experiment_by_name(experiment)
+            found = client.get_experiment_by_name(name)
             if found is None:
                 raise
-            return client, found.experiment_id
+    if found.tags.get(KIND) is None:
+        client.set_experiment_tag(found.experiment_id, KIND, CLASSIC)
+    return str(found.experiment_id)

@@ -6,6 +6,7 @@ comparison table of the configs with pass^k and a mark on those that differ from
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, cast
@@ -16,8 +17,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import wilson_interval
+from dialectica.sim import secrets
 
 PARENT_FILE = "mlflow_parent.json"
+HYDRA_FILE = "multirun.yaml"  # Hydra's copy of the sweep's config and overrides, scrubbed once written
 
 
 def _tracking(config: DictConfig) -> dict[str, Any]:
@@ -136,11 +139,51 @@ def markdown(frame) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells]) + "\n"
 
 
+def _scrub_secrets(config: DictConfig) -> None:
+    """Registers the sweep's secrets and scrubs them from log records and from Hydra's ``multirun.yaml``
+    (written verbatim by the sweeper after ``on_multirun_start``)."""
+    secrets.collect(OmegaConf.to_container(config, resolve=False), os.environ)
+    secrets.install_logging()
+    path = Path(config.hydra.sweep.dir) / HYDRA_FILE
+    if path.exists():
+        text = path.read_text()
+        if secrets.scrub(text) != text:  # scrubbed as values: a bare *** would read as a YAML alias
+            tmp = path.with_name(f".{HYDRA_FILE}.{os.getpid()}")
+            tmp.write_text(yaml.safe_dump(secrets.scrub_tree(yaml.safe_load(text)), sort_keys=False))
+            os.replace(tmp, path)
+
+
+def swept_keys(config: DictConfig) -> list[str]:
+    """The keys a sweep varies: its sweep overrides (``a=1,2``, ``range(...)``) and an Optuna sweeper's params."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(config.hydra.overrides.task))
+    keys = [o.get_key_element().lstrip("+~") for o in parsed if o.is_sweep_override()]
+    params = OmegaConf.select(config, "hydra.sweeper.params")
+    return keys + [str(k) for k in (params or {}) if str(k) not in keys]
+
+
+def _short(text: str) -> str:
+    return text.lstrip("+~").removeprefix("graph.")
+
+
+def job_label(sweep_dir: Path, overrides: list[str]) -> str:
+    """What tells a job from the sweep's others, e.g. ``convergence_threshold=0.7 seed=1`` (its MLflow run name)."""
+    path = sweep_dir / PARENT_FILE
+    swept = json.loads(path.read_text()).get("swept", []) if path.exists() else []
+    values = {o.lstrip("+~").partition("=")[0]: o.partition("=")[2] for o in overrides}
+    return " ".join(f"{_short(k)}={values[k]}" for k in swept if k in values)
+
+
 class SweepCallback(Callback):
     """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
     started again in the same directory keeps its parent run."""
 
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        _scrub_secrets(config)
+
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        _scrub_secrets(config)
         tracking = _tracking(config)
         if not tracking.get("enabled"):
             return
@@ -155,12 +198,24 @@ class SweepCallback(Callback):
         if previous and config.get("resume"):
             client.update_run(previous, "RUNNING")
             return
-        overrides = list(config.hydra.overrides.task)
-        run = client.create_run(experiment_id, run_name=f"sweep {sweep_dir.name}",
-                                tags={"sweep": "true", "sweep_dir": str(sweep_dir), "overrides": " ".join(overrides)})
-        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": tracking["uri"]}))
+        from dialectica.sim.config import redact_overrides
+        from dialectica.sim.tracking import source_tags
+
+        overrides = redact_overrides(config.hydra.overrides.task)
+        swept = swept_keys(config)
+        keys = [o.lstrip("+~").partition("=")[0] for o in overrides]
+        shown = [o.partition("=")[2] if k == "graph" else _short(o)  # "sweep socratic_panel threshold=0.6,0.8"
+                 for k, o in zip(keys, overrides, strict=True) if k in {*swept, "graph"}]
+        note = (f"A sweep of {', '.join(map(_short, swept)) or 'one configuration'}: "
+                f"`dialectica -m {' '.join(overrides)}` in {sweep_dir}; each job is a child run.")
+        run = client.create_run(experiment_id, run_name=secrets.scrub(" ".join(["sweep", *shown]))[:250],
+                                tags=secrets.scrub_tree({**source_tags(), "sweep": "true", "sweep_dir": str(sweep_dir),
+                                                         "overrides": " ".join(overrides), "mlflow.note.content": note}))
+        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": tracking["uri"],
+                                                         "swept": swept}))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        _scrub_secrets(config)
         sweep_dir = Path(config.hydra.sweep.dir)
         table = comparison(sweep_dir)
         if not table.empty:
@@ -180,13 +235,13 @@ class SweepCallback(Callback):
                 client.log_artifact(parent, str(objective_plot(table, sweep_dir / "objective.png")))
             for graph, row in table.groupby("graph").head(1).set_index("graph").iterrows():
                 client.log_metric(parent, f"{graph}/best_convergence_rate", float(row["convergence_rate"]))
-                client.set_tag(parent, f"{graph}/best_config", row["config"])
+                client.set_tag(parent, f"{graph}/best_config", secrets.scrub(str(row["config"])))
         results = sweep_dir / "optimization_results.yaml"
         if results.exists():  # written by the Optuna sweeper
             client.log_artifact(parent, str(results))
             best = yaml.safe_load(results.read_text())
             for key, value in (best.get("best_params") or {}).items():
-                client.log_param(parent, f"best.{key}", value)
+                client.log_param(parent, f"best.{key}", secrets.scrub(str(value)))
             if best.get("best_value") is not None:
                 client.log_metric(parent, "best_objective", float(best["best_value"]))
         client.set_terminated(parent, "FINISHED")

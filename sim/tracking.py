@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import subprocess
 import time
@@ -25,6 +27,7 @@ class RunLog(Protocol):
     def metrics(self, values: dict[str, float], step: int = 0) -> None: ...
     def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None: ...
     def artifact(self, path: Path, folder: str | None = None) -> None: ...
+    def dataset(self, name: str, files: list[Path], source: str) -> None: ...
 
 
 class NullRun:
@@ -36,6 +39,7 @@ class NullRun:
     def metrics(self, values: dict[str, float], step: int = 0) -> None: ...
     def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None: ...
     def artifact(self, path: Path, folder: str | None = None) -> None: ...
+    def dataset(self, name: str, files: list[Path], source: str) -> None: ...
 
 
 class MlflowRun:
@@ -69,6 +73,29 @@ class MlflowRun:
 
     def artifact(self, path: Path, folder: str | None = None) -> None:
         self.client.log_artifact(self.run_id, str(path), folder)
+
+    def dataset(self, name: str, files: list[Path], source: str) -> None:
+        """Logs ``files`` (a graph's scenario files) as the run's evaluation dataset input ``name``."""
+        from mlflow.entities import Dataset, DatasetInput, InputTag
+
+        digest = hashlib.sha256()
+        for path in sorted(files):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        dataset = Dataset(name=name, digest=digest.hexdigest()[:16], source_type="local",
+                          source=json.dumps({"uri": scrub(source)}),
+                          profile=json.dumps({"num_rows": len(files)}),
+                          schema=json.dumps({"files": sorted(p.name for p in files)}))
+        self.client.log_inputs(self.run_id, datasets=[
+            DatasetInput(dataset, tags=[InputTag("mlflow.data.context", "evaluation")])])
+
+
+def source_tags() -> dict[str, str]:
+    """MLflow's source tags: what ran (this package's entry point) and, in a git checkout, its commit."""
+    commit = git_commit()
+    tags = {"mlflow.source.name": "dialectica", "mlflow.source.type": "LOCAL", "git_commit": commit}
+    if commit != "unknown":
+        tags["mlflow.source.git.commit"] = commit
+    return tags
 
 
 def git_commit() -> str:
@@ -107,15 +134,17 @@ class Tracker:
             client.set_terminated(run.info.run_id, "KILLED")
 
     @contextmanager
-    def run(self, name: str, tags: dict[str, str]) -> Iterator[RunLog]:
-        """A run that ends FINISHED, FAILED on an exception, or KILLED on Ctrl-C."""
+    def run(self, name: str, tags: dict[str, str], description: str = "") -> Iterator[RunLog]:
+        """A run that ends FINISHED, FAILED on an exception, or KILLED on Ctrl-C; ``description`` is
+        the note MLflow shows on the run's page."""
         if not self.config.enabled:
             yield NullRun()
             return
         client, experiment_id = self.connect()
         parent = {"mlflow.parentRunId": self.config.parent_run_id} if self.config.parent_run_id else {}
+        note = {"mlflow.note.content": description} if description else {}
         run = client.create_run(experiment_id, run_name=name,
-                                tags=scrub_tree({"git_commit": git_commit(), **parent, **tags}))
+                                tags=scrub_tree({**source_tags(), **parent, **note, **tags}))
         try:
             yield MlflowRun(client, run.info.run_id)
         except KeyboardInterrupt:

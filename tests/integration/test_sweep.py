@@ -46,6 +46,34 @@ def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
     assert parents[0].data.metrics["socratic_panel/best_convergence_rate"] == best["convergence_rate"]
 
 
+def test_sweep_runs_read_well_in_mlflow(tmp_path):
+    """Runs named by what differs, source tags, the classic experiment view, scenarios as dataset inputs, notes."""
+    import subprocess as sp
+
+    _sweep(tmp_path, "seq")
+    client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
+    experiment = client.get_experiment_by_name("dialectica")
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
+    runs = client.search_runs([experiment.experiment_id])
+    (parent,) = [r for r in runs if r.data.tags.get("sweep") == "true"]
+    assert parent.info.run_name == "sweep socratic_panel convergence_threshold=0.6,0.95 seed=0,1"
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert sorted(r.info.run_name for r in children) == [
+        f"socratic_panel convergence_threshold={t} seed={s}" for t in ("0.6", "0.95") for s in (0, 1)]
+    head = sp.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=tmp_path).stdout.strip()
+    for run in [parent, *children]:
+        tags = run.data.tags
+        assert tags["mlflow.source.name"] == "dialectica" and tags["mlflow.source.type"] == "LOCAL"
+        assert tags.get("mlflow.source.git.commit") == (head or None)
+        assert tags["mlflow.note.content"]
+    child = children[0]
+    assert "12 episodes over" in child.data.tags["mlflow.note.content"]
+    (dataset,) = client.get_run(child.info.run_id).inputs.dataset_inputs
+    assert dataset.dataset.name == "socratic_panel scenarios" and dataset.tags[0].value == "evaluation"
+    digests = {client.get_run(r.info.run_id).inputs.dataset_inputs[0].dataset.digest for r in children}
+    assert len(digests) == 1  # the same scenario files in every job
+
+
 @pytest.mark.slow  # a long run: every graph or several jobs
 def test_joblib_launcher_matches_sequential_results(tmp_path):
     _sweep(tmp_path, "seq")
