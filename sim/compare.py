@@ -3,7 +3,8 @@
 Baselines live in ``results/baselines/<graph>.json``. A rate with a Wilson interval must stay inside
 the baseline's interval; every other metric within a relative tolerance (``--tolerance``, 5% by
 default, or per metric in ``results/baselines/tolerances.yaml``). Wall-clock metrics are not compared.
-Exit code 0: no regression; 1: a regression; 2: bad input. ``--update`` rewrites the baselines.
+Exit code 0: no regression; 1: a regression; 2: bad input. ``--update`` rewrites the baselines;
+``--out DIR`` also writes ``comparison.json``, ``comparison.md`` and ``junit.xml`` there (sim/ci_report.py).
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tolerance", type=float, default=0.05, help="default relative tolerance")
     parser.add_argument("--all", action="store_true", help="print every metric, not only the failing ones")
     parser.add_argument("--baselines", type=Path, default=BASELINES)
+    parser.add_argument("--out", type=Path, help="write comparison.json, comparison.md and junit.xml here (for CI)")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides for the suite, e.g. graph.max_rounds=4")
     args = parser.parse_args(argv)
     from dialectica.sim.discovery import names
@@ -103,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [g for g in graphs if g not in known]
     if unknown:
         print(f"dialectica-compare: error: unknown graph {unknown[0]!r}; valid choices: {', '.join(known)}", file=sys.stderr)
+        return 2
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"dialectica-compare: error: --out {args.out} is a file; give a directory", file=sys.stderr)
         return 2
     tolerance_file = args.baselines / "tolerances.yaml"
     tolerances = yaml.safe_load(tolerance_file.read_text()) or {} if tolerance_file.exists() else {}
@@ -119,15 +124,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"updated {len(results)} baseline(s) in {args.baselines}")
         return 0
     failed = False
+    all_rows: dict[str, list[tuple[str, float | None, float | None, str]] | None] = {}
+    baselines: dict[str, dict[str, Any]] = {}
     for graph, metrics in results.items():
         path = args.baselines / f"{graph}.json"
         if not path.exists():
             print(f"== {graph}: no baseline at {path}; run with --update")
-            failed = True
+            failed, all_rows[graph] = True, None
             continue
-        rows = compare(graph, json.loads(path.read_text()), metrics, tolerances, args.tolerance)
+        baselines[graph] = json.loads(path.read_text())
+        rows = all_rows[graph] = compare(graph, baselines[graph], metrics, tolerances, args.tolerance)
         failed |= any(r[3] == "REGRESSION" for r in rows)
         print(table(graph, rows, args.all))
+    if args.out is not None:
+        from dialectica.sim.ci_report import write
+
+        written = write(args.out, all_rows, baselines, tolerances, args.tolerance)
+        print(f"reports: {', '.join(str(p) for p in written)}")
     print("REGRESSION" if failed else "no regression")
     return 1 if failed else 0
 

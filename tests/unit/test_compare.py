@@ -37,3 +37,41 @@ def test_table_lists_failures_with_delta():
     text = table("g", rows, everything=False)
     assert "1 regression(s)" in text and "depth_mean" in text and "REGRESSION" in text and "convergence_rate " not in text
     assert "convergence_rate" in table("g", rows, everything=True)
+
+
+def test_ci_reports_junit_markdown_and_json(tmp_path):
+    import json
+    import xml.etree.ElementTree as ET
+
+    from dialectica.sim.ci_report import write
+
+    baseline = {"convergence_rate": 0.5, "convergence_rate_ci95_low": 0.4, "convergence_rate_ci95_high": 0.6,
+                "rounds_mean": 3.0, "depth_mean": 2.0}
+    now = {"convergence_rate": 0.2, "convergence_rate_ci95_low": 0.1, "convergence_rate_ci95_high": 0.3,
+           "rounds_mean": 3.05, "depth_mean": 2.0, "brand_new": 1.0}
+    rows = compare("g", baseline, now, {}, 0.05)
+    paths = write(tmp_path / "out", {"g": rows, "h": None}, {"g": baseline}, {}, 0.05)
+    assert [p.name for p in paths] == ["comparison.json", "comparison.md", "junit.xml"]
+
+    suites = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    g, h = suites.findall("testsuite")
+    cases = {c.get("name"): c for c in g.findall("testcase")}
+    regressions = [r[0] for r in rows if r[3] == "REGRESSION"]
+    assert "convergence_rate" in regressions and "rounds_mean" not in regressions
+    assert g.get("tests") == str(len(rows)) and g.get("failures") == str(len(regressions))
+    assert sorted(c.get("name") for c in g.findall("testcase") if c.find("failure") is not None) == sorted(regressions)
+    assert "outside the baseline's 95% interval [0.4, 0.6]" in cases["convergence_rate"].find("failure").get("message")
+    assert cases["rounds_mean"].find("failure") is None and cases["brand_new"].find("skipped") is not None
+    assert h.get("failures") == "1" and "dialectica-compare --update" in h.find("testcase/failure").get("message")
+
+    report = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert report["regression"] is True and report["graphs"]["h"]["baseline"] is None
+    verdicts = {r["metric"]: r["verdict"] for r in report["graphs"]["g"]["rows"]}
+    assert verdicts["convergence_rate"] == "REGRESSION" and verdicts["depth_mean"] == "ok"
+    md = (tmp_path / "out" / "comparison.md").read_text()
+    assert "**Regression.**" in md and "| g | " in md and "`convergence_rate`" in md and "`depth_mean`" not in md
+
+    write(tmp_path / "ok", {"g": compare("g", baseline, baseline, {}, 0.05)}, {"g": baseline}, {}, 0.05)
+    assert json.loads((tmp_path / "ok" / "comparison.json").read_text())["regression"] is False
+    assert "No regression." in (tmp_path / "ok" / "comparison.md").read_text()
+    assert ET.parse(tmp_path / "ok" / "junit.xml").getroot().find("testsuite").get("failures") == "0"
