@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from dialectica.metrics import Metric, MetricFn, Record
+from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import mean, percentile, wilson_interval
 from dialectica.sim.termination import TerminationReason
 
@@ -96,6 +97,28 @@ def by_scenario() -> MetricFn:
     return compute
 
 
+PASS_HAT_MAX_K = 10
+
+
+def pass_hat() -> MetricFn:
+    """``pass_hat/<k>``: pass^k over scenarios (metrics/passk.py), k from 1 to the fewest episodes any scenario
+    had (at most 10): the chance that k episodes of one scenario all converge, averaged over scenarios."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        counts: dict[str, list[int]] = {}  # scenario -> [converged, episodes]
+        for r in records:
+            count = counts.setdefault(r["scenario"], [0, 0])
+            count[0] += r["termination_reason"] == "converged"
+            count[1] += 1
+        if not counts:
+            return {}
+        tasks = [(c, n) for c, n in counts.values()]
+        top = min(PASS_HAT_MAX_K, min(n for _, n in tasks))
+        return {f"pass_hat/{k}": mean_pass_hat_k(tasks, k) for k in range(1, top + 1)}
+
+    return compute
+
+
 def by_label() -> MetricFn:
     """``<label>/<value>/convergence_rate`` and ``<label>/<value>/<metric>_mean`` for every label an
     episode carries (for example ``schema/job_shop/ascr_recall_mean``)."""
@@ -161,8 +184,8 @@ def usage() -> MetricFn:
     return compute
 
 
-COMMON: tuple[Metric, ...] = (convergence, termination, episode_means, undefined_agreement, by_scenario, timings,
-                              usage)
+COMMON: tuple[Metric, ...] = (convergence, termination, episode_means, undefined_agreement, by_scenario, pass_hat,
+                              timings, usage)
 
 
 def aggregate(records: Sequence[Record], metrics: Sequence[Metric] = COMMON) -> dict[str, float]:

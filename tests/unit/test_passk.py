@@ -35,3 +35,18 @@ def test_markdown_table():
 
     text = markdown(pd.DataFrame({"config": ["a"], "rate": [0.12345]}))
     assert text.splitlines() == ["| config | rate |", "|---|---|", "| a | 0.123 |"]
+
+
+def test_pass_hat_in_the_summary_runs_to_the_fewest_episodes_of_a_scenario():
+    from dialectica.metrics.summary import pass_hat
+
+    def records(scenario: str, outcomes: str) -> list[dict]:
+        return [{"scenario": scenario, "termination_reason": "converged" if o == "1" else "max_rounds"}
+                for o in outcomes]
+
+    values = pass_hat()(records("a", "110") + records("b", "111") + records("c", "0000"))
+    assert sorted(values) == ["pass_hat/1", "pass_hat/2", "pass_hat/3"]
+    assert values["pass_hat/1"] == pytest.approx((2 / 3 + 1 + 0) / 3)
+    assert values["pass_hat/2"] == pytest.approx((1 / 3 + 1 + 0) / 3)
+    assert values["pass_hat/3"] == pytest.approx(1 / 3)
+    assert pass_hat()([]) == {}
