@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dialectica.sim.records import load_episodes as load_episodes
+    from dialectica.sim.sweep_data import load_sweep as load_sweep
 
 try:
     __version__ = version("dialectica")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "load_episodes"]
+__all__ = ["__version__", "load_episodes", "load_sweep"]
 
 
 def __getattr__(name: str) -> Any:
@@ -26,4 +27,8 @@ def __getattr__(name: str) -> Any:
         from dialectica.sim.records import load_episodes
 
         return load_episodes
+    if name == "load_sweep":
+        from dialectica.sim.sweep_data import load_sweep
+
+        return load_sweep
     raise AttributeError(f"module 'dialectica' has no attribute {name!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,41 @@ def test_analysis_notebook_executes_against_a_fresh_store(tmp_path, monkeypatch)
     assert len(images) >= 4  # two sweep points make one sweep plot, plus agreement, critic loops, timings
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "3 finished runs" in text and "1 sweep plot(s)" in text
+
+
+def test_analysis_notebook_says_so_on_an_empty_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIALECTICA_TRACKING_URI", f"sqlite:///{tmp_path / 'empty.db'}")
+    notebook = nbformat.read(PROJECT_ROOT / "notebooks" / "analysis.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(PROJECT_ROOT / "notebooks")}}).execute()
+    text = "".join(o.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs)
+    assert "0 finished runs" in text and "no node timings" in text
+
+
+def test_report_of_one_sweep_in_a_store_of_two_shows_only_that_sweep(tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    _run(tmp_path, "-m", "graph=socratic_panel", "graph.convergence_threshold=0.6,0.9", "episodes=4", "embeddings=false",
+         f"hydra.sweep.dir={tmp_path / 'panel'}")
+    _run(tmp_path, "-m", "graph=interview", "graph.budget=3,6", "episodes=3", f"hydra.sweep.dir={tmp_path / 'interview'}")
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    parent = json.loads((tmp_path / "panel" / "mlflow_parent.json").read_text())["run_id"]
+    proc = subprocess.run([str(BIN), "report", parent, "--tracking-uri", uri], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html = (tmp_path / "panel" / "report.html").read_text()
+    assert "2 jobs, 8 episodes, graphs socratic_panel; swept: graph.convergence_threshold" in html
+    assert "interview" not in html and "graph.budget" not in html
+    assert html.count("data:image/png;base64") >= 2  # the threshold plot and the scenario heatmap, inlined
+    assert 'src="http' not in html and "mcnemar" in html
+    client = MlflowClient(uri)
+    assert "report.html" in {a.path for a in client.list_artifacts(parent)}
+    other = json.loads((tmp_path / "interview" / "mlflow_parent.json").read_text())["run_id"]
+    assert "report.html" not in {a.path for a in client.list_artifacts(other)}
+
+    (tmp_path / "empty").mkdir()
+    for target in ("empty", "no-such-sweep"):
+        proc = subprocess.run([str(BIN), "report", str(tmp_path / target)], capture_output=True, text=True, cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith("dialectica: error:") and target in line
