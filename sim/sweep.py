@@ -211,7 +211,7 @@ class SweepCallback(Callback):
         run = client.create_run(experiment_id, run_name=secrets.scrub(" ".join(["sweep", *shown]))[:250],
                                 tags=secrets.scrub_tree({**source_tags(), "sweep": "true", "sweep_dir": str(sweep_dir),
                                                          "overrides": " ".join(overrides), "mlflow.note.content": note}))
-        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": tracking["uri"],
+        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": secrets.scrub(tracking["uri"]),
                                                          "swept": swept}))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
@@ -227,7 +227,8 @@ class SweepCallback(Callback):
             return
         from dialectica.sim.store import open_store
 
-        client, _ = open_store(json.loads((sweep_dir / PARENT_FILE).read_text())["uri"], _tracking(config)["experiment"])
+        tracking = _tracking(config)  # the file keeps the URI scrubbed of credentials
+        client, _ = open_store(tracking["uri"], tracking["experiment"])
         if not table.empty:
             for name in ("comparison.csv", "comparison.md"):
                 client.log_artifact(parent, str(sweep_dir / name))
