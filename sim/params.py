@@ -25,6 +25,13 @@ def bounded(default: Any, low: float | None = None, high: float | None = None, *
     return dataclasses.field(default=default, metadata={"range": (low, high)}, **kw)
 
 
+def range_text(low: float | None, high: float | None) -> str:
+    """``[0, 1]``, ``>= 0.01`` or ``<= 5``: the valid range in a message."""
+    if low is not None and high is not None:
+        return f"[{low}, {high}]"
+    return f">= {low}" if low is not None else f"<= {high}"
+
+
 def _check(key: str, value: Any, hint: Any, bounds: tuple[float | None, float | None] | None) -> Any:
     if isinstance(hint, types.UnionType) and type(None) in get_args(hint):  # ``int | None``: null, or an int
         if value is None:
@@ -43,13 +50,17 @@ def _check(key: str, value: Any, hint: Any, bounds: tuple[float | None, float | 
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"{key} must be a finite number, got {value!r}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (hint is int and value != int(value)):
-            raise ConfigError(f"{key} must be {'an integer' if hint is int else 'a number'}, got {value!r}")
+            low, high = bounds or (None, None)
+            valid = f"; valid range: {range_text(low, high)}" if low is not None or high is not None else ""
+            raise ConfigError(f"{key} must be {'an integer' if hint is int else 'a number'}, got {value!r}{valid}")
         value = hint(value)
         low, high = bounds or (None, None)
         if (low is not None and value < low) or (high is not None and value > high):
-            raise ConfigError(f"{key}={value} is out of range; valid range: [{low}, {high}]")
+            raise ConfigError(f"{key}={value} is out of range; valid range: {range_text(low, high)}")
         return value
     if hint is str:
+        if isinstance(value, (Mapping, list, tuple)):
+            raise ConfigError(f"{key} must be a string, got {value!r}")
         return str(value)
     return value
 

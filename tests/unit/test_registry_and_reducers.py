@@ -77,7 +77,7 @@ def test_unknown_key_lists_the_valid_keys():
         ({"convergence_threshold": "0.8"}, "graph.convergence_threshold must be a number, got '0.8'"),
         ({"convergence_threshold": 1.5}, "graph.convergence_threshold=1.5 is out of range; valid range: [0.0, 1.0]"),
         ({"max_rounds": 0}, "graph.max_rounds=0 is out of range; valid range: [1, 50]"),
-        ({"sample_size_min": -1}, "graph.sample_size_min=-1 is out of range; valid range: [0, None]"),
+        ({"sample_size_min": -1}, "graph.sample_size_min=-1 is out of range; valid range: >= 0"),
         ({"strength_weights": 3}, "graph.strength_weights must be a mapping, got 3"),
         ({"strength_weights": {"high": 1, "medium": "x", "low": 0.1}}, "graph.strength_weights.medium must be a number"),
         ({"bias_discounts": {"high": 1, "medium": 0.5, "low": 11}}, "graph.bias_discounts.low=11.0 is out of range"),
