@@ -13,9 +13,60 @@ from dialectica.sim.spec import GraphSpec
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml parses about 8 times faster
 
 
+MAX_BYTES = 1 << 20  # a data file past 1 MiB is refused unread: the largest shipped one is about 70 KiB
+MAX_NODES = 1_000_000  # values a parsed file may expand to, aliases followed: a "YAML bomb" stops here
+
+
+class _Unreadable(ValueError):
+    """Why a data file cannot be used, without its path (the caller says which file)."""
+
+
+def _expanded_size(data: Any, limit: int) -> int:
+    """How many values ``data`` holds with every alias expanded, counting no further than ``limit``."""
+    seen, stack = 0, [data]
+    while stack and seen <= limit:
+        value = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            stack.extend(value.values())
+            stack.extend(value.keys())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return seen
+
+
+def _parse(path: Path) -> Any:
+    """The parsed file; raises _Unreadable naming the problem (size, encoding, YAML syntax, alias bomb)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise _Unreadable(f"{size:,} bytes, over the {MAX_BYTES >> 20} MiB cap on data files ({MAX_BYTES:,} bytes)")
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Unreadable(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from exc
+    except OSError as exc:
+        raise _Unreadable(f"cannot be read ({exc.strerror or exc})") from exc
+    try:
+        data = yaml.load(text, Loader=_Loader)  # a safe loader: no Python tags
+    except yaml.YAMLError as exc:
+        where = str(exc).replace(' in "<unicode string>",', "")  # the file is named by the caller
+        raise _Unreadable(f"not valid YAML: {' '.join(where.split())}") from exc
+    if _expanded_size(data, MAX_NODES) > MAX_NODES:
+        raise _Unreadable(f"its aliases expand past {MAX_NODES:,} values (a YAML bomb?)")
+    return data
+
+
 def read_yaml(path: Path) -> Any:
-    """A YAML data file, parsed safely (no Python tags); errors are yaml.YAMLError or OSError."""
-    return yaml.load(path.read_text(), Loader=_Loader)  # a safe loader: no Python tags
+    """A YAML data file, parsed safely (no Python tags, at most ``MAX_BYTES``, aliases expanding to at most
+    ``MAX_NODES`` values); None for an empty file.
+
+    Raises:
+        ConfigError: naming the file and what is wrong with it.
+    """
+    try:
+        return _parse(path)
+    except _Unreadable as exc:
+        raise ConfigError(f"malformed data file {path}: {exc}; fix or replace it") from None
 
 
 def scenario_paths(data: Path) -> dict[str, Path]:
@@ -24,19 +75,27 @@ def scenario_paths(data: Path) -> dict[str, Path]:
 
 
 def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
-    """Reads and validates one scenario file; any problem is a ConfigError naming the file."""
+    """Reads and validates one scenario file; any problem is a ConfigError naming the file and what to do."""
+    hint = f"fix the file, or move it out of {path.parent}"
     try:
-        data = read_yaml(path)
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"malformed scenario file {path}: {str(exc).splitlines()[0]}") from exc
+        data = _parse(path)
+    except _Unreadable as exc:
+        raise ConfigError(f"malformed scenario file {path}: {exc}; {hint}") from None
+    if data is None:
+        raise ConfigError(f"malformed scenario file {path}: the file is empty; {hint}")
     if not isinstance(data, dict):
-        raise ConfigError(f"malformed scenario file {path}: expected a mapping at the top level")
+        raise ConfigError(f"malformed scenario file {path}: expected a mapping at the top level, "
+                          f"got {type(data).__name__}; {hint}")
     try:
         data = spec.prepare_scenario(data, path.parents[1])
     except ConfigError as exc:
-        raise ConfigError(f"malformed scenario file {path}: {exc}") from exc
+        raise ConfigError(f"malformed scenario file {path}: {exc}; {hint}") from exc
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:  # a value of the wrong shape
+        raise ConfigError(f"malformed scenario file {path}: a value has the wrong shape "
+                          f"({type(exc).__name__}: {exc}); {hint}") from exc
     if data["name"] != path.stem:
-        raise ConfigError(f"malformed scenario file {path}: name {data['name']!r} differs from the file name")
+        raise ConfigError(f"malformed scenario file {path}: name {data['name']!r} differs from the file name; "
+                          f"rename one of them")
     return data
 
 
@@ -44,8 +103,12 @@ def load_scenarios(data: Path, spec: GraphSpec, select: str) -> list[dict[str, A
     """All scenarios in ``data`` (``select='all'``) or the comma-separated names in ``select``."""
     paths = scenario_paths(data)
     if not paths:
-        raise ConfigError(f"no scenarios for graph {spec.name} under {data / 'scenarios'}")
+        raise ConfigError(f"no scenarios for graph {spec.name} under {data / 'scenarios'}; add <name>.yaml files "
+                          "there, or set datasets_dir to a folder that has them (null: the project's datasets)")
     names = list(paths) if select == "all" else [s.strip() for s in select.split(",")]
+    if not names or not all(names):
+        raise ConfigError(f"scenario={select!r} names no scenario for graph {spec.name}; "
+                          f"valid choices: all, {', '.join(paths)}")
     for name in names:
         if name not in paths:
             raise ConfigError(f"unknown scenario={name!r} for graph {spec.name}; valid choices: all, {', '.join(paths)}")
