@@ -59,9 +59,13 @@ def read_metadata(path: Path) -> dict[str, Any]:
 
         if f.read(4) != b"GGUF":
             raise ConfigError(f"{path}: not a GGUF file; llama.cpp reads GGUF models only")
-        unpack("I")  # version
-        unpack("Q")  # tensors
-        return {string(): value(unpack("I")) for _ in range(unpack("Q"))}
+        try:
+            unpack("I")  # version
+            unpack("Q")  # tensors
+            return {string(): value(unpack("I")) for _ in range(unpack("Q"))}
+        except (struct.error, KeyError, MemoryError, OverflowError, ValueError) as exc:
+            raise ConfigError(f"{path}: a GGUF file whose header is truncated or corrupt ({exc or type(exc).__name__}); "
+                              "replace the file") from None
 
 
 def _numbered(prefix: str, count: int, name: Callable[[int], str]) -> Callable[[], list[Path]]:
@@ -172,6 +176,7 @@ def model_file(settings: Any) -> tuple[Path, str, str | None]:
         return path, f"llm.preset={preset} ({path.name})", PRESETS[preset].chat_format
     path = Path(settings.model_path).expanduser()
     if not path.is_file():
-        raise ConfigError(f"llm.model_path={settings.model_path}: no such file; give a GGUF file, "
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        raise ConfigError(f"llm.model_path={settings.model_path}: {what}; give a GGUF file, "
                           f"or null for llm.preset ({', '.join(PRESETS)})")
     return path, f"llm.model_path={settings.model_path}", None

@@ -135,8 +135,11 @@ class LlamaCppBackend:
                               f"valid choices: {AUTO}, {', '.join(CHAT_FORMATS)}")
         path, label, packaged_format = model_file(settings)
         with path.open("rb") as f:
-            if f.read(4) != b"GGUF":
-                raise ConfigError(f"{label}: not a GGUF file; llama.cpp reads GGUF models only")
+            magic = f.read(4)
+        if magic != b"GGUF":
+            what = "an empty file" if not magic else f"not a GGUF file (it starts with {magic!r})"
+            raise ConfigError(f"{label}: {what}; llama.cpp reads GGUF models only: give a .gguf file, "
+                              f"or llm.model_path=null for llm.preset")
         self._args = (str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
         self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO

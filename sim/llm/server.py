@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.throttle import Throttle, retry_after
@@ -42,6 +43,12 @@ class ServerBackend:
                               "install it with: pip install -e .") from exc
         if not settings.base_url:
             raise ConfigError("llm.base_url is not set; llm=openai needs the server's URL, e.g. http://127.0.0.1:8000/v1")
+        url = urlsplit(str(settings.base_url))
+        if url.scheme not in ("http", "https") or not url.hostname:
+            from dialectica.sim.config import scrub_url
+
+            raise ConfigError(f"llm.base_url={scrub_url(str(settings.base_url))} is not an http(s) URL; give the "
+                              "server's /v1 URL, e.g. http://127.0.0.1:8000/v1")
         key = "not-needed"
         if settings.api_key_env:
             key = os.environ.get(settings.api_key_env, "")
