@@ -51,7 +51,8 @@ def compare(graph: str, baseline: dict[str, Any], now: dict[str, Any], tolerance
     a new one is reported as "new"."""
     base, cur = compared(baseline), compared(now)
     rows: list[tuple[str, float | None, float | None, str]] = []
-    for name in sorted(base.keys() | cur.keys()):
+    bounds = {f"{name}_ci95_{side}" for name in base.keys() | cur.keys() for side in ("low", "high")}
+    for name in sorted((base.keys() | cur.keys()) - bounds):  # an interval judges its rate, not itself
         if name not in base:
             rows.append((name, None, cur[name], "new"))
         else:
@@ -108,6 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         print(f"dialectica-compare: error: --out {args.out} is a file; give a directory", file=sys.stderr)
+        return 2
+    if not args.update and not args.graphs and not any(args.baselines.glob("*.json")):
+        print(f"dialectica-compare: error: no baselines in {args.baselines}; make them with "
+              f"dialectica-compare --baselines {args.baselines} --graphs NAME --update", file=sys.stderr)
         return 2
     tolerance_file = args.baselines / "tolerances.yaml"
     tolerances = yaml.safe_load(tolerance_file.read_text()) or {} if tolerance_file.exists() else {}

@@ -75,3 +75,17 @@ def test_ci_reports_junit_markdown_and_json(tmp_path):
     assert json.loads((tmp_path / "ok" / "comparison.json").read_text())["regression"] is False
     assert "No regression." in (tmp_path / "ok" / "comparison.md").read_text()
     assert ET.parse(tmp_path / "ok" / "junit.xml").getroot().find("testsuite").get("failures") == "0"
+
+
+def test_no_baselines_is_bad_input_before_any_run(tmp_path, capsys):
+    from dialectica.sim.compare import main
+
+    assert main(["--baselines", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert f"no baselines in {tmp_path / 'none'}" in err and "--update" in err
+
+
+def test_an_interval_judges_its_rate_and_is_not_a_row_of_its_own():
+    baseline = {"convergence_rate": 0.5, "convergence_rate_ci95_low": 0.4, "convergence_rate_ci95_high": 0.6}
+    now = {"convergence_rate": 0.2, "convergence_rate_ci95_low": 0.1, "convergence_rate_ci95_high": 0.3}
+    assert compare("g", baseline, now, {}, 0.05) == [("convergence_rate", 0.5, 0.2, "REGRESSION")]
