@@ -8,6 +8,7 @@ or 503 reply is waited out, ``llm.rate_limit_retries`` times, without counting a
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -34,6 +35,17 @@ def throttle(base_url: str, in_flight: int, per_minute: float) -> Throttle:
         return _THROTTLES[base_url]
 
 
+HTTP_LOGGERS = ("httpx", "httpcore", "openai")
+
+
+def quiet_http_logs() -> None:
+    """The HTTP client logs every request at INFO (one line per model call); WARNING unless a level was set."""
+    for name in HTTP_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.WARNING)
+
+
 class ServerBackend:
     def __init__(self, settings: Any) -> None:
         try:
@@ -54,6 +66,7 @@ class ServerBackend:
             key = os.environ.get(settings.api_key_env, "")
             if not key:
                 raise ConfigError(f"llm.api_key_env={settings.api_key_env}: that environment variable is not set")
+        quiet_http_logs()
         self.client = openai.OpenAI(base_url=settings.base_url, api_key=key, max_retries=0)
         self.model = settings.model
         self.throttle = throttle(settings.base_url, settings.max_in_flight, settings.requests_per_minute)

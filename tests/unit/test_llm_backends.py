@@ -123,3 +123,20 @@ def test_a_file_that_is_not_gguf_is_refused_before_anything_loads(tmp_path):
     fake.write_bytes(b"PK\x03\x04 not a model")
     with pytest.raises(ConfigError, match=r"llm\.model_path=.*weights\.bin: not a GGUF file"):
         LlamaCppBackend(LLMSettings(backend="llamacpp", model_path=str(fake)))
+
+
+def test_http_client_logs_default_to_warning_but_a_chosen_level_stays():
+    import logging
+
+    from dialectica.sim.llm.server import HTTP_LOGGERS, quiet_http_logs
+
+    saved = {name: logging.getLogger(name).level for name in HTTP_LOGGERS}
+    try:
+        logging.getLogger("httpx").setLevel(logging.NOTSET)
+        logging.getLogger("openai").setLevel(logging.DEBUG)
+        quiet_http_logs()
+        assert logging.getLogger("httpx").getEffectiveLevel() == logging.WARNING
+        assert logging.getLogger("openai").level == logging.DEBUG
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
