@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import os
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig
 
 from dialectica.sim import cast, discovery, secrets
 from dialectica.sim.llm.casting import Voices, voices
 from dialectica.sim.params import ConfigError, build_params
+from dialectica.sim.paths import cannot_create
 from dialectica.sim.resources import conf_dir
 from dialectica.sim.scenarios import load_scenarios
 from dialectica.sim.secrets import scrub_url
+from dialectica.sim.shape import check_shape, container, int_value, objective, view_options
 from dialectica.sim.spec import GraphSpec
 from dialectica.sim.view.options import ViewOptions
 
@@ -103,17 +104,12 @@ def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def _container(node: Any, resolve: bool = True) -> dict[str, Any]:
-    """A config mapping as a plain dict (its keys are strings: they come from YAML and overrides)."""
-    values = OmegaConf.to_container(node, resolve=resolve)
-    assert isinstance(values, dict), f"expected a mapping, got {values!r}"
-    return typing.cast(dict[str, Any], values)
+    """A config mapping as a plain dict (its keys are strings: they come from YAML and overrides).
 
-
-def _int(cfg: DictConfig, key: str, low: int) -> int:
-    value = cfg.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{key}={value!r} is invalid; valid values: integers >= {low}")
-    return value
+    Raises:
+        ConfigError: naming the key whose ``${...}`` does not resolve.
+    """
+    return container(node, resolve)
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -126,11 +122,18 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
     graph_cfg = _container(cfg.graph)
     name = str(graph_cfg.pop("name", None))
+    if name == "all" and graph_cfg:
+        key = sorted(graph_cfg)[0]
+        raise ConfigError(f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
+                          f"for one graph of graph=all ({', '.join(discovery.names())})")
     raws = {n: discovery.load(n).defaults() for n in discovery.names()} if name == "all" else {name: graph_cfg}
     per_graph = _container(cfg.per_graph) if cfg.get("per_graph") else {}
-    for other in per_graph:
+    for other, values in per_graph.items():
         if other not in discovery.names():
             raise ConfigError(f"unknown graph per_graph.{other}; valid choices: {', '.join(discovery.names())}")
+        if not isinstance(values, dict):
+            raise ConfigError(f"per_graph.{other}={values!r} is invalid; valid values: a mapping of that graph's keys, "
+                              f"e.g. +per_graph.{other}.<key>=<value>")
     datasets_dir = cfg.get("datasets_dir")
     runs = []
     for graph_name, given in raws.items():
@@ -151,22 +154,6 @@ def _scenarios(value: Any) -> str:
     return str(value)
 
 
-_OBJECTIVE_KEYS = ("metric", "floor_metric", "floor", "penalty")
-
-
-def _objective(cfg: DictConfig) -> dict[str, Any] | None:
-    objective = cfg.get("objective")
-    if objective is None:
-        return None
-    if not isinstance(objective, DictConfig):
-        raise ConfigError(f"objective needs 'metric' and takes only {', '.join(_OBJECTIVE_KEYS)}; got {objective!r}")
-    values = _container(objective)
-    unknown = sorted(set(values) - set(_OBJECTIVE_KEYS))
-    if unknown or "metric" not in values:
-        raise ConfigError(f"objective needs 'metric' and takes only {', '.join(_OBJECTIVE_KEYS)}; got {sorted(values)}")
-    return values
-
-
 def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
                parent_run_id: str | None = None) -> RunConfig:
     """Validates the composed config and returns typed objects. First registers the run's secrets
@@ -178,6 +165,7 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     resolved = _container(cfg)
     secrets.collect(resolved, os.environ)
     secrets.install_logging()
+    check_shape(cfg)
     participants = _container(cfg.participants)
     failure_rate = participants.get("failure_rate", 0.0)
     if not isinstance(failure_rate, (int, float)) or not 0 <= failure_rate < 1:
@@ -193,22 +181,23 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     graph_runs = _graph_runs(cfg)
     for run in graph_runs:
         cast.check(run.spec, str(participants["kind"]))
+    embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
+    if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
+        why = cannot_create(embedding_cache)
+        if why:
+            raise ConfigError(f"embedding_cache={embedding_cache}: the cache cannot be created there ({why}); "
+                              "give a writable path, or null to encode every run afresh")
     cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
     roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
     cast_voices.check(roles)
     max_error_rate = cfg.get("max_error_rate", 0.5)
-    if isinstance(max_error_rate, bool) or not isinstance(max_error_rate, (int, float)) or not 0 <= max_error_rate <= 1:
-        raise ConfigError(f"max_error_rate={max_error_rate!r} is out of range; valid range: [0, 1]")
     concurrency = cfg.get("max_concurrency")
     if concurrency is None:
         concurrency = cast_voices.default_concurrency(roles)
-    elif isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 1024:
-        raise ConfigError(f"max_concurrency={concurrency!r} is invalid; valid values: integers 1..1024, "
-                          "or null for the backend's default")
     return RunConfig(
         graphs=graph_runs,
-        episodes=_int(cfg, "episodes", 1),
-        seed=_int(cfg, "seed", 0),
+        episodes=int_value(cfg, "episodes", 1),
+        seed=int_value(cfg, "seed", 0),
         participants=str(participants["kind"]),
         failure_rate=float(failure_rate),
         tracking=TrackingConfig(bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment")),
@@ -216,13 +205,13 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),
         resolved=secrets.scrub_tree(redact(resolved)),
-        embedding_cache=Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None,
+        embedding_cache=embedding_cache,
         embeddings=bool(cfg.get("embeddings", True)),
         overrides=tuple(secrets.scrub(o) for o in redact_overrides(overrides)),
         resume=bool(cfg.get("resume", False)),
-        objective=_objective(cfg),
+        objective=objective(cfg),
         voices=cast_voices,
-        view=ViewOptions.from_mapping(_container(cfg.view, resolve=False) if cfg.get("view") is not None else None),
+        view=view_options(cfg),
         max_concurrency=concurrency,
         crash_rate=float(crash_rate),
         max_error_rate=float(max_error_rate),

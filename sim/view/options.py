@@ -32,6 +32,8 @@ class ViewOptions:
         unknown = sorted(set(values) - set(cls.__dataclass_fields__))
         if unknown:
             raise ConfigError(f"view.{unknown[0]} is not a view option; valid keys: {', '.join(cls.__dataclass_fields__)}")
+        if not isinstance(values.get("enabled", True), bool):
+            raise ConfigError(f"view.enabled={values['enabled']!r} is invalid; valid values: true, false")
         for key in ("first", "errors"):
             value = values.get(key, getattr(cls, key))
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
