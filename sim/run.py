@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import shutil
 import signal
 import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, NoReturn, cast
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -18,32 +24,69 @@ from dialectica.sim import fingerprint
 from dialectica.sim.groups import CONF_DIR, graph_options, register_plugin_configs
 from dialectica.sim.params import ConfigError
 
-GROUPS = ("graph", "participants", "llm", "tracking")
+GROUPS = ("graph", "participants", "llm", "tracking", "hparams_search", "experiment")
 FAILED: list[str] = []  # why a finished single run exits 1 (too many episodes raised)
+INPUT, FAULT = 2, 1  # exit codes: bad input (nothing ran), a fault during the run; 128 + signal when interrupted
+FLAGS = ("--help", "-h", "--hydra-help", "--version", "--cfg", "-c", "--resolve", "--package", "-p", "--run", "-r",
+         "--multirun", "-m", "--shell-completion", "-sc", "--config-path", "-cp", "--config-name", "-cn",
+         "--config-dir", "-cd", "--experimental-rerun", "--info", "-i")
 
 
-def fail(message: str, out_dir: Path | None = None) -> None:
-    """Prints one line and exits 2, removing the run directory Hydra created if nothing else is in it."""
+class Run:
+    """This process's run, as far as it got: what an interrupt or an error leaves behind depends on it."""
+
+    out_dir: Path | None = None  # the run (or sweep job) directory, once Hydra made it
+    resume_with: str = ""  # the override that resumes it: hydra.run.dir=... or hydra.sweep.dir=...
+    started = False  # episodes may have been written: the directory stays, whatever happens next
+    full_error = False  # HYDRA_FULL_ERROR=1 was set: tracebacks are shown
+
+
+def discard(out_dir: Path | None) -> None:
+    """Removes the run directory Hydra created for a run that never started, if nothing else is in it."""
     if out_dir is not None and out_dir.is_dir():
         shutil.rmtree(out_dir / ".hydra", ignore_errors=True)
         for log in out_dir.glob("*.log"):
             log.unlink()
         if not any(out_dir.iterdir()):
             out_dir.rmdir()
-    print(f"dialectica: error: {message}", file=sys.stderr)
-    sys.exit(2)
+
+
+def fail(message: str, out_dir: Path | None = None, code: int = INPUT) -> NoReturn:
+    """Prints one line and exits ``code`` (2: bad input), removing the run directory Hydra created if nothing
+    else is in it."""
+    discard(out_dir)
+    print(f"dialectica: error: {' '.join(message.split())}", file=sys.stderr)
+    sys.exit(code)
 
 
 def check_group_overrides(args: list[str]) -> None:
     """Hydra's own message for an unknown group option is several lines and exit 1; ours is one line and exit 2."""
     for arg in args:
         key, sep, value = arg.partition("=")
-        if not sep or key not in GROUPS:
+        key = key.lstrip("+~")
+        if not sep or key not in GROUPS or (key == "hparams_search" and value == "null"):
             continue
         options = graph_options() if key == "graph" else sorted(p.stem for p in (CONF_DIR / key).glob("*.yaml"))
-        for choice in value.split(","):
+        for choice in value.strip("[]").split(","):
             if choice not in options:
                 fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
+
+
+def check_arguments(args: list[str]) -> None:
+    """Options Hydra does not know, and run or sweep folders that cannot be made, are one line before Hydra starts."""
+    for arg in args:
+        if arg.startswith("-") and arg.partition("=")[0] not in FLAGS:
+            name = arg.lstrip("-").partition("=")[0]
+            fail(f"unknown option {arg}; options: --help, list, -m (--multirun), --cfg job; "
+                 f"settings are key=value, e.g. {name}=...")
+    from dialectica.sim.paths import cannot_create
+
+    for arg in args:
+        key, _, value = arg.lstrip("+").partition("=")
+        if key in ("hydra.run.dir", "hydra.sweep.dir") and value and "${" not in value:
+            why = cannot_create(Path(value).expanduser(), folder=True)
+            if why:
+                fail(f"{key}={value}: the run folder cannot be created there ({why}); give a writable folder")
 
 
 def _terminate(signum, frame) -> None:
@@ -62,24 +105,54 @@ def limit_threads(hydra_cfg) -> None:
         os.environ[var] = threads
 
 
+def reported(task: Callable[[DictConfig], float | None]) -> Callable[[DictConfig], float | None]:
+    """An exception escaping a single run's task is one line, said here: past this point Hydra would add its own
+    line first. A sweep's job raises on, so that its sweeper and launcher see the failure."""
+    @functools.wraps(task)
+    def run(cfg: DictConfig) -> float | None:
+        try:
+            return task(cfg)
+        except Exception as exc:
+            if Run.full_error or HydraConfig.get().mode == RunMode.MULTIRUN:
+                raise
+            message, code = describe(exc)
+            fail(message, None if Run.started else Run.out_dir, code)
+
+    return run
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+@reported
 def app(cfg: DictConfig) -> float | None:
     """Runs the configured graphs; returns the objective (for a sweeper) when ``objective`` is set."""
-    from dialectica.sim.config import from_hydra
-    from dialectica.sim.runner import format_table, run_experiment
+    from dialectica.sim.shape import check_shape
 
     hydra_cfg = HydraConfig.get()
     limit_threads(hydra_cfg)
     out_dir = Path(hydra_cfg.runtime.output_dir)
+    Run.out_dir, Run.started = out_dir, False
+    Run.resume_with = (f"hydra.sweep.dir={hydra_cfg.sweep.dir}" if hydra_cfg.mode == RunMode.MULTIRUN
+                       else f"hydra.run.dir={out_dir}")
     parent = None
     if hydra_cfg.mode == RunMode.MULTIRUN:
         from dialectica.sim.sweep import parent_run_id  # lazy: only sweeps need it
 
         parent = parent_run_id(Path(hydra_cfg.sweep.dir))
     try:
-        run_cfg = from_hydra(cfg, out_dir, tuple(hydra_cfg.overrides.task), parent)
+        check_shape(cfg)  # before the graphs, models and langchain load: most mistakes cost a second
+        from dialectica.sim.config import from_hydra
+
+        overrides = tuple(cast("list[str]", OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)))  # as typed
+        run_cfg = from_hydra(cfg, out_dir, overrides, parent)
     except ConfigError as exc:
         fail(str(exc), out_dir)
+    if parent is not None:  # the job's MLflow run is named by what tells it from the sweep's others
+        from dataclasses import replace
+
+        from dialectica.sim.sweep import job_label
+
+        label = job_label(Path(hydra_cfg.sweep.dir), list(overrides))
+        run_cfg = replace(run_cfg, tracking=replace(run_cfg.tracking, label=label))
     if run_cfg.tracking.enabled and parent is None:  # a sweep's server was probed before its first job
         from dialectica.sim.store import probe
 
@@ -95,7 +168,10 @@ def app(cfg: DictConfig) -> float | None:
         if (out_dir / "summary.json").exists():
             print(f"already finished: {out_dir} (resume=true)")
             return json.loads((out_dir / "summary.json").read_text()).get("objective")
+    from dialectica.sim.runner import format_table, run_experiment
+
     signal.signal(signal.SIGTERM, _terminate)
+    Run.started = True
     try:
         summary = run_experiment(run_cfg)
     except ConfigError as exc:  # found once running: another process holds the directory (left as it is)
@@ -137,17 +213,127 @@ def main() -> None:
     except ConfigError as exc:
         fail(str(exc))
     single = not {"-m", "--multirun", "--cfg", "-c", "--hydra-help", "--info"} & set(args)
+    check_arguments(args)
     check_group_overrides(args)
-    if not single and {"-m", "--multirun"} & set(args):
-        from dialectica.sim.precheck import check_sweep
+    signal.signal(signal.SIGTERM, _terminate)
+    with one_line_errors():
+        if not single and {"-m", "--multirun"} & set(args):
+            from dialectica.sim.precheck import check_sweep
 
-        try:
-            check_sweep([a for a in args if not a.startswith("-")], Path.cwd())
-        except ConfigError as exc:
-            fail(str(exc))
-    app()
+            try:
+                check_sweep([a for a in args if not a.startswith("-")], Path.cwd())
+            except ConfigError as exc:
+                fail(str(exc))
+        app()
     if single:
         _exit_now(1 if FAILED else 0)
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Whatever escapes the app ends as one line on stderr: bad input exits 2, a fault during the run 1, an
+    interrupt 130 (SIGINT) or 143 (SIGTERM). Hydra is asked for the exception instead of its own report;
+    HYDRA_FULL_ERROR=1 still shows the traceback."""
+    full = Run.full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises rather than printing several lines and exiting 1
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        if full:
+            traceback.print_exc()
+        interrupted("SIGTERM" if exc.args == ("SIGTERM",) else "SIGINT")
+    except Exception as exc:
+        if full:
+            raise
+        message, code = describe(exc)
+        fail(message, None if Run.started else Run.out_dir, code)
+    finally:
+        if not full:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+
+
+def interrupted(name: str) -> NoReturn:
+    """Ends an interrupted run with one line saying what it kept and how to resume it; exit 128 + the signal."""
+    code = 128 + (signal.SIGTERM if name == "SIGTERM" else signal.SIGINT)
+    if Run.started and Run.out_dir is not None:
+        line = (f"interrupted ({name}); the finished episodes are in {Run.out_dir / 'episodes.jsonl'}; to resume, "
+                f"run the same command with resume=true {Run.resume_with}")
+    else:
+        discard(Run.out_dir)
+        line = f"interrupted ({name}) before the run started; nothing was written"
+    print(f"dialectica: {line}", file=sys.stderr)
+    _exit_now(code)
+
+
+_OVERRIDE = re.compile(r"Could not override '([^']+)'")
+
+
+def describe(exc: Exception) -> tuple[str, int]:
+    """One line for an exception that escaped the app, and the exit code: 2 for bad input, 1 for a fault."""
+    from hydra.errors import (
+        ConfigCompositionException,
+        HydraException,
+        MissingConfigException,
+        OverrideParseException,
+    )
+    from omegaconf.errors import OmegaConfBaseException
+
+    text = " ".join(str(exc).split())
+    if isinstance(exc, ConfigError):
+        return text, INPUT
+    if isinstance(exc, OverrideParseException):
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("See ")]
+        return (f"cannot read the command line: {'; '.join(lines)}; settings are key=value (e.g. episodes=5, "
+                "scenario=[a,b]), `dialectica --help` lists them"), INPUT
+    if isinstance(exc, MissingConfigException):
+        return _missing_option(str(exc)), INPUT
+    cause = exc.__cause__
+    if isinstance(exc, ConfigCompositionException) and isinstance(cause, OmegaConfBaseException) and cause.full_key:
+        return _unknown_key(str(exc), cause), INPUT
+    if isinstance(exc, HydraException):
+        return text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", ""), INPUT
+    if isinstance(exc, OmegaConfBaseException):  # a value Hydra composed but cannot resolve (${...})
+        key = f"{exc.full_key}: " if exc.full_key else ""
+        return f"{key}{text.partition(' full_key:')[0]}; fix the value (see `dialectica --cfg job`)", INPUT
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return (f"{exc.filename}: {exc.strerror or text}; check the paths in the config (hydra.run.dir, "
+                "datasets_dir, tracking.uri) and their permissions"), FAULT if Run.started else INPUT
+    return (f"unexpected {type(exc).__name__}: {text or 'no message'}; "
+            f"{'a fault during the run' if Run.started else 'before the run started'}; "
+            "set HYDRA_FULL_ERROR=1 to see the traceback (please report it if it looks like a bug)"), FAULT
+
+
+def _missing_option(text: str) -> str:
+    """Hydra's 'Could not find group/option' report (several lines) as one line with the valid choices."""
+    found = re.search(r"Could not find '([^']+)'", text)
+    options = re.findall(r"^\t(\S+)$", text.partition("Config search path")[0], flags=re.MULTILINE)
+    name = found.group(1) if found else "?"
+    group, _, option = name.rpartition("/")
+    if group:
+        return f"unknown {group}={option!r}; valid choices: {', '.join(options) or '(none)'}"
+    return f"config {name!r} not found; {' '.join(text.split())}"
+
+
+def _unknown_key(text: str, cause: Any) -> str:
+    """Hydra's 'Could not override' report as one line: the key, and the keys valid there."""
+    from dialectica.sim.discovery import names
+
+    found = _OVERRIDE.search(text)
+    override = found.group(1) if found else str(cause.full_key)
+    full_key = str(cause.full_key)
+    if full_key.startswith("per_graph."):
+        graph = full_key.split(".")[1]
+        if graph not in names():
+            return f"unknown graph per_graph.{graph}; valid choices: {', '.join(names())}"
+        return f"{override} is a new key: write +{override}=<value> (a leading + adds a key)"
+    parent = getattr(cause, "parent_node", None)
+    hidden = {"hydra", "name"} if full_key.startswith("graph.") else {"hydra"}
+    keys = sorted(str(k) for k in parent if str(k) not in hidden) if hasattr(parent, "keys") else []
+    if not keys:
+        return f"unknown key {full_key}; to add it write +{override}=<value>"
+    if full_key.startswith("llm.") and keys == ["backend"]:
+        return f"{full_key} is a setting of a model: add llm=llamacpp or llm=openai (llm=scripted has none)"
+    return f"unknown key {full_key}; valid keys: {', '.join(keys)}"
 
 
 def _exit_now(code: int = 0) -> None:
