@@ -1,4 +1,4 @@
-"""The console script end to end: outputs on disk, the run read back from MLflow, bad input."""
+"""The console script end to end: outputs on disk, the run read back from MLflow (bad input: test_bad_input.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,9 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def panel_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cli")
-    proc = _run(tmp, "graph=socratic_panel", "episodes=6", "seed=3", "+tracking.api_key=sk-secret-value")
+    # a secret in the config (credentials in a URL; a key named like a secret is refused as unknown) and one in the
+    # environment (MLFLOW_API_KEY, set by _run)
+    proc = _run(tmp, "graph=socratic_panel", "episodes=6", "seed=3", "+llm.base_url=http://alice:sk-secret-value@h/v1")
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp, proc
 
@@ -59,7 +61,7 @@ def test_outputs_and_mlflow_run(panel_run):
     assert run.data.tags["graph"] == "socratic_panel" and run.data.tags["seed"] == "3"
     assert run.data.metrics["convergence_rate"] == pytest.approx(metrics["convergence_rate"])
     assert run.data.params["graph.convergence_threshold"] == "0.8"
-    assert run.data.params["tracking.api_key"] == "***REDACTED***"
+    assert run.data.params["llm.base_url"] == "http://***@h/v1"
     history = client.get_metric_history(run.info.run_id, "by_round/jaccard_agreement")
     assert [m.step for m in history][:3] == [1, 2, 3]
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
@@ -70,45 +72,8 @@ def test_secrets_never_reach_outputs(panel_run):
     tmp, _ = panel_run
     for path in (tmp / "run").rglob("*"):
         if path.is_file() and path.suffix in (".json", ".jsonl", ".yaml", ".log"):
-            assert "sk-secret-value" not in path.read_text(), path
-
-
-@pytest.mark.parametrize(
-    ("args", "fragment"),
-    [
-        (["graph=nope"], "graph='nope'; valid choices: all, committee, interview, maieutic, socratic_panel, tribunal"),
-        (["participants=robots"], "participants='robots'; valid choices:"),
-        (["graph=socratic_panel", "scenario=atlantis"], "scenario='atlantis' for graph socratic_panel; valid choices: all,"),
-        (["graph=socratic_panel", "graph.convergence_threshold=1.5"], "graph.convergence_threshold=1.5 is out of range"),
-        (["episodes=0"], "episodes=0 is invalid"),
-        (["graph=socratic_panel", "+graph.bogus=1"], "unknown key graph.bogus; valid keys:"),
-        (["graph=interview", "participants=surrogate"],
-         "participants=surrogate needs an LLM: add llm=llamacpp or llm=openai"),
-        (["graph=interview", "llm=llamacpp", "llm.model_path=/no/such/model.gguf"],
-         "llm.model_path=/no/such/model.gguf: no such file"),
-        (["graph=interview", "llm=llamacpp", "llm.chat_format=alpaca"],
-         "unknown llm.chat_format='alpaca'; valid choices: auto, gemma, chatml"),
-        (["graph=interview", "llm=llamacpp", "+llm.roles.nobody=scripted"], "unknown llm.roles.nobody; valid roles here:"),
-        (["graph=interview", "llm=llamacpp", "llm.preset=llama-70b"],
-         "unknown llm.preset='llama-70b'; valid choices: gemma3-270m, smollm2-135m, qwen2.5-coder-0.5b"),
-        (["graph=interview", "max_concurrency=0"], "max_concurrency=0 is invalid; valid values: integers 1..1024"),
-        (["graph=interview", "max_error_rate=1.5"], "max_error_rate=1.5 is out of range; valid range: [0, 1]"),
-        (["graph=tribunal", "participants.crash_rate=2"], "participants.crash_rate=2 is out of range; valid range: [0, 1]"),
-        (["graph=socratic_panel", "scenario=[edtech_tutoring,atlantis]"], "unknown scenario='atlantis' for graph"),
-        (["graph=interview", "llm=openai", "llm.max_in_flight=0"], "llm.max_in_flight=0 is out of range"),
-        (["graph=interview", "llm=openai", "llm.base_url=http://127.0.0.1:9/v1"],
-         "llm.base_url=http://127.0.0.1:9/v1: no OpenAI-compatible server answers there"),
-        (["graph=interview", "llm=openai", "llm.api_key_env=DIALECTICA_UNSET_KEY"],
-         "llm.api_key_env=DIALECTICA_UNSET_KEY: that environment variable is not set"),
-    ],
-)
-def test_bad_input_is_one_line_exit_2_and_no_run(tmp_path, args, fragment):
-    proc = _run(tmp_path, *args)
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and fragment in lines[0], proc.stderr
-    assert not (tmp_path / "run").exists()
-    assert not (tmp_path / "ml.db").exists()
+            text = path.read_text()
+            assert "sk-secret-value" not in text and "do-not-log-me" not in text, path
 
 
 @pytest.mark.parametrize("form", ["scenario=[edtech_tutoring,saas_pricing]", "scenario='edtech_tutoring,saas_pricing'"])
@@ -162,15 +127,6 @@ def test_max_error_rate_decides_the_exit_code(tmp_path, max_error_rate, code):
     assert proc.returncode == code, proc.stderr[-2000:]
     assert ("2 of 4 episodes raised (error_rate 0.50 > max_error_rate 0.4)" in proc.stderr) == (code == 1)
     assert (tmp_path / "run" / "summary.json").exists()
-
-
-def test_malformed_scenario_file_is_named(tmp_path):
-    datasets = tmp_path / "datasets" / "socratic_panel" / "scenarios"
-    datasets.mkdir(parents=True)
-    (datasets / "broken.yaml").write_text("name: broken\nquery: [unclosed\n")
-    proc = _run(tmp_path, "graph=socratic_panel", f"datasets_dir={tmp_path / 'datasets'}")
-    assert proc.returncode == 2
-    assert "broken.yaml" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.slow  # a long run: every graph or several jobs
