@@ -178,10 +178,25 @@ def app(cfg: DictConfig) -> float | None:
         fail(str(exc))
     print(format_table(summary))
     print(f"outputs: {out_dir}")
+    if parent is None:  # a sweep says it once, at its end
+        for line in where_to_look(run_cfg, summary):
+            print(line)
     for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
         print(f"dialectica: error: {problem}", file=sys.stderr)
         FAILED.append(problem)
     return summary.get("objective")
+
+
+def where_to_look(run_cfg, summary: dict) -> list[str]:
+    """The end of a run: its pages and the command that opens its MLflow runs."""
+    lines = []
+    if run_cfg.view.enabled:
+        lines += [f"pages:   {run_cfg.out_dir / name / 'view' / 'index.html'}" for name in summary.get("graphs", {})]
+    if run_cfg.tracking.enabled:
+        from dialectica.sim.store import mlflow_ui
+
+        lines.append(f"mlflow:  {mlflow_ui(run_cfg.tracking.uri)}")
+    return lines
 
 
 def too_many_errors(summary: dict, max_error_rate: float, out_dir: Path) -> list[str]:
@@ -206,6 +221,10 @@ def main() -> None:
         if args[:1] == ["list"]:
             print(listing.list_graphs())
             return
+        if args[:1] == ["report"]:  # a sweep's notebook, as HTML
+            from dialectica.sim.report import main as report
+
+            sys.exit(report(args[1:]))
         if args[:1] in (["--help"], ["-h"]):
             print(listing.usage())
             return

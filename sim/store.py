@@ -76,6 +76,14 @@ def probe(uri: str, timeout: float = PROBE_TIMEOUT_S) -> None:
         raise ConfigError(f"tracking.uri={_shown(uri)}: no MLflow server answers there ({reason}); {_HINT}") from None
 
 
+def mlflow_ui(uri: str) -> str:
+    """How to open the MLflow UI on the store at ``uri`` (credentials scrubbed), for the end of a run."""
+    shown = _shown(uri)
+    if uri.startswith(("http://", "https://")):
+        return f"open {shown} in a browser"
+    return f"mlflow ui --backend-store-uri {shown}   (then http://127.0.0.1:5000)"
+
+
 def _lock(uri: str) -> AbstractContextManager[Any]:
     db = sqlite_path(uri)
     if db is None:

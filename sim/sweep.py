@@ -223,8 +223,12 @@ class SweepCallback(Callback):
             (sweep_dir / "comparison.md").write_text(markdown(table))
             print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         parent = parent_run_id(sweep_dir)
+        print(f"sweep:   {sweep_dir}\nreport:  dialectica report {sweep_dir}")
         if parent is None:
             return
+        from dialectica.sim.store import mlflow_ui
+
+        print(f"mlflow:  {mlflow_ui(_tracking(config)['uri'])}")
         from dialectica.sim.store import open_store
 
         tracking = _tracking(config)  # the file keeps the URI scrubbed of credentials

@@ -38,6 +38,8 @@ def test_outputs_and_mlflow_run(panel_run):
     tmp, proc = panel_run
     summary = json.loads((tmp / "run" / "summary.json").read_text())
     entry = summary["graphs"]["socratic_panel"]
+    assert f"pages:   {tmp / 'run' / 'socratic_panel' / 'view' / 'index.html'}" in proc.stdout
+    assert f"mlflow:  mlflow ui --backend-store-uri sqlite:///{tmp / 'ml.db'}" in proc.stdout
     metrics = entry["metrics"]
     for name in ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "error_rate",
                  "rounds_mean", "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean",
