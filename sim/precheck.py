@@ -24,7 +24,7 @@ def expand(args: list[str]) -> list[list[str]]:
         if override.is_sweep_override():
             choices.append([f"{key}={value}" for value in override.sweep_string_iterator()])
         else:
-            choices.append([override.input_line])
+            choices.append([str(override.input_line)])
     jobs = itertools.product(*choices)
     total = 1
     for values in choices:

@@ -347,7 +347,7 @@ def _unknown_key(text: str, cause: Any) -> str:
         return f"{override} is a new key: write +{override}=<value> (a leading + adds a key)"
     parent = getattr(cause, "parent_node", None)
     hidden = {"hydra", "name"} if full_key.startswith("graph.") else {"hydra"}
-    keys = sorted(str(k) for k in parent if str(k) not in hidden) if hasattr(parent, "keys") else []
+    keys = sorted(str(k) for k in cast("Any", parent) if str(k) not in hidden) if hasattr(parent, "keys") else []
     if not keys:
         return f"unknown key {full_key}; to add it write +{override}=<value>"
     if full_key.startswith("llm.") and keys == ["backend"]:
@@ -355,7 +355,7 @@ def _unknown_key(text: str, cause: Any) -> str:
     return f"unknown key {full_key}; valid keys: {', '.join(keys)}"
 
 
-def _exit_now(code: int = 0) -> None:
+def _exit_now(code: int = 0) -> NoReturn:
     """Ends a finished single run without tearing down every imported module one by one (about 0.4 s
     with langchain and pydantic loaded): every file is closed and every MLflow run ended by now; logs
     and the console are flushed here. Sweeps exit normally, so their launchers' exit hooks run."""

@@ -89,7 +89,8 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         raise SweepError(f"no sweep at {target}: give a sweep directory (hydra.sweep.dir) or its MLflow parent run id "
                          "with a tracking URI")
     jobs = sorted((p.parent for p in directory.glob(f"*/{FILE}")), key=lambda p: (len(p.name), p.name))
-    frames, keys = [], {}  # keys: override key -> its column (a sweep's seed is the run seed, not an episode's)
+    frames = []
+    keys: dict[str, str] = {}  # override key -> its column (a sweep's seed is the run seed, not an episode's)
     for job in jobs:
         frame = load_episodes(job)
         if frame.empty:

@@ -72,8 +72,10 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
         for _ in range(params.max_turns):
             prompt = learner_prompt(question=deps.question, character=deps.character, tutor=tutor)
             # One retry; a learner who still does not answer is silent this turn (a fallback), and Sophia goes on.
-            said, _, error = attempt(lambda prompt=prompt: str(deps.learner.invoke(
-                prompt, {"callbacks": config.get("callbacks", [])}).content))  # metered like the graph
+            def answer(prompt: str = prompt) -> str:
+                return str(deps.learner.invoke(prompt, {"callbacks": config.get("callbacks", [])}).content)  # metered
+
+            said, _, error = attempt(answer)
             message = HumanMessage(said) if error is None else HumanMessage("", additional_kwargs={"fallback": error})
             final = compiled.invoke({**state, "messages": [message]}, config, context=episode)
             state = {}

@@ -132,10 +132,11 @@ class MaieuticNodes:
             "best_similarity": retrieval.get("best_similarity"), "hit_similarity_mean": retrieval.get("hit_similarity_mean"),
             **{f"failed/{check}": sum(d["checks"][check] == critic.FAILED for d in drafts) for check in critic.CHECKS},
         }
-        log = {"turn": turn, "move": state["socratic_move"], "documents": [d["id"] for d in documents],
-               "drafts": drafts, "delivered": {"checks": delivered, "fallback": fallback}}
+        shipped: dict[str, Any] = {"checks": delivered, "fallback": fallback}
         if unavailable:
-            log["delivered"]["unavailable"] = unavailable
+            shipped["unavailable"] = unavailable
+        log = {"turn": turn, "move": state["socratic_move"], "documents": [d["id"] for d in documents],
+               "drafts": drafts, "delivered": shipped}
         return {"messages": [AIMessage(text)], "critic_verdict": verdict, "critic_failures": last["loops"],
                 "turn_log": [entry], "critic_log": [log], "critic_drafts": []}
 
