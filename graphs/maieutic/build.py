@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
@@ -72,7 +72,7 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
         for _ in range(params.max_turns):
             prompt = learner_prompt(question=deps.question, character=deps.character, tutor=tutor)
             # One retry; a learner who still does not answer is silent this turn (a fallback), and Sophia goes on.
-            def answer(prompt: str = prompt) -> str:
+            def answer(prompt: list[BaseMessage] = prompt) -> str:
                 return str(deps.learner.invoke(prompt, {"callbacks": config.get("callbacks", [])}).content)  # metered
 
             said, _, error = attempt(answer)
