@@ -89,18 +89,11 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
                                data_reason=record.get("termination_reason")))
 
 
-def document(title: str, body: Markup) -> str:
+def document(title: str, body: Markup, css: str = "", script: str = "") -> str:
+    """A whole page: the common stylesheet plus ``css`` inline, and ``script`` (trusted constant text, never
+    data) inline at the end of the body; nothing fetched."""
+    tail = f"<script>{script}</script>" if script else ""
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{CSS}</style></head>'
-            f'<body>{body}</body></html>\n')
-
-
-def render_index(graph: str, rows: Sequence[dict[str, Any]], metric: str | None) -> str:
-    """The list of a graph's pages: episode, scenario, how it ended, why it was picked, the metric, the turns."""
-    name = (metric or "").lstrip("-")
-    header = ["episode", "scenario", "ended", "picked as", *([name] if name else []), "turns", "rounds"]
-    body = [[Markup(tag("a", f"episode {r['episode']}", href=r["href"])), r["scenario"], r["reason"], ", ".join(r["why"]),
-             *([r["metric"]] if name else []), r["turns"], r["rounds"]] for r in rows]
-    main = join([tag("h1", f"{graph}: {len(rows)} episode pages"), table(header, body)])
-    return document(f"{graph} episodes", tag("main", main, id="index", data_graph=graph, data_pages=len(rows)))
+            f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{CSS}{css}</style></head>'
+            f'<body>{body}{tail}</body></html>\n')

@@ -1,8 +1,9 @@
-"""Which episodes of a graph get a page: the first few, the best and worst by a metric, the first errors."""
+"""Which episodes of a graph get a page: the first few, the best and worst by a metric, the first errors, and
+any asked for by index."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,7 @@ from dialectica.sim.view.markup import number
 
 @dataclass(frozen=True)
 class Selected:
-    """An episode record and why it was picked (``first``, ``best by x``, ``worst by x``, ``error``)."""
+    """An episode record and why it was picked (``first``, ``best by x``, ``worst by x``, ``error``, ``asked for``)."""
 
     record: dict[str, Any]
     why: tuple[str, ...]
@@ -22,11 +23,13 @@ def metric_value(record: dict[str, Any], metric: str) -> float | None:
     return number((record.get("metrics") or {}).get(metric.lstrip("-")))
 
 
-def select_episodes(records: Sequence[dict[str, Any]], first: int, metric: str | None, errors: int) -> list[Selected]:
+def select_episodes(records: Sequence[dict[str, Any]], first: int, metric: str | None, errors: int,
+                    episodes: Collection[int] = ()) -> list[Selected]:
     """Picks episodes, each once with every reason it was picked, in episode order.
 
     Best is the highest value of ``metric``, or the lowest for ``-metric``; ties go to the earlier
-    episode. Episodes without a finite value are not ranked.
+    episode. Episodes without a finite value are not ranked. ``episodes``: episode indices (the records'
+    ``episode``) that get a page whatever else is picked.
     """
     why: dict[int, list[str]] = {}
     for i in range(min(first, len(records))):
@@ -43,4 +46,20 @@ def select_episodes(records: Sequence[dict[str, Any]], first: int, metric: str |
     failed = [i for i, r in enumerate(records) if r.get("error") or r.get("termination_reason") == "error"]
     for i in failed[:errors]:
         why.setdefault(i, []).append("error")
-    return [Selected(records[i], tuple(why[i])) for i in sorted(why, key=lambda i: (records[i].get("episode", i), i))]
+    if episodes:
+        for i, r in enumerate(records):
+            if r.get("episode") in episodes:
+                why.setdefault(i, []).append("asked for")
+    picked = {i: records[i] for i in why}  # each record parsed once (records may be parsed on access)
+    return [Selected(picked[i], tuple(why[i])) for i in sorted(why, key=lambda i: (picked[i].get("episode", i), i))]
+
+
+def spans(indices: Iterable[int]) -> str:
+    """Episode indices as short ranges: ``0-5``, ``0-2, 4, 6-9``; ``none`` when there are none."""
+    out: list[tuple[int, int]] = []
+    for i in sorted(set(indices)):
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out) or "none"

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim import records as rec
 from dialectica.sim.view.topology import Topology
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -22,26 +25,28 @@ class ViewError(Exception):
 
 @dataclass
 class GraphRecords:
-    """One graph's records, the folder its pages go to, and its shape when known."""
+    """One graph's records (slim: no transcripts or artifacts), the folder its pages go to, its shape when
+    known, and ``full(episodes)``: the full records of those episode indices, read from the file on demand."""
 
     graph: str
-    records: list[dict[str, Any]]
+    records: Sequence[dict[str, Any]]
     out_dir: Path
     topology: Topology | None = None
+    full: Callable[[set[int]], dict[int, dict[str, Any]]] | None = None
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_slim(path: Path) -> dict[str, rec.SlimRecords]:
+    """Each graph's slim records of an ``episodes.jsonl``, streamed; a last line cut short by a kill ends it."""
+    groups: dict[str, rec.SlimRecords] = {}
     try:
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        for n, record in enumerate(rec.read(path), 1):
+            episode = record.get("episode") if isinstance(record, dict) else None
+            if isinstance(episode, bool) or not isinstance(episode, int):
+                raise ViewError(f"line {n} of {path} is not an episode record (it has no episode index)")
+            groups.setdefault(str(record.get("graph", "graph")), rec.SlimRecords()).add(rec.slim(record))
+    except (OSError, UnicodeDecodeError) as exc:
         raise ViewError(f"cannot read episode records from {path}: {exc}") from exc
-
-
-def _by_graph(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
-        out.setdefault(str(r.get("graph", "graph")), []).append(r)
-    return out
+    return groups
 
 
 def _topology(path: Path) -> Topology | None:
@@ -62,12 +67,13 @@ def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology
     if not source.exists():
         raise ViewError(f"no episodes.jsonl in {folder}")
     groups = []
-    for graph, records in _by_graph(read_jsonl(source)).items():
+    for graph, records in read_slim(source).items():
         if only is not None and graph != only:
             continue
         graph_dir = folder / graph if (folder / graph).is_dir() else folder
         target = (out / graph if out else graph_dir / "view")
-        groups.append(GraphRecords(graph, records, target, _topology(graph_dir / "view" / "topology.json") or shape(graph)))
+        groups.append(GraphRecords(graph, records, target, _topology(graph_dir / "view" / "topology.json") or shape(graph),
+                                   rec.GraphRecords(source, graph).pick))
     if not groups:
         raise ViewError(f"{source} holds no episode records")
     return groups
@@ -90,11 +96,13 @@ def from_mlflow(run_id: str, tracking_uri: str, out: Path, shape: Callable[[str]
     if "episodes.jsonl" not in names:
         raise ViewError(f"MLflow run {run_id} has no episodes.jsonl artifact "
                         "(a sweep's parent run has none; pass a job's run)")
-    with tempfile.TemporaryDirectory() as tmp:
-        records = read_jsonl(Path(client.download_artifacts(run_id, "episodes.jsonl", tmp)))
-        saved = _topology(Path(client.download_artifacts(run_id, "view/topology.json", tmp))) \
-            if "view/topology.json" in names else None
-    return [GraphRecords(graph, recs, out / graph, saved or shape(graph)) for graph, recs in _by_graph(records).items()]
+    tmp = tempfile.mkdtemp(prefix="dialectica-view-")  # kept until exit: full records are read from it on demand
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    source = Path(client.download_artifacts(run_id, "episodes.jsonl", tmp))
+    saved = _topology(Path(client.download_artifacts(run_id, "view/topology.json", tmp))) \
+        if "view/topology.json" in names else None
+    return [GraphRecords(graph, recs, out / graph, saved or shape(graph), rec.GraphRecords(source, graph).pick)
+            for graph, recs in read_slim(source).items()]
 
 
 def resolve(target: str, tracking_uri: str, out: Path | None,

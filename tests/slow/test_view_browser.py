@@ -157,4 +157,43 @@ def test_the_run_index_links_each_graph_index_which_links_its_pages(run_dir, bas
         index, errors, _ = visit(browser, link)
         graph = index.get_attribute("main#index", "data-graph")
         pages = list((run_dir / graph / "view").glob("episode_*.html"))
-        assert errors == [] and index.locator("tbody tr").count() == len(pages)
+        episodes = sum(1 for _ in read(run_dir / "episodes.jsonl", graph, keep=False))
+        assert errors == [] and index.locator("tbody tr").count() == episodes  # every episode, linked when it has a page
+        assert index.locator("tbody td:first-child a").count() == len(pages)
+
+
+@pytest.mark.parametrize("scripts", [True, False])
+def test_the_index_filters_with_or_without_scripts_and_sorts_with_them(run_dir, browser, tmp_path, scripts):
+    """MLflow's artifact viewer may block scripts: the filters are CSS; sorting needs the inline script."""
+    out = tmp_path / "view"
+    records = list(read(run_dir / "episodes.jsonl", "interview", keep=False))
+    files = write_graph_pages(records, out, ViewOptions(first=1, metric="ascr_recall", errors=0))
+    context = browser.new_context(java_script_enabled=scripts)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(files[0].as_uri())
+
+    def shown() -> list[int]:
+        return [int(r.get_attribute("data-episode")) for r in page.locator("#episodes tbody tr").all() if r.is_visible()]
+
+    assert shown() == sorted(r["episode"] for r in records) and errors == []
+    target = records[-1]
+    page.select_option("#f-scenario", index=sorted({r["scenario"] for r in records}).index(target["scenario"]) + 1)
+    assert shown() == sorted(r["episode"] for r in records if r["scenario"] == target["scenario"])
+    page.select_option("#f-scenario", index=0)
+    page.select_option("#f-reason", index=sorted({r["termination_reason"] for r in records}).index(
+        target["termination_reason"]) + 1)
+    assert shown() == sorted(r["episode"] for r in records if r["termination_reason"] == target["termination_reason"])
+    page.select_option("#f-reason", index=0)
+    assert page.locator("#episodes th button").count() == (page.locator("#episodes th").count() if scripts else 0)
+    if scripts:
+        page.locator("#episodes th button", has_text="ascr_recall").click()
+        by_recall = sorted(records, key=lambda r: (r["metrics"]["ascr_recall"], r["episode"]))
+        assert shown() == [r["episode"] for r in by_recall]
+        page.locator("#episodes th button", has_text="episode").click()
+        assert shown() == sorted(r["episode"] for r in records)
+        page.locator("#episodes th button", has_text="episode").click()  # again: the other way
+        assert shown() == sorted((r["episode"] for r in records), reverse=True)
+    assert errors == []
+    context.close()
