@@ -129,7 +129,7 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
         done = _resume_state(episodes, cfg.resume)
         for run in cfg.graphs:
-            kept = _finished(cfg, run.spec.name) if cfg.resume else None
+            kept = _finished(cfg, run.spec.name, done.get(run.spec.name, {})) if cfg.resume else None
             if kept is not None:
                 echo(f"{run.spec.name}: finished before, kept (resume=true)")
             summary["graphs"][run.spec.name] = kept or _run_one(run, cfg, embed, sink, done.get(run.spec.name),
@@ -143,10 +143,11 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     return summary
 
 
-def _finished(cfg: RunConfig, name: str) -> dict[str, Any] | None:
-    """The summary entry of graph ``name`` if a killed run of this directory finished it (tracking included)."""
+def _finished(cfg: RunConfig, name: str, done: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """The summary entry of graph ``name`` if a killed run of this directory finished it (tracking included)
+    and every one of its episodes is still on record."""
     path = cfg.out_dir / name / "summary.json"
-    if not path.exists():
+    if not path.exists() or not all(i in done for i in range(cfg.episodes)):
         return None
     entry: dict[str, Any] = json.loads(path.read_text())["graphs"][name]
     return entry if "phase_seconds" in entry else None

@@ -85,8 +85,13 @@ class MlflowRun:
                           source=json.dumps({"uri": scrub(source)}),
                           profile=json.dumps({"num_rows": len(files)}),
                           schema=json.dumps({"files": sorted(p.name for p in files)}))
-        self.client.log_inputs(self.run_id, datasets=[
-            DatasetInput(dataset, tags=[InputTag("mlflow.data.context", "evaluation")])])
+        inputs = [DatasetInput(dataset, tags=[InputTag("mlflow.data.context", "evaluation")])]
+        try:
+            self.client.log_inputs(self.run_id, datasets=inputs)
+        except Exception as exc:  # noqa: BLE001 - runs started at once may insert the same dataset row first
+            if "UNIQUE constraint" not in str(exc) and "already exists" not in str(exc):
+                raise
+            self.client.log_inputs(self.run_id, datasets=inputs)  # the row exists now: this links it
 
 
 def source_tags() -> dict[str, str]:
