@@ -83,15 +83,21 @@ def undefined_agreement() -> MetricFn:
     return compute
 
 
+def _scenario_counts(records: Sequence[Record]) -> dict[str, list[int]]:
+    """scenario -> [converged, episodes]."""
+    counts: dict[str, list[int]] = {}
+    for r in records:
+        count = counts.setdefault(r["scenario"], [0, 0])
+        count[0] += r["termination_reason"] == "converged"
+        count[1] += 1
+    return counts
+
+
 def by_scenario() -> MetricFn:
     """Convergence rate per scenario, so a hard scenario cannot hide in the average."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        counts: dict[str, list[int]] = {}  # scenario -> [converged, episodes]
-        for r in records:
-            count = counts.setdefault(r["scenario"], [0, 0])
-            count[0] += r["termination_reason"] == "converged"
-            count[1] += 1
+        counts = _scenario_counts(records)
         return {f"scenario/{name}/convergence_rate": k / n for name, (k, n) in sorted(counts.items())}
 
     return compute
@@ -105,14 +111,9 @@ def pass_hat() -> MetricFn:
     had (at most 10): the chance that k episodes of one scenario all converge, averaged over scenarios."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        counts: dict[str, list[int]] = {}  # scenario -> [converged, episodes]
-        for r in records:
-            count = counts.setdefault(r["scenario"], [0, 0])
-            count[0] += r["termination_reason"] == "converged"
-            count[1] += 1
-        if not counts:
+        tasks = [(c, n) for c, n in _scenario_counts(records).values()]
+        if not tasks:
             return {}
-        tasks = [(c, n) for c, n in counts.values()]
         top = min(PASS_HAT_MAX_K, min(n for _, n in tasks))
         return {f"pass_hat/{k}": mean_pass_hat_k(tasks, k) for k in range(1, top + 1)}
 

@@ -103,7 +103,7 @@ def _create(db: Path) -> None:
         stale.unlink()
     partial = db.with_name(f".{db.name}.{os.getpid()}.creating")
     client = MlflowClient(tracking_uri=f"sqlite:///{partial}")  # builds every table
-    engine = getattr(client._tracking_client.store, "engine", None)
+    engine = getattr(getattr(getattr(client, "_tracking_client", None), "store", None), "engine", None)  # MLflow internals
     if engine is not None:
         engine.dispose()
     os.replace(partial, db)

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -61,21 +62,26 @@ def _moments(args: list[str], cwd: Path, seed: int) -> list[float]:
     return sorted(rng.uniform(0.1, 1.0) * duration for _ in range(MOMENTS))
 
 
+def _killed_and_resumed(args: Callable[[str], list[str]], cwd: Path, seed: int) -> Iterator[tuple[str, Path]]:
+    """Runs ``args("whole")`` uninterrupted, then for each seeded moment kills ``args("k<i>")`` there and resumes
+    it; yields (when it was killed, its directory)."""
+    for i, moment in enumerate(_moments(args("whole"), cwd, seed)):
+        resumed = _kill_then_resume(args(f"k{i}"), cwd, moment)
+        assert resumed.returncode == 0, f"killed at {moment:.2f}s: {resumed.stderr[-3000:]}"
+        yield f"killed at {moment:.2f}s", cwd / f"k{i}"
+
+
 @pytest.mark.slow  # twenty killed and resumed runs
 def test_a_run_of_every_graph_killed_at_ten_moments_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [str(BIN), "episodes=2", *COMMON, f"hydra.run.dir={tmp_path / name}",
                 f"tracking.uri=sqlite:///{tmp_path / name}.db"]
 
-    moments = _moments(args("whole"), tmp_path, seed=19)
     whole = tmp_path / "whole"
-    for i, moment in enumerate(moments):
-        resumed = _kill_then_resume(args(f"k{i}"), tmp_path, moment)
-        assert resumed.returncode == 0, f"killed at {moment:.2f}s: {resumed.stderr[-3000:]}"
-        out = tmp_path / f"k{i}"
-        assert _records(out / "episodes.jsonl") == _records(whole / "episodes.jsonl"), f"killed at {moment:.2f}s"
-        assert _metrics(out / "summary.json") == _metrics(whole / "summary.json"), f"killed at {moment:.2f}s"
-        statuses = _statuses(tmp_path / f"k{i}.db")
+    for when, out in _killed_and_resumed(args, tmp_path, seed=19):
+        assert _records(out / "episodes.jsonl") == _records(whole / "episodes.jsonl"), when
+        assert _metrics(out / "summary.json") == _metrics(whole / "summary.json"), when
+        statuses = _statuses(out.with_suffix(".db"))
         assert "RUNNING" not in statuses and statuses.count("FINISHED") == len(_metrics(whole / "summary.json"))
 
 
@@ -85,15 +91,11 @@ def test_a_sweep_killed_at_ten_moments_resumes_to_the_uninterrupted_result(tmp_p
         return [str(BIN), "-m", "graph=socratic_panel", "graph.convergence_threshold=0.6,0.9", "episodes=6", *COMMON,
                 f"hydra.sweep.dir={tmp_path / name}", f"tracking.uri=sqlite:///{tmp_path / name}.db"]
 
-    moments = _moments(args("whole"), tmp_path, seed=23)
     whole = tmp_path / "whole"
-    for i, moment in enumerate(moments):
-        resumed = _kill_then_resume(args(f"k{i}"), tmp_path, moment)
-        assert resumed.returncode == 0, f"killed at {moment:.2f}s: {resumed.stderr[-3000:]}"
-        out = tmp_path / f"k{i}"
+    for when, out in _killed_and_resumed(args, tmp_path, seed=23):
         for job in ("0", "1"):
-            assert _records(out / job / "episodes.jsonl") == _records(whole / job / "episodes.jsonl"), moment
-            assert _metrics(out / job / "summary.json") == _metrics(whole / job / "summary.json"), moment
-        assert (out / "comparison.csv").read_text() == (whole / "comparison.csv").read_text()
-        statuses = _statuses(tmp_path / f"k{i}.db")
+            assert _records(out / job / "episodes.jsonl") == _records(whole / job / "episodes.jsonl"), when
+            assert _metrics(out / job / "summary.json") == _metrics(whole / job / "summary.json"), when
+        assert (out / "comparison.csv").read_text() == (whole / "comparison.csv").read_text(), when
+        statuses = _statuses(out.with_suffix(".db"))
         assert "RUNNING" not in statuses and statuses.count("FINISHED") == 3  # the parent and two jobs
