@@ -17,6 +17,7 @@ from omegaconf.errors import OmegaConfBaseException
 from dialectica.sim.params import ConfigError
 from dialectica.sim.paths import cannot_create
 from dialectica.sim.resources import conf_dir
+from dialectica.sim.secrets import scrub_url
 from dialectica.sim.view.options import ViewOptions
 
 CONF_DIR = conf_dir()
@@ -25,7 +26,6 @@ GROUPS = ("graph", "participants", "llm", "tracking")
 TRACKING_SCHEMES = ("", "file", "sqlite", "http", "https", "postgresql", "mysql", "mssql", "databricks",
                     "databricks-uc", "uc")  # MLflow's; ``postgresql+psycopg2://`` counts as postgresql
 OBJECTIVE_KEYS = ("metric", "floor_metric", "floor", "penalty")
-_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 _CREDENTIAL = re.compile(r"(api[_-]?key|token|password|secret|credential|user)", re.IGNORECASE)
 _TRACKING_CREDENTIALS = ("; a tracking server's credentials come from the environment: MLFLOW_TRACKING_TOKEN, or "
                          "MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD")
@@ -117,7 +117,7 @@ def tracking_uri(uri: Any) -> None:
     if not isinstance(uri, str) or not uri:
         raise ConfigError(f"tracking.uri={uri!r} is invalid; valid values: sqlite:///<file>, http(s)://<host>:<port> "
                           "of an MLflow server, or tracking=none")
-    shown = _URL_CREDENTIALS.sub("***@", uri)
+    shown = scrub_url(uri)
     scheme = uri.partition("://")[0].split("+")[0].lower() if "://" in uri else ""
     if scheme not in TRACKING_SCHEMES:
         raise ConfigError(f"tracking.uri={shown}: unknown scheme {scheme + '://'!r}; valid: sqlite:///<file>, "

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.params import ConfigError
+from dialectica.sim.secrets import scrub_url
 
 LOCKED = ("database is locked", "database table is locked")
 RETRIES = 12  # backoff 0.05 s doubling to at most 2 s: about 12 s of waiting in all
@@ -48,12 +49,6 @@ def artifact_root(uri: str) -> str | None:
     return (db.parent / "mlartifacts").resolve().as_uri()
 
 
-def _shown(uri: str) -> str:
-    from dialectica.sim.config import scrub_url
-
-    return scrub_url(uri)
-
-
 def probe(uri: str, timeout: float = PROBE_TIMEOUT_S) -> None:
     """Raises a one-line ConfigError when ``uri`` names a tracking server that does not answer as MLflow does."""
     if not uri.startswith(("http://", "https://")):
@@ -66,19 +61,19 @@ def probe(uri: str, timeout: float = PROBE_TIMEOUT_S) -> None:
             return
     except urllib.error.HTTPError as exc:
         if exc.code in (401, 403):
-            raise ConfigError(f"tracking.uri={_shown(uri)}: the server refused the credentials (HTTP {exc.code}); "
+            raise ConfigError(f"tracking.uri={scrub_url(uri)}: the server refused the credentials (HTTP {exc.code}); "
                               "set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN") from None
         if exc.code == 404:
-            raise ConfigError(f"tracking.uri={_shown(uri)}: something answers there, but not as an MLflow "
+            raise ConfigError(f"tracking.uri={scrub_url(uri)}: something answers there, but not as an MLflow "
                               f"tracking server does (HTTP 404 at /health); {_HINT}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise ConfigError(f"tracking.uri={_shown(uri)}: no MLflow server answers there ({reason}); {_HINT}") from None
+        raise ConfigError(f"tracking.uri={scrub_url(uri)}: no MLflow server answers there ({reason}); {_HINT}") from None
 
 
 def mlflow_ui(uri: str) -> str:
     """How to open the MLflow UI on the store at ``uri`` (credentials scrubbed), for the end of a run."""
-    shown = _shown(uri)
+    shown = scrub_url(uri)
     if uri.startswith(("http://", "https://")):
         return f"open {shown} in a browser"
     return f"mlflow ui --backend-store-uri {shown}   (then http://127.0.0.1:5000)"
