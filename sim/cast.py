@@ -65,14 +65,23 @@ class CastRequest:
         return faulty(model, self.failure_rate, self.seed, name, PARTICIPANT)
 
 
+CALIBRATED = "calibrated"  # the scripted cast, its personas set by the graph's calibrated set
+
+
+def kinds(spec: GraphSpec) -> list[str]:
+    """The ``participants=`` kinds ``spec`` can play: its casts, and ``calibrated`` where it can be calibrated."""
+    return sorted([*spec.casts, *([CALIBRATED] if spec.calibration is not None and "scripted" in spec.casts else [])])
+
+
 def check(spec: GraphSpec, kind: str) -> None:
     """Raises a ConfigError naming the valid choices when ``spec`` has no cast of ``kind``."""
-    if kind not in spec.casts:
+    if kind not in kinds(spec):
         raise ConfigError(f"unknown participants={kind!r} for graph {spec.name}; "
-                          f"valid choices: {', '.join(sorted(spec.casts))}")
+                          f"valid choices: {', '.join(kinds(spec))}")
 
 
 def build_deps(spec: GraphSpec, kind: str, request: CastRequest) -> Any:
-    """Builds the graph's deps for one episode."""
+    """Builds the graph's deps for one episode (a calibrated cast is the scripted one: its scenario's personas
+    already carry the calibrated values)."""
     check(spec, kind)
-    return spec.casts[kind](request)
+    return spec.casts["scripted" if kind == CALIBRATED else kind](request)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,16 @@ def _scenarios(value: Any) -> str:
     return str(value)
 
 
+def calibrated(run: GraphRun) -> GraphRun:
+    """``run`` with its scenarios' personas set by the graph's calibrated set (``<datasets>/calibrated.yaml``)."""
+    from dialectica.sim.calibration import calset
+
+    calibration = run.spec.calibration
+    assert calibration is not None  # cast.check let only calibratable graphs through
+    values = calset.read(calset.path_for(run.datasets), run.spec.name, calibration)
+    return dataclasses.replace(run, scenarios=[values.apply(s, calibration) for s in run.scenarios])
+
+
 def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
                parent_run_id: str | None = None) -> RunConfig:
     """Validates the composed config and returns typed objects. First registers the run's secrets
@@ -181,6 +192,8 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     graph_runs = _graph_runs(cfg)
     for run in graph_runs:
         cast.check(run.spec, str(participants["kind"]))
+    if participants["kind"] == cast.CALIBRATED:
+        graph_runs = [calibrated(run) for run in graph_runs]
     embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
     if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
         why = cannot_create(embedding_cache)

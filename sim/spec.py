@@ -21,6 +21,7 @@ from dialectica.sim.termination import TerminationReason
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+    from dialectica.sim.calibration.model import Calibration
     from dialectica.sim.view.markup import Markup
 
 D = TypeVar("D")
@@ -159,6 +160,8 @@ class GraphSpec:
         terminations: Every reason the graph's ``outcome`` can end an episode with (``error`` aside, which
             the harness gives an episode that raised); an episode ending with another is recorded as an
             error. Empty: not declared (any reason is accepted).
+        calibration: Behaviour statistics and persona knobs for ``dialectica-calibrate`` and
+            ``participants=calibrated``; None: the graph cannot be calibrated.
     """
 
     name: str
@@ -182,6 +185,7 @@ class GraphSpec:
     description: str = ""
     grid: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     terminations: tuple[TerminationReason, ...] = ()
+    calibration: Calibration | None = None
 
     def compiled(self) -> Any:
         """The graph compiled once per process."""
