@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from dialectica.metrics.stats import wilson_interval
+from dialectica.sim.calibration import calset
 from dialectica.sim.params import ConfigError
 
 DEFAULT_EPISODES = 8
@@ -92,20 +93,34 @@ def outcomes(episodes: Path, graph: str, n: int) -> np.ndarray:
     return np.array([r["termination_reason"] == "converged" for r in rows], dtype=float)
 
 
-def summarise(points: list[dict[str, Any]], agreement: Agreement) -> dict[str, Any]:
+def summarise(points: list[dict[str, Any]], agreement: Agreement, calibrated: np.ndarray | None = None) -> dict[str, Any]:
+    """Per configuration each cast's rate with its Wilson interval; the rank agreement of the scripted cast with
+    the LLM's and, given the calibrated cast's outcomes, whether its rate lies inside the LLM's interval and
+    its own rank agreement."""
+    casts = {"scripted": agreement.scripted, "llm": agreement.llm}
+    if calibrated is not None:
+        casts["calibrated"] = calibrated
     rows = []
     for i, point in enumerate(points):
         row: dict[str, Any] = {"config": label(point), **{f"graph.{k}": v for k, v in point.items()}}
-        for cast, matrix in (("scripted", agreement.scripted), ("llm", agreement.llm)):
+        for cast, matrix in casts.items():
             k, n = int(matrix[i].sum()), matrix.shape[1]
             low, high = wilson_interval(k, n)
             row |= {f"{cast}_rate": k / n, f"{cast}_ci95_low": low, f"{cast}_ci95_high": high}
         row["llm_inside_scripted_ci"] = row["scripted_ci95_low"] <= row["llm_rate"] <= row["scripted_ci95_high"]
+        if calibrated is not None:
+            row["calibrated_inside_llm_ci"] = row["llm_ci95_low"] <= row["calibrated_rate"] <= row["llm_ci95_high"]
         rows.append(row)
     spearman, kendall = agreement.point()
     intervals = agreement.bootstrap()
-    return {"episodes": int(agreement.scripted.shape[1]), "configs": rows,
-            "spearman": spearman, "kendall": kendall, **{f"{k}_bootstrap": v for k, v in intervals.items()}}
+    report = {"episodes": int(agreement.scripted.shape[1]), "configs": rows,
+              "spearman": spearman, "kendall": kendall, **{f"{k}_bootstrap": v for k, v in intervals.items()}}
+    if calibrated is not None:
+        tuned = Agreement(calibrated, agreement.llm)
+        spearman, kendall = tuned.point()
+        report |= {"calibrated_spearman": spearman, "calibrated_kendall": kendall,
+                   **{f"calibrated_{k}_bootstrap": v for k, v in tuned.bootstrap().items()}}
+    return report
 
 
 def _num(v: float) -> str:
@@ -113,15 +128,24 @@ def _num(v: float) -> str:
 
 
 def markdown(graph: str, report: dict[str, Any]) -> str:
+    calibrated = "calibrated_spearman" in report
     lines = [f"# Validity: {graph}, {report['episodes']} episodes per configuration and cast", "",
-             "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |", "|---|---|---|---|"]
+             "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |"
+             + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else ""),
+             "|---|---|---|---|" + ("---|---|" if calibrated else "")]
     for r in report["configs"]:
-        cells = [f"{r[f'{c}_rate']:.2f} ({r[f'{c}_ci95_low']:.2f}-{r[f'{c}_ci95_high']:.2f})" for c in ("scripted", "llm")]
-        lines.append(f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['llm_inside_scripted_ci'] else 'no'} |")
-    for name in ("spearman", "kendall"):
-        b = report[f"{name}_bootstrap"]
-        lines.append(f"\n{name.capitalize()}: {_num(report[name])} (bootstrap 95% CI {_num(b['ci95_low'])} to "
-                     f"{_num(b['ci95_high'])}; undefined in {b['undefined_share']:.0%} of resamples)")
+        cells = [f"{r[f'{c}_rate']:.2f} ({r[f'{c}_ci95_low']:.2f}-{r[f'{c}_ci95_high']:.2f})"
+                 for c in ("scripted", "llm", *(["calibrated"] if calibrated else []))]
+        line = f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['llm_inside_scripted_ci'] else 'no'} |"
+        if calibrated:
+            line += f" {cells[2]} | {'yes' if r['calibrated_inside_llm_ci'] else 'no'} |"
+        lines.append(line)
+    for prefix, who in (("", "Scripted"), *((("calibrated_", "Calibrated"),) if calibrated else ())):
+        for name in ("spearman", "kendall"):
+            b = report[f"{prefix}{name}_bootstrap"]
+            lines.append(f"\n{who} against LLM, {name.capitalize()}: {_num(report[prefix + name])} (bootstrap 95% CI "
+                         f"{_num(b['ci95_low'])} to {_num(b['ci95_high'])}; undefined in {b['undefined_share']:.0%} of "
+                         "resamples)")
     return "\n".join(lines) + "\n"
 
 
@@ -130,12 +154,15 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
 
     fig, ax = subplots(figsize=(max(5.0, 1.3 * len(report["configs"])), 3.6))
     x = np.arange(len(report["configs"]))
-    for offset, cast, colour in ((-0.08, "scripted", "#4c72b0"), (0.08, "llm", "#dd8452")):
+    series = [(-0.08, "scripted", "#4c72b0"), (0.08, "llm", "#dd8452")]
+    if "calibrated_spearman" in report:
+        series.append((0.0, "calibrated", "#55a868"))
+    for offset, cast, colour in series:
         rates = np.array([r[f"{cast}_rate"] for r in report["configs"]])
         errors = np.array([[r[f"{cast}_rate"] - r[f"{cast}_ci95_low"], r[f"{cast}_ci95_high"] - r[f"{cast}_rate"]]
                            for r in report["configs"]]).T
         ax.errorbar(x + offset, rates, yerr=errors, fmt="o-", capsize=3, color=colour,
-                    label="scripted cast" if cast == "scripted" else "LLM cast")
+                    label={"scripted": "scripted cast", "llm": "LLM cast", "calibrated": "calibrated scripted cast"}[cast])
     ax.set_xticks(x, [r["config"] for r in report["configs"]], rotation=15, fontsize=8)
     ax.set_ylim(-0.05, 1.05)
     ax.set_ylabel("convergence rate")
@@ -191,9 +218,11 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     points = grid_points(grid)
     out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
     base = from_hydra(compose([f"graph={graph}", *rest, *casts["llm"]], cwd), out / "check")  # fails fast on bad input
+    if spec.calibration is not None and calset.path_for(base.graphs[0].datasets).is_file():
+        casts["calibrated"] = ["participants=calibrated"]  # the graph's calibrated set: its column in the report
     tracker = Tracker(base.tracking)
     embed = None
-    matrices: dict[str, list[np.ndarray]] = {"scripted": [], "llm": []}
+    matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
     with tracker.run(f"validity {graph}", {"validity": "true", "graph": graph, "out_dir": str(out)}) as parent:
         for i, point in enumerate(points):
             for cast, extra in casts.items():
@@ -204,20 +233,23 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
                     from dialectica.sim.embedding import Embedder
 
                     embed = Embedder(cfg.embedding_cache)
-                echo(f"[{2 * i + (cast == 'llm') + 1}/{2 * len(points)}] {graph} {label(point)}, {cast} cast")
+                echo(f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
+                     f"{label(point)}, {cast} cast")
                 run_experiment(cfg, embed, echo=lambda _: None)
                 matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
         agreement = Agreement(np.stack(matrices["scripted"]), np.stack(matrices["llm"]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns on constant inputs; those are reported as undefined
-            report = summarise(points, agreement) | {"graph": graph, "grid": grid, "llm_cast": casts["llm"],
-                                                     "overrides": rest}
+            calibrated = np.stack(matrices["calibrated"]) if "calibrated" in matrices else None
+            report = summarise(points, agreement, calibrated) | {"graph": graph, "grid": grid, "llm_cast": casts["llm"],
+                                                                 "overrides": rest, "out_dir": str(out)}
         (out / "validity.json").write_text(json.dumps(report, indent=2, default=str))
         (out / "validity.md").write_text(markdown(graph, report))
         plot(graph, report, out / "validity.png")
         parent.params({"graph": graph, "grid": json.dumps(grid), "llm_cast": " ".join(casts["llm"]),
                        "episodes": report["episodes"]})
-        parent.metrics({k: report[k] for k in ("spearman", "kendall") if report[k] == report[k]})
+        parent.metrics({k: report[k] for k in ("spearman", "kendall", "calibrated_spearman", "calibrated_kendall")
+                        if k in report and report[k] == report[k]})
         for name in ("validity.json", "validity.md", "validity.png"):
             parent.artifact(out / name)
     echo(markdown(graph, report))

@@ -1,0 +1,119 @@
+"""The calibration machinery on a toy graph: the loss, the split of the grid, the search recovering known
+persona values, and calibrated sets read back, applied and rejected with one-line errors."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import yaml
+
+from dialectica.sim.calibration import calset
+from dialectica.sim.calibration.calset import CalibratedSet
+from dialectica.sim.calibration.fit import RATE_SCALE, loss, search, split
+from dialectica.sim.calibration.model import Calibration, Knob
+from dialectica.sim.params import ConfigError
+
+
+def _behaviour(records):
+    answers = [t for r in records if r["termination_reason"] != "error" for t in r["transcript"]]
+    if not answers:
+        return {"vague": math.nan, "words": math.nan}
+    return {"vague": sum(t["text"] == "hm" for t in answers) / len(answers),
+            "words": sum(len(t["text"].split()) for t in answers) / len(answers)}
+
+
+TOY = Calibration(
+    behaviour=_behaviour,
+    knobs=(Knob("vagueness", 0.0, 1.0), Knob("length", 1, 9, integer=True)),
+    personas=lambda scenario: [(p["id"], p) for p in scenario["people"]],
+    scales={"words": 2.0},
+)
+
+
+def _play(values, points=3, episodes=40):
+    """Toy episodes: each answer is vague with chance ``vagueness``, else ``length`` words; an episode converges
+    when fewer than a third of its answers are vague."""
+    v = {"vagueness": 0.2, "length": 3} | (values or {})
+    out = []
+    for p in range(points):
+        rng = random.Random(p)
+        rows = []
+        for _ in range(episodes):
+            turns = [{"text": "hm" if rng.random() < v["vagueness"] else " ".join(["w"] * int(v["length"]))}
+                     for _ in range(6)]
+            vague = sum(t["text"] == "hm" for t in turns)
+            rows.append({"termination_reason": "converged" if vague < 2 + p else "max_rounds", "transcript": turns})
+        out.append(rows)
+    return out
+
+
+def _rates(played):
+    return [sum(r["termination_reason"] == "converged" for r in rows) / len(rows) for rows in played]
+
+
+def test_the_loss_is_zero_on_a_match_and_weighs_misses_by_their_scales():
+    target = {"vague": 0.5, "words": 4.0}
+    assert loss(TOY, target, dict(target), [0.2], [0.2]) == 0.0
+    assert loss(TOY, target, {"vague": 0.5, "words": 6.0}, [], []) == pytest.approx(((6 - 4) / 2.0) ** 2 / 2)
+    assert loss(TOY, target, dict(target), [0.2, 0.5], [0.2, 0.5 + RATE_SCALE]) == pytest.approx(0.5)
+    # a statistic defined on one side only is a miss of one scale; undefined on both sides, no miss
+    assert loss(TOY, {"vague": math.nan, "words": 4.0}, {"vague": 0.1, "words": 4.0}, [], []) == pytest.approx(0.5)
+    assert loss(TOY, {"vague": math.nan, "words": 4.0}, {"vague": math.nan, "words": 4.0}, [], []) == 0.0
+
+
+def test_the_split_holds_out_every_other_point_unless_told():
+    assert split(5) == ([0, 2, 4], [1, 3])
+    assert split(3, [1]) == ([1], [0, 2])
+    with pytest.raises(ConfigError, match="must name grid indices in 0..2"):
+        split(3, [3])
+    with pytest.raises(ConfigError, match="leaves no grid point held out"):
+        split(3, [0, 1, 2])
+
+
+def test_the_search_recovers_the_values_that_made_the_reference():
+    truth = {"vagueness": 0.55, "length": 7}
+    reference = _play(truth)
+    target = _behaviour([r for rows in reference for r in rows])
+    found = search(TOY, _play, target, _rates(reference), trials=60, seed=0)
+    assert found.values["vagueness"] == pytest.approx(truth["vagueness"], abs=0.12)
+    assert found.values["length"] == truth["length"] and isinstance(found.values["length"], int)
+    assert found.loss < found.authored_loss and len(found.trials) == 60
+    again = search(TOY, _play, target, _rates(reference), trials=60, seed=0)
+    assert again.values == found.values  # seeded
+
+
+def test_a_calibrated_set_is_applied_to_copies_of_every_persona(tmp_path):
+    scenario = {"people": [{"id": "a", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.9, "length": 2}]}
+    chosen = CalibratedSet("toy", {"vagueness": 0.4}, {"b": {"length": 8}}, {"model": {"model": "m"}})
+    applied = chosen.apply(scenario, TOY)
+    assert [(p["vagueness"], p["length"]) for p in applied["people"]] == [(0.4, 2), (0.4, 8)]
+    assert scenario["people"][0]["vagueness"] == 0.1  # the prepared scenario itself is left alone
+    path = calset.write(tmp_path / calset.FILE, chosen)
+    back = calset.read(path, "toy", TOY)
+    assert back.shared == chosen.shared and back.personas == chosen.personas and back.provenance == chosen.provenance
+    assert path.read_text().startswith("# Calibrated persona values") and not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "no calibrated set for graph toy at .*dialectica-calibrate graph=toy"),
+    ("graph: toy\nshared: {speed: 1}\n", r"shared.speed is not a calibrated key; valid keys: vagueness, length"),
+    ("graph: toy\nshared: {vagueness: 2}\n", r"shared.vagueness=2 is out of range; valid range: \[0.0, 1.0\]"),
+    ("graph: toy\npersonas: {a: {length: yes}}\n", r"personas.a.length=True is out of range"),
+    ("graph: other\n", "expected a mapping with graph: toy"),
+    ("graph: [toy\n", "malformed calibrated set .*: ScannerError|malformed calibrated set .*: ParserError"),
+])
+def test_a_bad_calibrated_set_is_one_line_naming_the_file(tmp_path, content, message):
+    path = tmp_path / calset.FILE
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(ConfigError, match=message) as info:
+        calset.read(path, "toy", TOY)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+def test_written_sets_are_plain_yaml_without_nan(tmp_path):
+    chosen = CalibratedSet("toy", {"vagueness": 0.4}, fit={"spearman": math.nan})
+    data = yaml.safe_load(calset.write(tmp_path / calset.FILE, chosen).read_text())
+    assert data["fit"]["spearman"] is None and data["shared"] == {"vagueness": 0.4}
