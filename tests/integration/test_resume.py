@@ -1,5 +1,5 @@
 """Resume: SIGTERM ends a run as KILLED keeping its episodes; another config is refused; a resumed graph=all
-keeps the graphs a killed run finished. (SIGKILL at ten moments: test_kill_resume.py.)"""
+keeps the graphs a killed run finished. (SIGKILL at six moments: test_kill_resume.py.)"""
 
 from __future__ import annotations
 
