@@ -17,13 +17,14 @@ usage: dialectica [KEY=VALUE ...]          run every graph (or graph=NAME), Hydr
        dialectica list                     the graphs found, their scenarios, params and metrics
 
 keys: graph=all|{graphs}  episodes=20  seed=0  scenario=all|[NAME,NAME]
-      participants=scripted|surrogate  llm=scripted|llamacpp|openai  tracking=sqlite|none
+      participants=scripted|calibrated|surrogate  llm=scripted|llamacpp|openai  tracking=sqlite|none
       graph.<param>=VALUE  graph.cast.<option>=VALUE  tracking.uri=URI  resume=true  hydra.run.dir=DIR
       max_concurrency=N (episodes in flight)  llm.preset=NAME  llm.max_in_flight=N  llm.requests_per_minute=N
       max_error_rate=0.5 (exit 1 past it)  participants.failure_rate=P  participants.role_failure_rate=P
       participants.crash_rate=P
 other: dialectica-compare (regression check), dialectica-view (episode pages), dialectica-bench,
        dialectica-validity graph=NAME (do scripted rankings hold with LLM participants?),
+       dialectica-calibrate graph=NAME (fit the scripted personas to an LLM run), dialectica-behaviour A B,
        dialectica --hydra-help (Hydra's own options), dialectica --cfg job (the composed config)"""
 
 

@@ -1,0 +1,88 @@
+"""``dialectica-calibrate`` end to end against an OpenAI-compatible server on loopback: a reference validity run,
+a fit on part of its grid, a calibrated set with its provenance, ``participants=calibrated`` playing it exactly
+as the fit measured it, the validity report's calibrated column, and ``dialectica-behaviour``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dialectica.sim.calibration import behaviour, cli
+from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.discovery import load
+from dialectica.sim.llm.latency_server import serving
+from dialectica.sim.resources import builtin_graph
+from dialectica.sim.runner import run_experiment
+from dialectica.sim.validity import run as validity
+
+GRAPH = "interview"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """A validity run of the interview graph (LLM interviewee on the loopback server) over a copy of its datasets."""
+    root = tmp_path_factory.mktemp("calibrate")
+    data = root / "datasets"
+    shutil.copytree(builtin_graph(GRAPH)[1], data / GRAPH)
+    (data / GRAPH / "calibrated.yaml").unlink(missing_ok=True)
+    with serving(latency_s=0.0) as url:
+        args = [f"graph={GRAPH}", "grid.budget=3,6,10", "episodes=4", "seed=2", "llm=openai", f"llm.base_url={url}",
+                "llm.model=latency", "max_concurrency=4", "tracking=none", "view.enabled=false", f"datasets_dir={data}"]
+        report = validity(args, cwd=root, echo=lambda _: None)
+        yield root, data, Path(report["out_dir"]), args
+
+
+def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_plays(reference):
+    root, data, ref, args = reference
+    lines: list[str] = []
+    report = cli.run([f"graph={GRAPH}", f"reference={ref}", "trials=4"], cwd=root, echo=lines.append)
+
+    written = data / GRAPH / "calibrated.yaml"
+    assert report["calibrated_set"] == str(written)
+    saved = yaml.safe_load(written.read_text())
+    prov = saved["provenance"]
+    assert prov["model"]["backend"] == "openai" and prov["model"]["model"] == "latency"
+    assert prov["seed"] == 2 and prov["episodes"] == 4 and prov["grid"] == {"budget": [3, 6, 10]}
+    assert prov["fit_points"] == ["budget=3", "budget=10"] and prov["held_out_points"] == ["budget=6"]
+    assert prov["command"].startswith(f"dialectica-calibrate graph={GRAPH} reference=") and prov["date"]
+    knobs = {k.name: k for k in load(GRAPH).calibration.knobs}
+    assert set(saved["shared"]) == set(knobs)
+    assert all(knobs[k].low <= v <= knobs[k].high for k, v in saved["shared"].items())
+    assert [r["split"] for r in report["evaluation"]["configs"]] == ["fit", "held-out", "fit"]
+    assert len(report["fit"]["trials"]) == 4 and report["fit"]["loss"] <= min(t["loss"] for t in report["fit"]["trials"])
+    out = Path(lines[-1].split("report: ")[1])
+    assert {p.name for p in out.iterdir()} == {"calibration.json", "calibration.md", "calibration.png"}
+
+    # the rates the fit reports are those of a real run with participants=calibrated, on the same seeds
+    for point, row in zip((3, 6, 10), report["evaluation"]["configs"], strict=True):
+        cfg = from_hydra(compose([f"graph={GRAPH}", "participants=calibrated", "episodes=4", "seed=2", "tracking=none",
+                                  "view.enabled=false", "progress=false", f"graph.budget={point}",
+                                  f"datasets_dir={data}"], root), root / f"run-{point}")
+        summary = run_experiment(cfg, echo=lambda _: None)
+        assert summary["graphs"][GRAPH]["metrics"]["convergence_rate"] == row["calibrated_rate"]
+        records = [json.loads(line) for line in (root / f"run-{point}" / "episodes.jsonl").read_text().splitlines()]
+        assert {r["participants"] for r in records} == {"calibrated"}
+
+    # with a calibrated set in place, the validity report gains its column
+    again = validity(args, cwd=root, echo=lambda _: None)
+    fitted = report["evaluation"]["configs"]
+    assert [r["calibrated_rate"] for r in again["configs"]] == [r["calibrated_rate"] for r in fitted]
+    assert [r["llm_rate"] for r in again["configs"]] == [r["llm_rate"] for r in fitted]
+    assert all(r["calibrated_inside_llm_ci"] == (r["llm_ci95_low"] <= r["calibrated_rate"] <= r["llm_ci95_high"])
+               for r in again["configs"])
+    assert "calibrated inside LLM CI" in (Path(again["out_dir"]) / "validity.md").read_text()
+
+
+def test_behaviour_side_by_side_names_both_runs_and_every_statistic(reference, capsys):
+    _, _, ref, _ = reference
+    behaviour.main([str(ref / "0-scripted"), str(ref / "0-llm")])
+    text = capsys.readouterr().out
+    stats = behaviour.run_statistics(ref / "0-llm")[GRAPH]
+    assert f"## {GRAPH}" in text and all(f"| {name} |" in text for name in stats)
+    with pytest.raises(SystemExit) as info:
+        behaviour.main([str(ref / "0-llm"), str(ref / "nowhere")])
+    assert info.value.code == 2
