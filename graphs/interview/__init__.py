@@ -1,6 +1,7 @@
 """``graph=interview``: an autonomous discovery interview that fills a schema's ASCR within a budget."""
 
 from dialectica.graphs.interview import build
+from dialectica.graphs.interview.calibration import CALIBRATION
 from dialectica.graphs.interview.panel import VIEW
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.scripted import scripted_interview
@@ -13,6 +14,6 @@ SPEC = builtin_spec(
     "interview", build, description=__doc__.split(": ", 1)[1].strip(),
     params=InterviewParams, casts={"scripted": scripted_interview, "surrogate": surrogate_interview},
     metrics=(by_label,), view=VIEW, roles={"interviewer": "system", "interviewee": "participant"},
-    agreement=False,
+    agreement=False, calibration=CALIBRATION,
     grid={"budget": (3, 6, 10)}, terminations=(End.CONVERGED, End.BUDGET),
 )
