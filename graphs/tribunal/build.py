@@ -11,6 +11,7 @@ from dialectica.graphs.tribunal.bench import JUDGES
 from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalNodes
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.record import outcome as outcome  # the spec's outcome
+from dialectica.graphs.tribunal.scripted import judge_personas
 from dialectica.graphs.tribunal.state import TribunalState
 from dialectica.sim.params import ConfigError
 from dialectica.sim.spec import Episode, step
@@ -60,6 +61,8 @@ _COLLECTOR_KEYS = ("id", "delay_s", "fault", "evidence")
 
 
 def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
+    """The scenario, checked, with ``judges``: each judge's persona mapping (the scripted judges' numbers,
+    today's defaults where the file gives none; see ``scripted.JUDGE_KEYS``)."""
     for key, kind in (("name", str), ("subject", str), ("criteria", list), ("collectors", list)):
         if not isinstance(scenario.get(key), kind):
             raise ConfigError(f"missing or malformed key {key!r} (expected {kind.__name__})")
@@ -77,4 +80,5 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         if collector["fault"] not in ("none", "hang"):  # crashes are drawn per episode (participants.crash_rate)
             raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; "
                               "valid choices: none, hang")
+    scenario["judges"] = judge_personas(scenario.get("judges"))  # the scripted judges' persona mappings
     return scenario

@@ -9,6 +9,10 @@ seeded noise. Sent back by the Chief Justice, a judge rescores only the criteria
 in the feedback and gives up a share of its pull and its noise each time (a
 persuadability drawn per episode), so re-evaluation tends to bring the bench together
 without promising that one round is enough.
+
+Each judge's numbers are its persona mapping, ``scenario["judges"][name]`` (:data:`JUDGE_KEYS`), filled
+from :data:`JUDGE_DEFAULTS` by the graph's ``prepare_scenario``; a scenario file may set its own, and a
+calibrated set (``participants=calibrated``) overrides them.
 """
 
 from __future__ import annotations
@@ -24,18 +28,64 @@ from langchain_core.messages import BaseMessage
 
 from dialectica.graphs.tribunal.nodes import TribunalDeps
 from dialectica.sim.cast import CastRequest
+from dialectica.sim.params import ConfigError
 from dialectica.sim.scripted import ScriptedChatModel, last_human
 
-_PULL = {"prosecutor": -1.0, "defense": 1.0, "tech_lead": 0.0}
 _FAVOURS = {
     "prosecutor": ("security_issue", "claim_unsupported", "test_gap"),
     "defense": ("claim_supported", "design_strength"),
     "tech_lead": ("design_strength", "test_gap", "security_issue", "claim_unsupported", "claim_supported"),
 }
-_NOISE = 0.5  # sd of a judge's first reading of a criterion, in score points
-_ZEAL = (0.5, 2.0)  # range of the per-episode multiplier of a judge's persona pull
-_GIVE = (0.0, 0.5)  # range of the share of pull and noise a judge drops each time the bench is sent back
+JUDGE_KEYS = {
+    "pull": "direction and size of the persona's pull, times 2 x the case's disagreement (prosecutor -1, defense +1)",
+    "noise": "sd of a judge's first reading of a criterion, in score points",
+    "zeal_low": "low end of the per-episode multiplier of the persona's pull (drawn uniformly up to zeal_high)",
+    "zeal_high": "high end of the per-episode multiplier of the persona's pull",
+    "give_low": "low end of the share of pull and noise dropped each time the bench is sent back (drawn per episode)",
+    "give_high": "high end of that share (at most 1: nothing left)",
+    "centre": "share of the way from a criterion's true score to the middle score 3 (0: reads the truth; 1: ignores it)",
+    "stand": "chance a judge keeps its score on a criterion the Chief Justice reopened",
+}
+_SHARED = {"noise": 0.5, "zeal_low": 0.5, "zeal_high": 2.0, "give_low": 0.0, "give_high": 0.5, "centre": 0.0,
+           "stand": 0.0}
+JUDGE_DEFAULTS: dict[str, dict[str, float]] = {
+    "prosecutor": {"pull": -1.0, **_SHARED}, "defense": {"pull": 1.0, **_SHARED}, "tech_lead": {"pull": 0.0, **_SHARED},
+}
+_BOUNDS = {"noise": (0.0, None), "give_low": (None, 1.0), "give_high": (None, 1.0), "centre": (0.0, 1.0),
+           "stand": (0.0, 1.0)}
 _REEXAMINE = re.compile(r"Chief Justice: re-examine ([\w, -]+):")
+
+
+def judge_personas(given: Any) -> dict[str, dict[str, float]]:
+    """The judges' persona mappings: :data:`JUDGE_DEFAULTS` with a scenario's ``judges`` values (None: none)
+    over them, checked.
+
+    Raises:
+        ConfigError: an unknown judge or key, a value that is no number or out of its range.
+    """
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise ConfigError(f"judges must map judge names ({', '.join(JUDGE_DEFAULTS)}) to persona values")
+    out = {}
+    for name, defaults in JUDGE_DEFAULTS.items():
+        values = given.get(name) or {}
+        if not isinstance(values, dict):
+            raise ConfigError(f"judges.{name} must map persona keys to numbers; valid keys: {', '.join(JUDGE_KEYS)}")
+        out[name] = dict(defaults)
+        for key, value in values.items():
+            if key not in JUDGE_KEYS:
+                raise ConfigError(f"judges.{name}.{key} is no judge key; valid keys: {', '.join(JUDGE_KEYS)}")
+            low, high = _BOUNDS.get(key, (None, None))
+            if (isinstance(value, bool) or not isinstance(value, int | float) or value != value
+                    or (low is not None and value < low) or (high is not None and value > high)):
+                raise ConfigError(f"judges.{name}.{key}={value!r} must be a number"
+                                  + (f" in [{low}, {high}]" if low is not None or high is not None else ""))
+            out[name][key] = float(value)
+    unknown = [str(n) for n in given if n not in JUDGE_DEFAULTS]
+    if unknown:
+        raise ConfigError(f"judges.{unknown[0]} is no judge; valid choices: {', '.join(JUDGE_DEFAULTS)}")
+    return out
 
 
 def crashes(seed: int, collector_id: str, rate: float) -> bool:
@@ -62,8 +112,8 @@ def collector(spec: dict[str, Any], hang_s: float, crash: bool = False,
 
 @dataclass
 class ScriptedJudge:
-    """One judge for one episode; ``zeal`` scales its persona's pull, ``give`` is the share of pull and noise
-    it drops each time the bench is sent back."""
+    """One judge for one episode; ``persona`` is its mapping (:data:`JUDGE_KEYS`), ``zeal`` scales its
+    persona's pull, ``give`` is the share of pull and noise it drops each time the bench is sent back."""
 
     name: str
     case: dict[str, Any]
@@ -72,14 +122,29 @@ class ScriptedJudge:
     give: float = 0.5
     sent_back: int = 0
     last: dict[str, int] = field(default_factory=dict)
+    persona: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.persona = {**JUDGE_DEFAULTS[self.name], **self.persona}
 
     @classmethod
     def drawn(cls, name: str, case: dict[str, Any], rng: random.Random) -> ScriptedJudge:
-        return cls(name, case, rng, zeal=rng.uniform(*_ZEAL), give=rng.uniform(*_GIVE))
+        """The judge with its zeal and give drawn for the episode, from the case's persona mapping (read
+        afresh each episode, so a calibrated set applies)."""
+        persona = {**JUDGE_DEFAULTS[name], **(case.get("judges") or {}).get(name, {})}
+        zeal = rng.uniform(persona["zeal_low"], persona["zeal_high"])
+        return cls(name, case, rng, zeal=zeal, give=rng.uniform(persona["give_low"], persona["give_high"]),
+                   persona=persona)
 
     def _score(self, truth: int, keep: float) -> int:
-        pull = _PULL[self.name] * 2.0 * self.case["disagreement"] * self.zeal * keep
-        return min(5, max(1, round(truth + pull + self.rng.gauss(0, _NOISE * keep))))
+        p = self.persona
+        pull = p["pull"] * 2.0 * self.case["disagreement"] * self.zeal * keep
+        centred = truth + p["centre"] * (3 - truth)
+        return min(5, max(1, round(centred + pull + self.rng.gauss(0, p["noise"] * keep))))
+
+    def _stands(self) -> bool:
+        # no draw unless the persona may stand, so that a judge that never does plays today's seeds
+        return self.persona["stand"] > 0 and self.rng.random() < self.persona["stand"]
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = last_human(messages)
@@ -91,6 +156,8 @@ class ScriptedJudge:
         for c in self.case["criteria"]:
             if reopened and c["id"] not in named and c["id"] in self.last:
                 score = self.last[c["id"]]  # settled: the judge stands by its score
+            elif reopened and c["id"] in self.last and self._stands():
+                score = self.last[c["id"]]  # reopened, but the judge will not move
             else:
                 score = self.last[c["id"]] = self._score(c["truth"], keep)
             own = [e for col in self.case["collectors"] for e in col["evidence"] if e["criterion"] == c["id"]]
@@ -116,5 +183,5 @@ def scripted_tribunal(request: CastRequest) -> TribunalDeps:
     return TribunalDeps(
         collectors={c["id"]: collector(c, hang_s, crashes(request.seed, c["id"], request.crash_rate), request.sleep)
                     for c in case["collectors"]},
-        judges={name: request.system(name, _judge(name, case, request.seed)) for name in _PULL},
+        judges={name: request.system(name, _judge(name, case, request.seed)) for name in JUDGE_DEFAULTS},
     )
