@@ -1,6 +1,7 @@
 """``graph=maieutic``: Sophia, a Socratic tutor with a Critic loop, questions one learner."""
 
 from dialectica.graphs.maieutic import build, metrics
+from dialectica.graphs.maieutic.calibration import CALIBRATION
 from dialectica.graphs.maieutic.figures import critic_loop_histogram, move_distribution
 from dialectica.graphs.maieutic.panel import VIEW
 from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
@@ -16,6 +17,6 @@ SPEC = builtin_spec(
     metrics=(metrics.moves, metrics.critic, metrics.retrieval, metrics.turns_to_synthesis),
     figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
-    embeds=True, agreement=False,
+    embeds=True, agreement=False, calibration=CALIBRATION,
     grid={"frustration_threshold": (3.0, 5.0, 7.0)}, terminations=(End.CONVERGED, End.MAX_TURNS),
 )
