@@ -21,6 +21,7 @@ from dialectica.sim.calibration.model import Calibration, Knob
 from dialectica.sim.params import ConfigError
 
 RATE_SCALE = 0.15  # a headline rate's miss that weighs as much as one statistic off by its scale
+ERROR_PENALTY = 100.0  # per share of episodes that raised: values that break the cast are never chosen
 Records = list[dict[str, Any]]
 
 
@@ -145,14 +146,16 @@ def search(calibration: Calibration, play: Callable[[dict[str, float] | None], l
     optuna.logging.set_verbosity(optuna.logging.WARNING)
 
     def score(values: dict[str, float] | None) -> float:
-        played = play(values)
-        return loss(calibration, target, statistics(calibration, (r for rows in played for r in rows)),
-                    target_rates, [rate(rows) for rows in played])
+        groups = play(values)
+        played = [r for rows in groups for r in rows]
+        errors = sum(r["termination_reason"] == "error" for r in played) / max(1, len(played))
+        return ERROR_PENALTY * errors + loss(calibration, target, statistics(calibration, played),
+                                             target_rates, [rate(rows) for rows in groups])
 
-    def suggest(trial: Any, knob: Knob) -> float:
+    def suggest(trial: Any, knob: Knob) -> float | int:
         if knob.integer:
-            return float(trial.suggest_int(knob.name, int(knob.low), int(knob.high)))
-        return float(trial.suggest_float(knob.name, knob.low, knob.high))
+            return trial.suggest_int(knob.name, int(knob.low), int(knob.high))
+        return knob.clip(trial.suggest_float(knob.name, knob.low, knob.high))
 
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
     history: list[dict[str, Any]] = []

@@ -117,3 +117,17 @@ def test_written_sets_are_plain_yaml_without_nan(tmp_path):
     chosen = CalibratedSet("toy", {"vagueness": 0.4}, fit={"spearman": math.nan})
     data = yaml.safe_load(calset.write(tmp_path / calset.FILE, chosen).read_text())
     assert data["fit"]["spearman"] is None and data["shared"] == {"vagueness": 0.4}
+
+
+def test_integer_knobs_reach_the_cast_as_integers_and_values_that_break_it_are_never_chosen():
+    def fragile(values):
+        played = _play(values)
+        if values is not None and (not isinstance(values["length"], int) or values["vagueness"] > 0.5):
+            return [[{"termination_reason": "error"} for _ in rows] for rows in played]
+        return played
+
+    reference = _play({"vagueness": 0.9, "length": 4})  # out of the cast's reach: the fit must stay where it works
+    target = _behaviour([r for rows in reference for r in rows])
+    found = search(TOY, fragile, target, _rates(reference), trials=30, seed=1)
+    assert found.values["vagueness"] <= 0.5 and isinstance(found.values["length"], int)
+    assert all(isinstance(t["length"], int) for t in found.trials)
