@@ -1,6 +1,7 @@
 """``graph=tribunal``: a layered judging pipeline with parallel layers, error routing and re-evaluation."""
 
 from dialectica.graphs.tribunal import build
+from dialectica.graphs.tribunal.calibration import CALIBRATION
 from dialectica.graphs.tribunal.metrics import tribunal
 from dialectica.graphs.tribunal.panel import VIEW
 from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParams
@@ -16,4 +17,5 @@ SPEC = builtin_spec(
     casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal}, cast_options=TribunalCastOptions,
     metrics=(tribunal,), view=VIEW, roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
     grid={"dispersion_threshold": (0.5, 1.5, 3.0)}, terminations=(End.CONVERGED, End.MAX_ROUNDS, End.PARTIAL),
+    calibration=CALIBRATION,
 )
