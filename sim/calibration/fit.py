@@ -113,15 +113,16 @@ def statistics(calibration: Calibration, records: Iterable[Mapping[str, Any]]) -
 
 def loss(calibration: Calibration, target: Mapping[str, float], got: Mapping[str, float],
          target_rates: Sequence[float], got_rates: Sequence[float]) -> float:
-    """Mean squared miss of the behaviour statistics (each over its scale; one defined on one side only
-    counts as a miss of one scale) plus that of the headline rates per grid point (over ``RATE_SCALE``)."""
+    """Mean squared miss of the behaviour statistics plus that of the headline rates per grid point, in one unit:
+    a rate off by ``RATE_SCALE``, or a statistic off by ``RATE_SCALE`` times its scale, counts 1 (a statistic
+    defined on one side only counts as off by its whole scale). Behaviour and outcome weigh alike."""
     misses = []
     for name, want in target.items():
         have = got.get(name, math.nan)
         if math.isnan(want) and math.isnan(have):
             continue
-        misses.append(1.0 if math.isnan(want) or math.isnan(have) else
-                      ((have - want) / calibration.scales.get(name, 1.0)) ** 2)
+        scale = RATE_SCALE * calibration.scales.get(name, 1.0)
+        misses.append((1 / RATE_SCALE) ** 2 if math.isnan(want) or math.isnan(have) else ((have - want) / scale) ** 2)
     rates = [((g - t) / RATE_SCALE) ** 2 for t, g in zip(target_rates, got_rates, strict=True)]
     return (sum(misses) / len(misses) if misses else 0.0) + (sum(rates) / len(rates) if rates else 0.0)
 

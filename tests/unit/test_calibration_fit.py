@@ -56,10 +56,14 @@ def _rates(played):
 def test_the_loss_is_zero_on_a_match_and_weighs_misses_by_their_scales():
     target = {"vague": 0.5, "words": 4.0}
     assert loss(TOY, target, dict(target), [0.2], [0.2]) == 0.0
-    assert loss(TOY, target, {"vague": 0.5, "words": 6.0}, [], []) == pytest.approx(((6 - 4) / 2.0) ** 2 / 2)
+    # a statistic off by RATE_SCALE of its scale weighs as a rate off by RATE_SCALE
+    words = 4.0 + RATE_SCALE * 2.0
+    assert loss(TOY, target, {"vague": 0.5, "words": words}, [], []) == pytest.approx(0.5)
+    assert loss(TOY, target, {"vague": 0.5 + RATE_SCALE, "words": 4.0}, [0.2], [0.2 + RATE_SCALE]) == pytest.approx(1.5)
     assert loss(TOY, target, dict(target), [0.2, 0.5], [0.2, 0.5 + RATE_SCALE]) == pytest.approx(0.5)
-    # a statistic defined on one side only is a miss of one scale; undefined on both sides, no miss
-    assert loss(TOY, {"vague": math.nan, "words": 4.0}, {"vague": 0.1, "words": 4.0}, [], []) == pytest.approx(0.5)
+    # a statistic defined on one side only is off by its whole scale; undefined on both sides, no miss
+    one_sided = loss(TOY, {"vague": math.nan, "words": 4.0}, {"vague": 0.1, "words": 4.0}, [], [])
+    assert one_sided == pytest.approx((1 / RATE_SCALE) ** 2 / 2)
     assert loss(TOY, {"vague": math.nan, "words": 4.0}, {"vague": math.nan, "words": 4.0}, [], []) == 0.0
 
 
