@@ -38,19 +38,22 @@ class Args:
     trials: int
     out: Path | None
     rest: list[str]
+    tracking: list[str]
 
 
 def parse(argv: Sequence[str]) -> Args:
     from dialectica.sim import discovery
 
     given: dict[str, str] = {}
-    rest = []
+    rest, tracking = [], []
     for arg in argv:
         key, sep, value = arg.partition("=")
         if not sep:
             raise ConfigError(f"{arg!r} is not key=value; {USAGE}")
         if key in ("graph", "reference", "fit", "trials", "out"):
             given[key] = value
+        elif key.lstrip("+").split(".")[0] == "tracking":
+            tracking.append(arg)
         else:
             rest.append(arg)
     graph = given.get("graph")
@@ -70,7 +73,7 @@ def parse(argv: Sequence[str]) -> Args:
     if reference is not None and rest:
         raise ConfigError(f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
                           "run a new reference with them")
-    return Args(graph, reference, fit, trials, Path(given["out"]) if "out" in given else None, rest)
+    return Args(graph, reference, fit, trials, Path(given["out"]) if "out" in given else None, rest, tracking)
 
 
 def _package_version() -> str:
@@ -174,6 +177,26 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
     return save(fig, path)
 
 
+def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> None:
+    """An MLflow run ``calibrate <graph>``: the fitted values as params, the match as metrics, the report and set."""
+    from dialectica.sim.config import compose, from_hydra
+    from dialectica.sim.tracking import Tracker
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tracking = from_hydra(compose([f"graph={args.graph}", *args.tracking], cwd), Path(tmp)).tracking
+    ev = report["evaluation"]
+    with Tracker(tracking).run(f"calibrate {args.graph}", {"calibration": "true", "graph": args.graph},
+                               f"dialectica-calibrate: {report['provenance']['command']}") as log:
+        log.params({"graph": args.graph, "reference": report["provenance"]["reference"], "trials": args.trials,
+                    **{f"value.{k}": v for k, v in report["values"].items()}})
+        log.metrics({"loss": report["fit"]["loss"], "authored_loss": report["fit"]["authored_loss"],
+                     "held_out_inside_llm_ci": ev["held_out_inside"]["calibrated"] / max(1, ev["held_out"]),
+                     **({"spearman_with_llm": ev["spearman"]["calibrated"]}
+                        if ev["spearman"]["calibrated"] is not None else {})})
+        for path in files:
+            log.artifact(path)
+
+
 def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
     from tqdm import tqdm
 
@@ -191,7 +214,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         from dialectica.sim import validity
 
         echo(f"no reference= given: running one (dialectica-validity graph={args.graph} {' '.join(args.rest)})")
-        reference_dir = Path(validity.run([f"graph={args.graph}", *args.rest], cwd=cwd, echo=echo)["out_dir"])
+        reference_dir = Path(validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd,
+                                          echo=echo)["out_dir"])
     else:
         reference_dir = args.reference if args.reference.is_absolute() else cwd / args.reference
     reference = load_reference(reference_dir, args.graph)
@@ -257,6 +281,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     text = markdown(args.graph, report, dict(calibration.docs))
     (out / "calibration.md").write_text(text)
     plot(args.graph, report, out / "calibration.png")
+    _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", target_path])
     echo(text)
     echo(f"calibrated set: {target_path}\nreport: {out}")
     return report

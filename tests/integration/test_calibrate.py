@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mlflow.tracking import MlflowClient
 
 from dialectica.sim.calibration import behaviour, cli
 from dialectica.sim.config import compose, from_hydra
@@ -39,7 +40,9 @@ def reference(tmp_path_factory):
 def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_plays(reference):
     root, data, ref, args = reference
     lines: list[str] = []
-    report = cli.run([f"graph={GRAPH}", f"reference={ref}", "trials=4"], cwd=root, echo=lines.append)
+    store = f"sqlite:///{root / 'ml.db'}"
+    report = cli.run([f"graph={GRAPH}", f"reference={ref}", "trials=4", f"tracking.uri={store}"], cwd=root,
+                     echo=lines.append)
 
     written = data / GRAPH / "calibrated.yaml"
     assert report["calibrated_set"] == str(written)
@@ -56,6 +59,13 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
     assert len(report["fit"]["trials"]) == 4 and report["fit"]["loss"] <= min(t["loss"] for t in report["fit"]["trials"])
     out = Path(lines[-1].split("report: ")[1])
     assert {p.name for p in out.iterdir()} == {"calibration.json", "calibration.md", "calibration.png"}
+    client = MlflowClient(store)
+    logged = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
+    assert [r.info.run_name for r in logged] == [f"calibrate {GRAPH}"]
+    assert {k[6:]: float(v) for k, v in logged[0].data.params.items() if k.startswith("value.")} == \
+        pytest.approx(saved["shared"])
+    assert {a.path for a in client.list_artifacts(logged[0].info.run_id)} == \
+        {"calibration.json", "calibration.md", "calibration.png", "calibrated.yaml"}
 
     # the rates the fit reports are those of a real run with participants=calibrated, on the same seeds
     for point, row in zip((3, 6, 10), report["evaluation"]["configs"], strict=True):
