@@ -22,7 +22,15 @@ from typing import Any
 
 from dialectica.sim.calibration import calset as calsets
 from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.fit import Reference, load_reference, rate, search, split, statistics
+from dialectica.sim.calibration.fit import (
+    Reference,
+    authored_mean,
+    load_reference,
+    rate,
+    search,
+    split,
+    statistics,
+)
 from dialectica.sim.params import ConfigError
 
 TRIALS = 30
@@ -249,7 +257,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         bar.update(1)
         bar.set_postfix(best_loss=f"{best:.3f}")
 
-    result = search(calibration, play, target, target_rates, args.trials, seed=reference.seed, progress=progress)
+    result = search(calibration, play, target, target_rates, args.trials, seed=reference.seed, progress=progress,
+                    start=authored_mean(calibration, graph_run.scenarios))
     bar.close()
     evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
     now = datetime.now(UTC)

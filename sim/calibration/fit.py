@@ -139,9 +139,10 @@ class Fit:
 
 def search(calibration: Calibration, play: Callable[[dict[str, float] | None], list[Records]], target: Mapping[str, float],
            target_rates: Sequence[float], trials: int, seed: int = 0,
-           progress: Callable[[int, float], None] = lambda i, best: None) -> Fit:
+           progress: Callable[[int, float], None] = lambda i, best: None, start: Mapping[str, float] | None = None) -> Fit:
     """Optuna's TPE sampler (seeded) over the graph's knobs. ``play(values)`` gives the scripted records per fit
-    point with the personas set to ``values`` (None: as authored)."""
+    point with the personas set to ``values`` (None: as authored); ``start`` is tried first (the authored
+    personas' mean values, say), so that the search starts where the cast was written to be."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -159,6 +160,8 @@ def search(calibration: Calibration, play: Callable[[dict[str, float] | None], l
         return knob.clip(trial.suggest_float(knob.name, knob.low, knob.high))
 
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
+    if start:
+        study.enqueue_trial({k.name: k.clip(start[k.name]) for k in calibration.knobs if k.name in start})
     history: list[dict[str, Any]] = []
     for i in range(trials):
         trial = study.ask()
@@ -169,3 +172,16 @@ def search(calibration: Calibration, play: Callable[[dict[str, float] | None], l
         progress(i, study.best_value)
     best = {k.name: calibration.knobs[j].clip(study.best_params[k.name]) for j, k in enumerate(calibration.knobs)}
     return Fit(best, float(study.best_value), score(None), history)
+
+
+def authored_mean(calibration: Calibration, scenarios: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """Each knob's mean over the distinct personas of ``scenarios``, as their authors wrote them."""
+    personas: dict[str, Mapping[str, Any]] = {}
+    for scenario in scenarios:
+        personas.update(calibration.personas(scenario))
+    out = {}
+    for knob in calibration.knobs:
+        values = [float(p[knob.name]) for p in personas.values() if isinstance(p.get(knob.name), int | float)]
+        if values:
+            out[knob.name] = knob.clip(sum(values) / len(values))
+    return out

@@ -11,7 +11,7 @@ import yaml
 
 from dialectica.sim.calibration import calset
 from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.fit import RATE_SCALE, loss, search, split
+from dialectica.sim.calibration.fit import RATE_SCALE, authored_mean, loss, search, split
 from dialectica.sim.calibration.model import Calibration, Knob
 from dialectica.sim.params import ConfigError
 
@@ -135,3 +135,14 @@ def test_integer_knobs_reach_the_cast_as_integers_and_values_that_break_it_are_n
     found = search(TOY, fragile, target, _rates(reference), trials=30, seed=1)
     assert found.values["vagueness"] <= 0.5 and isinstance(found.values["length"], int)
     assert all(isinstance(t["length"], int) for t in found.trials)
+
+
+def test_the_search_starts_from_the_authored_personas_mean():
+    scenarios = [{"people": [{"id": "a", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.5, "length": 5}]},
+                 {"people": [{"id": "a", "vagueness": 0.1, "length": 2}]}]  # a persona counts once
+    start = authored_mean(TOY, scenarios)
+    assert start == {"vagueness": pytest.approx(0.3), "length": 4}
+    reference = _play(None)
+    found = search(TOY, _play, _behaviour([r for rows in reference for r in rows]), _rates(reference), trials=3,
+                   start=start)
+    assert {k: found.trials[0][k] for k in start} == start
