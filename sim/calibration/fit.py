@@ -146,6 +146,7 @@ def search(calibration: Calibration, play: Callable[[dict[str, float] | None], l
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # enqueue_trial's
 
     def score(values: dict[str, float] | None) -> float:
         groups = play(values)
