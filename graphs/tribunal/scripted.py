@@ -45,14 +45,15 @@ JUDGE_KEYS = {
     "give_high": "high end of that share (at most 1: nothing left)",
     "centre": "share of the way from a criterion's true score to the middle score 3 (0: reads the truth; 1: ignores it)",
     "stand": "chance a judge keeps its score on a criterion the Chief Justice reopened",
+    "skip": "chance a judge's reply leaves a criterion unscored (the graph reads a neutral 3 that is no voice)",
 }
 _SHARED = {"noise": 0.5, "zeal_low": 0.5, "zeal_high": 2.0, "give_low": 0.0, "give_high": 0.5, "centre": 0.0,
-           "stand": 0.0}
+           "stand": 0.0, "skip": 0.0}
 JUDGE_DEFAULTS: dict[str, dict[str, float]] = {
     "prosecutor": {"pull": -1.0, **_SHARED}, "defense": {"pull": 1.0, **_SHARED}, "tech_lead": {"pull": 0.0, **_SHARED},
 }
 _BOUNDS = {"noise": (0.0, None), "give_low": (None, 1.0), "give_high": (None, 1.0), "centre": (0.0, 1.0),
-           "stand": (0.0, 1.0)}
+           "stand": (0.0, 1.0), "skip": (0.0, 1.0)}
 _REEXAMINE = re.compile(r"Chief Justice: re-examine ([\w, -]+):")
 
 
@@ -142,9 +143,9 @@ class ScriptedJudge:
         centred = truth + p["centre"] * (3 - truth)
         return min(5, max(1, round(centred + pull + self.rng.gauss(0, p["noise"] * keep))))
 
-    def _stands(self) -> bool:
-        # no draw unless the persona may stand, so that a judge that never does plays today's seeds
-        return self.persona["stand"] > 0 and self.rng.random() < self.persona["stand"]
+    def _chance(self, key: str) -> bool:
+        # no draw unless the persona's chance is above 0, so that a judge that never does plays today's seeds
+        return self.persona[key] > 0 and self.rng.random() < self.persona[key]
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = last_human(messages)
@@ -154,9 +155,11 @@ class ScriptedJudge:
         keep = (1 - self.give) ** self.sent_back
         lines = []
         for c in self.case["criteria"]:
+            if self._chance("skip"):
+                continue  # no line for this criterion: it keeps no new score
             if reopened and c["id"] not in named and c["id"] in self.last:
                 score = self.last[c["id"]]  # settled: the judge stands by its score
-            elif reopened and c["id"] in self.last and self._stands():
+            elif reopened and c["id"] in self.last and self._chance("stand"):
                 score = self.last[c["id"]]  # reopened, but the judge will not move
             else:
                 score = self.last[c["id"]] = self._score(c["truth"], keep)
