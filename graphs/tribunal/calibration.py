@@ -3,15 +3,17 @@
 The tribunal has no participant role: in the validity comparison an LLM plays its three judges (system roles),
 so the statistics describe the bench. Every one is read from what both casts leave on record: the judges'
 turns in the transcript (one per judge and round, with its opinions: criterion, score, cited evidence ids,
-whether the reply scored that criterion) and the Chief Justice's rulings (``rulings.json``: per round the
-decision and the criteria it reopened). A knob is set on all three judges alike; each keeps its own ``pull``
-(the prosecutor's down, the defense's up), which is no knob, so that a fit cannot erase the personas.
+whether the reply scored that criterion), the Chief Justice's rulings (``rulings.json``: per round the
+decision and the criteria it reopened) and the evidence list of ``report.md``. A knob is set on all three
+judges alike; each keeps its own ``pull`` (the prosecutor's down, the defense's up), which is no knob, so
+that a fit cannot erase the personas.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -26,7 +28,8 @@ DOCS = {
     "disputed": "share of criteria the Chief Justice found contested after the first reading",
     "shift": "absolute change of a judge's score on a criterion the Chief Justice reopened",
     "narrowing": "drop of a reopened criterion's max - min from the round that reopened it to the next",
-    "citations": "evidence ids cited per scored opinion",
+    "citations": "ids of the case's evidence cited per scored opinion (other cited strings not counted)",
+    "unscored": "share of opinions whose criterion the judge's reply left unscored (a neutral 3, no voice)",
 }
 
 Scores = dict[int, dict[str, dict[str, int]]]  # round -> criterion -> judge -> score
@@ -36,19 +39,32 @@ def _mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else math.nan
 
 
-def _scores(record: Mapping[str, Any]) -> tuple[Scores, list[int]]:
-    """The parsed scores of an episode by round, criterion and judge, and the cited counts of its parsed
-    opinions (a criterion the reply did not score is no opinion: its neutral 3 is the graph's, not the judge's)."""
+_EVIDENCE = re.compile(r"^- (\S+) \([\w-]+, (?:found|not found)\): ", re.MULTILINE)  # report.md's evidence list
+
+
+def _evidence(record: Mapping[str, Any]) -> set[str] | None:
+    """The ids of the evidence on record (``report.md``'s evidence list); None without a report."""
+    report = (record.get("artifacts") or {}).get("report.md")
+    return set(_EVIDENCE.findall(report)) if report else None
+
+
+def _scores(record: Mapping[str, Any]) -> tuple[Scores, list[list[str]], list[bool]]:
+    """The parsed scores of an episode by round, criterion and judge, the cited ids of its parsed opinions
+    (a criterion the reply did not score is no opinion: its neutral 3 is the graph's, not the judge's), and
+    for every opinion whether the reply scored it."""
     scores: Scores = {}
-    cited: list[int] = []
+    cited: list[list[str]] = []
+    scored: list[bool] = []
     for turn in record.get("transcript") or []:
-        if turn.get("role") != "participant" or turn.get("fallback"):
+        if turn.get("role") != "participant":
             continue
         for op in turn.get("opinions") or []:
-            if op.get("parsed"):
+            parsed = bool(op.get("parsed")) and not turn.get("fallback")
+            scored.append(parsed)
+            if parsed:
                 scores.setdefault(int(turn["round"]), {}).setdefault(op["criterion"], {})[turn["speaker"]] = op["score"]
-                cited.append(len(op.get("cited") or []))
-    return scores, cited
+                cited.append([str(c) for c in op.get("cited") or []])
+    return scores, cited, scored
 
 
 def _rulings(record: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
@@ -71,7 +87,8 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     - ``disputed``: share of criteria contested in the first ruling (spread over the threshold, or no quorum).
     - ``shift``: |score change| of a judge on a reopened criterion, per judge that scored it both times.
     - ``narrowing``: a reopened criterion's spread in the round that reopened it minus its spread after.
-    - ``citations``: cited evidence ids per scored opinion, every round.
+    - ``citations``: ids of the case's evidence (``report.md``'s list) cited per scored opinion, every round.
+    - ``unscored``: share of a judge's opinions, every round, on a criterion its reply did not score.
     """
     spread: list[float] = []
     gap: list[float] = []
@@ -80,11 +97,15 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     shift: list[float] = []
     narrowing: list[float] = []
     citations: list[float] = []
+    unscored: list[float] = []
     for record in records:
         if record.get("termination_reason") == "error":
             continue
-        scores, cited = _scores(record)
-        citations += map(float, cited)
+        scores, cited, scored = _scores(record)
+        unscored += [float(not s) for s in scored]
+        evidence = _evidence(record)
+        if evidence is not None:
+            citations += [float(len(set(ids) & evidence)) for ids in cited]
         first = scores.get(1, {})
         for by_judge in first.values():
             if (r := _range(by_judge)) is not None:
@@ -110,7 +131,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
                     narrowing.append(a - b)
     return {"spread": _mean(spread), "gap": _mean(gap), "discrimination": _mean(discrimination),
             "disputed": _mean(disputed), "shift": _mean(shift), "narrowing": _mean(narrowing),
-            "citations": _mean(citations)}
+            "citations": _mean(citations), "unscored": _mean(unscored)}
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -130,6 +151,7 @@ CALIBRATION = Calibration(
         Knob("give_high", 0.0, 1.0, doc=JUDGE_KEYS["give_high"]),
         Knob("centre", 0.0, 1.0, doc=JUDGE_KEYS["centre"]),
         Knob("stand", 0.0, 1.0, doc=JUDGE_KEYS["stand"]),
+        Knob("skip", 0.0, 0.9, doc=JUDGE_KEYS["skip"]),
     ),
     personas=personas,
     scales={"spread": 2.0, "gap": 2.0, "discrimination": 1.0, "shift": 1.0, "narrowing": 2.0, "citations": 1.0},

@@ -22,10 +22,13 @@ from dialectica.sim.scenarios import load_scenarios
 P, D, T = "prosecutor", "defense", "tech_lead"
 
 
+EVIDENCE = ("e1", "e2", "e3", "e4", "e5", "e6", "repo_investigator-timeout")
+
+
 def _record(rounds, rulings, reason="converged", fallback=()):
     """A record as the tribunal writes it: ``rounds`` {round: {judge: {criterion: (score, cited, parsed)}}},
-    ``rulings`` [(decision, contested, number of criteria)] per round; judges in ``fallback`` (round, judge)
-    parsed nothing."""
+    ``rulings`` [(decision, contested, number of criteria)] per round, the report listing ``EVIDENCE``; judges
+    in ``fallback`` (round, judge) parsed nothing."""
     transcript = []
     for r, judges in rounds.items():
         for judge, ops in judges.items():
@@ -37,23 +40,27 @@ def _record(rounds, rulings, reason="converged", fallback=()):
     rounds_json = [{"round": i + 1, "decision": decision, "contested": list(contested),
                     "verdicts": [{"criterion": f"c{k}"} for k in range(n)]}
                    for i, (decision, contested, n) in enumerate(rulings)]
+    report = "# Audit report\n\n## Evidence\n" + "".join(
+        f"- {e} (repo_investigator, {'not found' if 'timeout' in e else 'found'}): what {e} says\n" for e in EVIDENCE)
     return {"graph": "tribunal", "termination_reason": reason, "transcript": transcript, "per_round": [],
             "metrics": {}, "labels": {},
-            "artifacts": {"rulings.json": json.dumps({"dispersion_threshold": 2.0, "rounds": rounds_json})}}
+            "artifacts": {"rulings.json": json.dumps({"dispersion_threshold": 2.0, "rounds": rounds_json}),
+                          "report.md": report}}
 
 
 # Round 1: the bench splits on c1 (1, 4, 2); on c2 the tech lead's reply scored nothing (a neutral 3, unparsed).
-# The Chief Justice reopens c1; round 2: c1 (2, 3, 2), c2 restated (2, 3, unparsed 3).
-ROUND1 = {P: {"c1": (1, ["e1"], True), "c2": (2, ["e1", "e3"], True)},
+# The Chief Justice reopens c1; round 2: c1 (2, 3, 2), c2 restated (2, 3, unparsed 3). "<evidence id>" and e9
+# are no evidence of the case.
+ROUND1 = {P: {"c1": (1, ["e1", "<evidence id>"], True), "c2": (2, ["e1", "e3"], True)},
           D: {"c1": (4, ["e1", "e2"], True), "c2": (3, [], True)},
           T: {"c1": (2, [], True), "c2": (3, [], False)}}
 ROUND2 = {P: {"c1": (2, ["e1"], True), "c2": (2, ["e1", "e3"], True)},
           D: {"c1": (3, ["e2"], True), "c2": (3, [], True)},
-          T: {"c1": (2, ["e4"], True), "c2": (3, [], False)}}
+          T: {"c1": (2, ["e4", "repo_investigator-timeout", "e9"], True), "c2": (3, [], False)}}
 
 
-def _parsed(*rounds):
-    return [(s, cited) for judges in rounds for ops in judges.values() for s, cited, parsed in ops.values() if parsed]
+def _opinions(*rounds):
+    return [(s, cited, parsed) for judges in rounds for ops in judges.values() for s, cited, parsed in ops.values()]
 
 
 def test_behaviour_of_hand_built_records_follows_from_them():
@@ -79,8 +86,11 @@ def test_behaviour_of_hand_built_records_follows_from_them():
     assert got["shift"] == pytest.approx(statistics.fmean([abs(again[j] - c1[j]) for j in (P, D, T)]))
     assert got["narrowing"] == pytest.approx((max(c1.values()) - min(c1.values()))
                                              - (max(again.values()) - min(again.values())))
-    cited = _parsed(ROUND1, ROUND2) + [(3, ["e5"]), (4, []), (4, ["e6", "e7"]), (5, [])]
-    assert got["citations"] == pytest.approx(statistics.fmean(len(c) for _, c in cited))
+    cited = [c for _, c, parsed in _opinions(ROUND1, ROUND2) if parsed] + [["e5"], [], ["e6", "e7"], []]
+    assert got["citations"] == pytest.approx(statistics.fmean(len(set(c) & set(EVIDENCE)) for c in cited))
+    assert got["citations"] < statistics.fmean(len(c) for c in cited)  # the strays are not counted
+    flags = [parsed for _, _, parsed in _opinions(ROUND1, ROUND2)] + [True, True, False, False, True, True]
+    assert got["unscored"] == pytest.approx(flags.count(False) / len(flags))
     assert set(got) == set(DOCS)
 
 
@@ -162,6 +172,7 @@ def _stats(run, values):
     ("narrowing", {"give_low": 0.0, "give_high": 0.0}, {"give_low": 1.0, "give_high": 1.0}),
     ("discrimination", {"centre": 1.0}, {"centre": 0.0}),
     ("disputed", {"zeal_low": 0.0, "zeal_high": 0.5}, {"zeal_low": 3.0, "zeal_high": 4.0}),
+    ("unscored", {"skip": 0.0}, {"skip": 0.4}),
 ])
 def test_a_knob_moves_its_statistic(tribunal_run, statistic, low, high):
     assert _stats(tribunal_run, low)[statistic] < _stats(tribunal_run, high)[statistic]
