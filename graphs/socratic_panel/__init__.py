@@ -1,6 +1,7 @@
 """``graph=socratic_panel``: a moderator questions 3-4 experts until they converge."""
 
 from dialectica.graphs.socratic_panel import build
+from dialectica.graphs.socratic_panel.calibration import CALIBRATION
 from dialectica.graphs.socratic_panel.panel import VIEW
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.scripted import scripted_panel
@@ -13,4 +14,5 @@ SPEC = builtin_spec(
     params=PanelParams, casts={"scripted": scripted_panel, "surrogate": surrogate_panel},
     view=VIEW, roles={"moderator": "system", "expert": "participant"},
     grid={"convergence_threshold": (0.5, 0.7, 0.9)}, terminations=(End.CONVERGED, End.MAX_ROUNDS),
+    calibration=CALIBRATION,
 )
