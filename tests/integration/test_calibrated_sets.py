@@ -1,0 +1,59 @@
+"""The calibrated sets the project ships: one per calibratable graph, valid, with provenance, and played by
+``participants=calibrated`` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from dialectica.sim import discovery
+from dialectica.sim.calibration import calset
+
+CALIBRATABLE = [n for n in discovery.builtin_names() if discovery.load(n).calibration is not None]
+
+
+@pytest.mark.parametrize("graph", CALIBRATABLE)
+def test_every_calibratable_graph_ships_a_set_with_its_provenance(graph):
+    spec = discovery.load(graph)
+    assert spec.calibration is not None
+    shipped = calset.read(calset.path_for(spec.datasets), graph, spec.calibration)
+    assert set(shipped.shared) == {k.name for k in spec.calibration.knobs}
+    prov = shipped.provenance
+    assert prov["model"]["preset"] == "smollm2-135m" and prov["command"].startswith(f"dialectica-calibrate graph={graph}")
+    assert prov["fit_points"] and prov["held_out_points"] and prov["dialectica_version"] and prov["date"]
+    assert shipped.fit["loss"] < shipped.fit["authored_loss"]
+
+
+def test_participants_calibrated_runs_every_graph_and_differs_from_the_authored_cast(tmp_path):
+    def run(kind):
+        out = tmp_path / kind
+        subprocess.run([sys.executable, "-m", "dialectica.sim.run", "graph=all", f"participants={kind}", "episodes=4",
+                        "tracking=none", "view.enabled=false", "progress=false", f"hydra.run.dir={out}"],
+                       check=True, capture_output=True, cwd=tmp_path)
+        return [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+
+    calibrated, scripted = run("calibrated"), run("scripted")
+    assert {r["graph"] for r in calibrated} == set(discovery.names())
+    assert all(r["termination_reason"] != "error" for r in calibrated)
+    assert {r["participants"] for r in calibrated} == {"calibrated"}
+    for graph in CALIBRATABLE:  # same seeds and scenarios, other personas: other dialogues
+        mine = [r["transcript"] for r in calibrated if r["graph"] == graph]
+        theirs = [r["transcript"] for r in scripted if r["graph"] == graph]
+        assert mine != theirs, graph
+
+
+def test_a_graph_without_its_calibrated_set_is_one_line_naming_the_file_and_the_command(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(discovery.load("interview").datasets, data / "interview")
+    (data / "interview" / calset.FILE).unlink()
+    done = subprocess.run([sys.executable, "-m", "dialectica.sim.run", "graph=interview", "participants=calibrated",
+                           f"datasets_dir={data}", "tracking=none", f"hydra.run.dir={tmp_path / 'run'}"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert str(data / "interview" / calset.FILE) in lines[0] and "dialectica-calibrate graph=interview" in lines[0]
+    assert not (tmp_path / "run").exists()
