@@ -1,6 +1,7 @@
 """``graph=committee``: 5-12 members deliberate, rebut, vote; a consensus detector decides when to stop."""
 
 from dialectica.graphs.committee import build
+from dialectica.graphs.committee.calibration import CALIBRATION
 from dialectica.graphs.committee.figures import argument_graphs
 from dialectica.graphs.committee.panel import VIEW
 from dialectica.graphs.committee.params import CommitteeParams
@@ -15,4 +16,5 @@ SPEC = builtin_spec(
     figures=(argument_graphs,), view=VIEW, roles={"chair": "system", "member": "participant"},
     embeds=True,
     grid={"consensus_threshold": (0.6, 0.75, 0.9)}, terminations=(End.CONVERGED, End.MAX_ROUNDS),
+    calibration=CALIBRATION,
 )
