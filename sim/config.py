@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -8,10 +8,10 @@ with Wilson intervals; across configurations the Spearman and Kendall coefficien
 casts' rates, with a bootstrap 95% interval that resamples episodes (the same episode indices for every
 configuration and both casts, since they share seeds). Where the graph has a calibrated set
 (``dialectica-calibrate``), a third cast, ``participants=calibrated``, runs too: its rate per configuration,
-whether it lies inside the LLM's interval, and its own rank agreement with the LLM. Writes ``validity.json``, ``validity.md`` and
-``validity.png`` under ``results/validity/<graph>-<time>/`` and logs them to an MLflow parent run whose
-children are the grid's runs. Other arguments are config overrides for both casts (``episodes=``,
-``seed=``, ``llm=openai llm.base_url=...``, ``max_concurrency=``, ``tracking=none``...).
+whether it lies inside the LLM's interval, and its own rank agreement with the LLM. Writes
+``validity.json``, ``validity.md`` and ``validity.png`` under ``results/validity/<graph>-<time>/`` and logs
+them to an MLflow parent run whose children are the grid's runs. Other arguments are config overrides for
+every cast (``episodes=``, ``seed=``, ``llm=openai llm.base_url=...``, ``max_concurrency=``, ``tracking=none``...).
 """
 
 from __future__ import annotations

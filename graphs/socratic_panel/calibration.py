@@ -41,7 +41,12 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     - ``assumptions_per_round``: assumptions surfaced in the episode over its rounds;
     - ``evidence_completeness``: the episode's final evidence completeness.
     """
-    claims, changes, first, drift, surfaced, evidence = [], [], [], [], [], []
+    claims: list[float] = []
+    changes: list[float] = []
+    first: list[float] = []
+    drift: list[float] = []
+    surfaced: list[float] = []
+    evidence: list[float] = []
     for record in records:
         if record.get("termination_reason") == "error":
             continue
@@ -50,7 +55,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             if turn.get("role") != "participant" or turn.get("fallback"):
                 continue
             own = set(turn.get("claims") or [])
-            claims.append(len(turn.get("claims") or []))
+            claims.append(float(len(turn.get("claims") or [])))
             if turn["speaker"] in last:
                 changes.append(_distance(last[turn["speaker"]], own))
             last[turn["speaker"]] = own

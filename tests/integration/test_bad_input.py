@@ -87,7 +87,8 @@ INPUT_CASES = [
     case("plus-on-existing", "+episodes=3", "An item is already at 'episodes'", "remove + prefix"),
     # unknown group options
     case("graph-option", "graph=nope", f"graph='nope'; valid choices: all, {GRAPHS}"),
-    case("participants-option", "participants=robots", "participants='robots'; valid choices: calibrated, scripted, surrogate"),
+    case("participants-option", "participants=robots",
+         "participants='robots'; valid choices: calibrated, scripted, surrogate"),
     case("llm-option", "llm=gpt", "unknown llm='gpt'; valid choices: llamacpp, openai, scripted"),
     case("tracking-option", "tracking=mongo", "unknown tracking='mongo'; valid choices: none, sqlite"),
     case("hparams-option", "hparams_search=nope", "unknown hparams_search='nope'; valid choices: committee_optuna,"),
