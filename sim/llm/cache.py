@@ -41,7 +41,16 @@ class CallCache:
             self._db.execute("INSERT OR REPLACE INTO calls VALUES (?, ?)", (key, json.dumps(value)))
 
 
-@lru_cache(maxsize=8)
+_OPENING = threading.Lock()
+
+
 def open_cache(path: str) -> CallCache:
-    """One cache object per file and process."""
+    """One cache object per file and process, even when episodes in flight ask for it at once (two connections
+    switching a new file to WAL together can fail with "database is locked")."""
+    with _OPENING:
+        return _open(path)
+
+
+@lru_cache(maxsize=8)
+def _open(path: str) -> CallCache:
     return CallCache(Path(path))

@@ -329,7 +329,7 @@ def test_hydra_full_error_shows_the_traceback(tmp_path, where):
     assert ("ConfigCompositionException" if where == "hydra" else "AttributeError: a bug") in proc.stderr
 
 
-EPISODES = 2000  # far more than a run finishes before the signal lands, even on a loaded machine (200 once did)
+EPISODES = 2000  # far more than a run finishes before the signal lands, even on a loaded machine
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -339,6 +339,9 @@ def test_an_interrupted_run_says_where_its_episodes_are_and_how_to_resume(tmp_pa
         [str(BIN), f"hydra.run.dir={run}", "tracking=none", "progress=false", "embeddings=false",
          "graph=socratic_panel", f"episodes={EPISODES}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        # a shell's background job inherits SIGINT ignored, and Python then keeps ignoring it: a user's
+        # terminal delivers it, so the child gets the default disposition whatever started pytest
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     episodes = run / "episodes.jsonl"
     try:

@@ -30,21 +30,24 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
     out = next((tmp_path / "results" / "validity").iterdir())
     assert json.loads((out / "validity.json").read_text())["configs"] == json.loads(json.dumps(report["configs"]))
     assert (out / "validity.png").stat().st_size > 0 and "| config |" in (out / "validity.md").read_text()
-    assert len(report["configs"]) == 2 and report["episodes"] == 3
+    assert len(report["configs"]) == 2 and report["episodes"] == 3 and "calibrated_spearman" in report
 
+    casts = ("scripted", "llm", "calibrated")  # every built-in graph ships a calibrated set: its own column
     runs = {}
     for i in range(2):
-        for cast in ("scripted", "llm"):
+        for cast in casts:
             records = [json.loads(line) for line in (out / f"{i}-{cast}" / "episodes.jsonl").read_text().splitlines()]
             runs[i, cast] = records
             on_llm = sum(r["timings"]["cache_lookups"] for r in records)  # calls that went to the server
             by_role = sum(n for r in records for role, n in r["usage"]["calls_by_role"].items() if role in llm_roles)
-            assert on_llm == (0 if cast == "scripted" else by_role)
+            assert on_llm == (by_role if cast == "llm" else 0)
             rate = sum(r["termination_reason"] == "converged" for r in records) / 3
             assert report["configs"][i][f"{cast}_rate"] == rate
         # the same seeds and scenarios under both casts
-        pairs = {cast: [(r["seed"], r["scenario"]) for r in runs[i, cast]] for cast in ("scripted", "llm")}
-        assert pairs["scripted"] == pairs["llm"]
+        pairs = {cast: [(r["seed"], r["scenario"]) for r in runs[i, cast]] for cast in casts}
+        assert pairs["scripted"] == pairs["llm"] == pairs["calibrated"]
+        row = report["configs"][i]
+        assert row["calibrated_inside_llm_ci"] == (row["llm_ci95_low"] <= row["calibrated_rate"] <= row["llm_ci95_high"])
     assert sum(r["timings"]["cache_lookups"] for r in runs[0, "llm"]) > 0
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
@@ -52,6 +55,6 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
     found = client.search_runs([experiment.experiment_id])
     parent = next(r for r in found if r.data.tags.get("validity") == "true")
     children = [r for r in found if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
-    assert len(children) == 4 and parent.data.params["graph"] == graph
+    assert len(children) == 2 * len(casts) and parent.data.params["graph"] == graph
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {"validity.json", "validity.md", "validity.png"} <= artifacts
