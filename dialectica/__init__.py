@@ -11,6 +11,11 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from dialectica.sim.adapter.evaluate import Evaluation as Evaluation
+    from dialectica.sim.adapter.evaluate import evaluate as evaluate
+    from dialectica.sim.adapter.judges import LLMJudge as LLMJudge
+    from dialectica.sim.adapter.judges import Verdict as Verdict
+    from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.records import load_episodes as load_episodes
     from dialectica.sim.sweep_data import load_sweep as load_sweep
 
@@ -19,10 +24,16 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "load_episodes", "load_sweep"]
+__all__ = ["Evaluation", "LLMJudge", "LLMUser", "Verdict", "__version__", "evaluate", "load_episodes", "load_sweep"]
+_ADAPTER = {"evaluate": "evaluate", "Evaluation": "evaluate", "LLMJudge": "judges", "Verdict": "judges",
+            "LLMUser": "users"}
 
 
 def __getattr__(name: str) -> Any:
+    if name in _ADAPTER:  # lazy: ``import dialectica`` stays light
+        from importlib import import_module
+
+        return getattr(import_module(f"dialectica.sim.adapter.{_ADAPTER[name]}"), name)
     if name == "load_episodes":  # lazy: keeps ``import dialectica`` free of pandas and pydantic
         from dialectica.sim.records import load_episodes
 

@@ -34,15 +34,15 @@ def convergence() -> MetricFn:
     return compute
 
 
-def termination() -> MetricFn:
-    """Share of episodes per termination reason; every reason appears, so columns line up across runs."""
+def termination(declared: Iterable[str] = ()) -> MetricFn:
+    """Share of episodes per termination reason: the harness's reasons and ``declared`` (a graph's own endings)
+    always appear, so columns line up across runs; any other reason found in the records too."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         n = len(records) or 1
-        return {
-            f"termination/{reason.value}": sum(r["termination_reason"] == reason.value for r in records) / n
-            for reason in TerminationReason
-        }
+        reasons = dict.fromkeys([*TerminationReason, *declared, *(r["termination_reason"] for r in records)])
+        return {f"termination/{reason}": sum(r["termination_reason"] == reason for r in records) / n
+                for reason in reasons}
 
     return compute
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,7 +128,13 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
         key = sorted(graph_cfg)[0]
         raise ConfigError(f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
                           f"for one graph of graph=all ({', '.join(discovery.names())})")
-    raws = {n: discovery.load(n).defaults() for n in discovery.names()} if name == "all" else {name: graph_cfg}
+    if name == "all":
+        usable, problems = discovery.loadable()
+        for problem in problems:  # a broken plugin is said, and the other graphs run
+            print(f"dialectica: warning: {problem}; graph=all runs the others", file=sys.stderr)
+        raws = {n: discovery.load(n).defaults() for n in usable}
+    else:
+        raws = {name: graph_cfg}
     per_graph = _container(cfg.per_graph) if cfg.get("per_graph") else {}
     for other, values in per_graph.items():
         if other not in discovery.names():
@@ -143,9 +150,23 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
         params = build_params(spec.params, {k: v for k, v in raw.items() if k != "cast"}, "graph")
         options = build_params(spec.cast_options, raw.get("cast") or {}, "graph.cast")
         data = Path(datasets_dir) / graph_name if datasets_dir else spec.datasets
+        if hasattr(params, "scenarios"):  # a graph used as it is: graph.scenarios=FILE_OR_FOLDER
+            data = _scenario_source(params.scenarios)
         runs.append(GraphRun(spec, params, options, load_scenarios(data, spec, _scenarios(cfg.get("scenario", "all"))),
                              raw, data))
     return runs
+
+
+def _scenario_source(source: Any) -> Path:
+    """``graph.scenarios``: a YAML file of scenarios, or a folder of them."""
+    if not isinstance(source, str) or not source:
+        raise ConfigError("graph.scenarios is missing: give graph.scenarios=FILE.yaml (a list of scenarios, each with "
+                          "at least a name) or a folder of scenario files")
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise ConfigError(f"graph.scenarios={source}: no such file or folder; give a YAML file of scenarios or a folder "
+                          "of them")
+    return path
 
 
 def _scenarios(value: Any) -> str:
@@ -203,6 +224,9 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
     roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
     cast_voices.check(roles)
+    for run in graph_runs:  # roles only a model can play, by the graph's settings (an LLM judge)
+        for role in getattr(run.params, "models_needed", tuple)():
+            cast_voices.require(role)
     max_error_rate = cfg.get("max_error_rate", 0.5)
     concurrency = cfg.get("max_concurrency")
     if concurrency is None:

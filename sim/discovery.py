@@ -1,7 +1,10 @@
 """Finding graphs: built-in ones by their folder under ``dialectica/graphs/``, third-party ones through
-the entry-point group ``dialectica.graphs`` (a plugin names one GraphSpec object).
+the entry-point group ``dialectica.graphs`` (a plugin names one GraphSpec object), graphs used as they are by
+an import string (``package.module:attr`` or ``path/to/file.py:attr``), and those ``dialectica.evaluate``
+registered in this process.
 
-Names are found without importing any graph; a graph's module is imported only when it is loaded.
+Names are found without importing any graph; a graph's module is imported only when it is loaded, and a
+plugin that fails to import affects only runs of that plugin.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import pkgutil
 from functools import cache
 from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 
 from dialectica.sim.params import ConfigError
 from dialectica.sim.spec import GraphSpec
@@ -42,24 +46,62 @@ def names() -> list[str]:
     return sorted({*builtin_names(), *plugins()})
 
 
-@cache
+_REGISTERED: dict[str, GraphSpec] = {}
+
+
+def register(spec: GraphSpec) -> None:
+    """Makes ``spec`` loadable by its name in this process (``dialectica.evaluate`` of a graph object)."""
+    _REGISTERED[spec.name] = spec
+
+
+def is_import_string(name: str) -> bool:
+    return ":" in name
+
+
 def load(name: str) -> GraphSpec:
     """The spec of graph ``name``, importing only that graph.
 
     Raises:
-        ConfigError: for an unknown name (listing the valid choices), or a plugin whose entry point
-            does not name a GraphSpec with that name.
+        ConfigError: for an unknown name (listing the valid choices), a plugin that fails to import (naming its
+            package and the error), or a plugin whose entry point does not name a GraphSpec with that name.
     """
+    return _REGISTERED[name] if name in _REGISTERED else _load(name)
+
+
+@cache
+def _load(name: str) -> GraphSpec:
+    if is_import_string(name):
+        from dialectica.sim.adapter.app import App, import_object
+
+        obj = import_object(name)
+        module, _, attr = name.partition(":")
+        short = f"{Path(module).name}:{attr}" if module.endswith(".py") else name  # a path's folders stay out of names
+        return obj if isinstance(obj, GraphSpec) else App(obj, name=short).spec()
     if name in builtin_names():
         spec = import_module(f"{BUILTIN}.{name}").SPEC
     elif name in plugins():
-        spec = plugins()[name].load()
+        ep = plugins()[name]
+        try:
+            spec = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is its own problem, said in one line
+            package = ep.dist.name if ep.dist is not None else ep.value.partition(":")[0]
+            raise ConfigError(f"plugin graph {name!r} (package {package}, entry point {ep.value}) failed to import: "
+                              f"{type(exc).__name__}: {' '.join(str(exc).split())}; fix or uninstall that package") from None
     else:
-        raise ConfigError(f"unknown graph={name!r}; valid choices: all, {', '.join(names())}")
+        raise ConfigError(f"unknown graph={name!r}; valid choices: all, {', '.join(names())}, or package.module:attr "
+                          "for a LangGraph graph used as it is")
     if not isinstance(spec, GraphSpec) or spec.name != name:
         raise ConfigError(f"graph {name!r} does not export a GraphSpec named {name!r} (got {type(spec).__name__})")
     return spec
 
 
-def load_all() -> list[GraphSpec]:
-    return [load(name) for name in names()]
+def loadable() -> tuple[list[str], list[str]]:
+    """The graphs that load, and one line for each that does not (``graph=all`` runs the first, warns of the rest)."""
+    good, problems = [], []
+    for name in names():
+        try:
+            load(name)
+            good.append(name)
+        except ConfigError as exc:
+            problems.append(str(exc))
+    return good, problems

@@ -72,11 +72,13 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
         config: dict[str, Any] = {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]}
         final = spec.play(compiled, episode, state, config) if spec.play else compiled.invoke(state, config, context=episode)
         outcome = spec.outcome(final, params, plan.scenario)
-        if spec.terminations and outcome.termination not in spec.terminations:
-            raise ValueError(f"graph {spec.name} ended an episode with {outcome.termination.value!r}, which it does "
-                             f"not declare; declared: {', '.join(t.value for t in spec.terminations)}")
+        endings = spec.endings()
+        if not isinstance(outcome.termination, str) or (endings and outcome.termination not in endings):
+            ending = str(outcome.termination) if isinstance(outcome.termination, str) else outcome.termination
+            raise ValueError(f"graph {spec.name} ended an episode with {ending!r}, which it does "
+                             f"not declare; declared: {', '.join(endings) or '(none: return a string)'}")
         body: dict[str, Any] = {
-            "termination_reason": outcome.termination.value, "metrics": outcome.metrics, "per_round": outcome.per_round,
+            "termination_reason": str(outcome.termination), "metrics": outcome.metrics, "per_round": outcome.per_round,
             "transcript": outcome.transcript, "artifacts": outcome.artifacts, "labels": outcome.labels,
         }
         graph_timings = outcome.timings

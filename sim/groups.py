@@ -3,20 +3,49 @@ graph, model or tracking import happens here)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dialectica.sim import discovery
+from dialectica.sim.params import ConfigError
 from dialectica.sim.resources import conf_dir
 
 CONF_DIR = conf_dir()
+BROKEN: dict[str, str] = {}  # plugin graphs that failed to import: name -> one line saying why
 
 
-def register_plugin_configs() -> None:
-    """Puts each plugin graph's defaults in Hydra's config store as ``graph=<name>``, beside the
-    built-in graphs' ``conf/graph/*.yaml``."""
+def option(target: str) -> str:
+    """The ``graph=`` option of an import string: Hydra reads ``/`` in an option as a folder, so a path's
+    slashes become ``..`` (the config's ``name`` keeps the string as written)."""
+    return target.replace("/", "..")
+
+
+def register_plugin_configs(graphs: Sequence[str] = ()) -> None:
+    """Puts each plugin graph's defaults in Hydra's config store as ``graph=<name>``, beside the built-in
+    graphs' ``conf/graph/*.yaml``, and those of the import strings in ``graphs`` (``graph=package.module:attr``,
+    loaded here: a graph that cannot be imported is a ConfigError). A plugin that fails to import is left out
+    and said in ``BROKEN``: it breaks no run of another graph."""
     from hydra.core.config_store import ConfigStore
 
     store = ConfigStore.instance()
     for name in discovery.plugins():
-        store.store(group="graph", name=name, node=discovery.load(name).defaults())
+        try:
+            node = discovery.load(name).defaults()
+        except ConfigError as exc:
+            BROKEN[name] = str(exc)
+            continue
+        store.store(group="graph", name=name, node=node)
+    for target in graphs:
+        store.store(group="graph", name=option(target), node=discovery.load(target).defaults())
+
+
+def import_strings(args: Sequence[str]) -> list[str]:
+    """The import strings that ``graph=`` overrides name (``graph=a.b:g`` or, in a sweep, ``graph=a.b:g,c.d:h``)."""
+    found = []
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key.lstrip("+~") == "graph":
+            found += [v for v in value.strip("[]").split(",") if discovery.is_import_string(v)]
+    return found
 
 
 def graph_options() -> list[str]:

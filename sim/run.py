@@ -21,7 +21,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from dialectica.sim import fingerprint
-from dialectica.sim.groups import CONF_DIR, graph_options, register_plugin_configs
+from dialectica.sim.groups import BROKEN, CONF_DIR, graph_options, import_strings, option, register_plugin_configs
 from dialectica.sim.params import ConfigError
 
 GROUPS = ("graph", "participants", "llm", "tracking", "hparams_search", "experiment")
@@ -68,6 +68,10 @@ def check_group_overrides(args: list[str]) -> None:
             continue
         options = graph_options() if key == "graph" else sorted(p.stem for p in (CONF_DIR / key).glob("*.yaml"))
         for choice in value.strip("[]").split(","):
+            if key == "graph" and choice in BROKEN:
+                fail(BROKEN[choice])
+            if key == "graph" and ":" in choice:  # an import string: loaded (or refused) already
+                continue
             if choice not in options:
                 fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
 
@@ -228,7 +232,12 @@ def main() -> None:
         if args[:1] in (["--help"], ["-h"]):
             print(listing.usage())
             return
-        register_plugin_configs()
+        graphs = import_strings(args)
+        register_plugin_configs(graphs)
+        for target in graphs:  # Hydra reads a slash in an option as a folder
+            args = [a.replace(target, option(target)) if a.partition("=")[0].lstrip("+~") == "graph" else a
+                    for a in args]
+        sys.argv[1:] = args
     except ConfigError as exc:
         fail(str(exc))
     single = not {"-m", "--multirun", "--cfg", "-c", "--hydra-help", "--info"} & set(args)

@@ -18,7 +18,7 @@ from typing import Any
 from tqdm import tqdm
 
 from dialectica.metrics.embedding import Embed, add_embedding_agreement
-from dialectica.metrics.summary import COMMON, aggregate, per_round_means
+from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
 from dialectica.sim import fingerprint
 from dialectica.sim import records as rec
 from dialectica.sim.config import GraphRun, RunConfig, flatten
@@ -165,14 +165,17 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
             f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
             f"records in {tags['run_dir']}.")
     with tracker.run(f"{name} {cfg.tracking.label}".strip(), tags, note) as log:
-        paths = scenario_paths(run.datasets)
-        log.dataset(f"{name} scenarios", [paths[s] for s in scenarios if s in paths], str(run.datasets / "scenarios"))
+        if run.datasets.is_file():  # one file of scenarios
+            log.dataset(f"{name} scenarios", [run.datasets], str(run.datasets))
+        else:
+            paths = scenario_paths(run.datasets)
+            log.dataset(f"{name} scenarios", [paths[s] for s in scenarios if s in paths], str(run.datasets / "scenarios"))
         t0 = time.perf_counter()
         graph_dir = cfg.out_dir / name
         graph_dir.mkdir(exist_ok=True)
         slims = run_graph(run, cfg, embed, sink, done)
         t1 = time.perf_counter()
-        values = aggregate(slims, (*COMMON, *run.spec.metrics))
+        values = aggregate(slims, (*COMMON, *run.spec.metrics, lambda: termination(run.spec.endings())))
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
         files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)

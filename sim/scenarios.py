@@ -70,8 +70,28 @@ def read_yaml(path: Path) -> Any:
 
 
 def scenario_paths(data: Path) -> dict[str, Path]:
-    """The scenario files of a graph's data folder, by name."""
-    return {p.stem: p for p in sorted((data / "scenarios").glob("*.yaml"))}
+    """The scenario files of a graph's data folder, by name: ``scenarios/*.yaml`` under it, else its own ``*.yaml``."""
+    folder = data / "scenarios" if (data / "scenarios").is_dir() else data
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))} if data.is_dir() else {}
+
+
+def _file_scenarios(path: Path, spec: GraphSpec) -> dict[str, dict[str, Any]]:
+    """The scenarios of one YAML file holding a list of them (or one), by name."""
+    data = read_yaml(path)
+    items = data if isinstance(data, list) else [data]
+    out: dict[str, dict[str, Any]] = {}
+    for i, item in enumerate(items):
+        where = f"malformed scenario file {path}, item {i + 1}"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where}: expected a mapping with at least 'name', got {type(item).__name__}")
+        try:
+            item = spec.prepare_scenario(item, path.parent)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from exc
+        if item["name"] in out:
+            raise ConfigError(f"{where}: a second scenario named {item['name']!r}; names must be unique")
+        out[item["name"]] = item
+    return out
 
 
 def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
@@ -100,16 +120,24 @@ def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
 
 
 def load_scenarios(data: Path, spec: GraphSpec, select: str) -> list[dict[str, Any]]:
-    """All scenarios in ``data`` (``select='all'``) or the comma-separated names in ``select``."""
+    """All scenarios in ``data`` (``select='all'``) or the comma-separated names in ``select``; ``data`` is a
+    folder of scenario files (or holding ``scenarios/``), or one YAML file with a list of scenarios."""
+    if data.is_file():
+        found = _file_scenarios(data, spec)
+        return [found[name] for name in _selected(select, list(found), spec)]
     paths = scenario_paths(data)
     if not paths:
         raise ConfigError(f"no scenarios for graph {spec.name} under {data / 'scenarios'}; add <name>.yaml files "
                           "there, or set datasets_dir to a folder that has them (null: the project's datasets)")
-    names = list(paths) if select == "all" else [s.strip() for s in select.split(",")]
+    return [load_scenario(paths[name], spec) for name in _selected(select, list(paths), spec)]
+
+
+def _selected(select: str, found: list[str], spec: GraphSpec) -> list[str]:
+    names = found if select == "all" else [s.strip() for s in select.split(",")]
     if not names or not all(names):
         raise ConfigError(f"scenario={select!r} names no scenario for graph {spec.name}; "
-                          f"valid choices: all, {', '.join(paths)}")
+                          f"valid choices: all, {', '.join(found)}")
     for name in names:
-        if name not in paths:
-            raise ConfigError(f"unknown scenario={name!r} for graph {spec.name}; valid choices: all, {', '.join(paths)}")
-    return [load_scenario(paths[name], spec) for name in names]
+        if name not in found:
+            raise ConfigError(f"unknown scenario={name!r} for graph {spec.name}; valid choices: all, {', '.join(found)}")
+    return names

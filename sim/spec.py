@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dialectica.sim.params import ConfigError, field_defaults
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.termination import declared
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -46,7 +46,7 @@ class EpisodeOutcome:
         labels: Categories to break metrics down by (for example the discovery schema).
     """
 
-    termination: TerminationReason
+    termination: str  # a TerminationReason, or one of the graph's declared endings
     metrics: dict[str, float]
     per_round: list[dict[str, Any]] = field(default_factory=list)
     transcript: list[dict[str, Any]] = field(default_factory=list)
@@ -158,8 +158,9 @@ class GraphSpec:
         grid: A few values of the graph's main thresholds (``graph.<key>``): what ``dialectica-validity``
             varies unless told otherwise.
         terminations: Every reason the graph's ``outcome`` can end an episode with (``error`` aside, which
-            the harness gives an episode that raised); an episode ending with another is recorded as an
-            error. Empty: not declared (any reason is accepted).
+            the harness gives an episode that raised), as reason -> one-line meaning (a tuple of the harness's
+            ``TerminationReason`` values keeps their standard meanings); an episode ending with another is
+            recorded as an error naming the declared ones. Empty: not declared (any reason is accepted).
         calibration: Behaviour statistics and persona knobs for ``dialectica-calibrate`` and
             ``participants=calibrated``; None: the graph cannot be calibrated.
     """
@@ -184,8 +185,12 @@ class GraphSpec:
     config: Path | None = None
     description: str = ""
     grid: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    terminations: tuple[TerminationReason, ...] = ()
+    terminations: Mapping[str, str] | tuple[str, ...] = ()
     calibration: Calibration | None = None
+
+    def endings(self) -> dict[str, str]:
+        """The declared endings, reason -> meaning (empty when the graph declares none)."""
+        return declared(self.terminations)
 
     def compiled(self) -> Any:
         """The graph compiled once per process."""

@@ -82,6 +82,12 @@ class Voices:
             return 1
         return min(own.max_in_flight for own in models)
 
+    def require(self, role: str) -> None:
+        """Raises a ConfigError when ``role`` (a role only a model can play) would be scripted."""
+        if self._own(role, SYSTEM) is None:
+            raise ConfigError(f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
+                              f"or give it one in Python (model=...)")
+
     def check(self, roles: Iterable[tuple[str, str]]) -> None:
         """Rejects unknown role names and builds every backend a run will use, so a missing package,
         model file or server fails before anything runs.

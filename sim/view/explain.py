@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-REASONS = {
-    "converged": "The graph's stopping criteria were met",
-    "max_rounds": "The round limit was reached before the criteria were met",
-    "max_turns": "The turn limit was reached before the dialogue finished",
-    "partial_report": "A layer failed or timed out, so only a partial report was written",
-    "budget_exhausted": "The question budget ran out before the criteria were met",
-    "error": "The episode raised an exception",
-}
+from dialectica.sim.termination import MEANINGS
+
+REASONS = MEANINGS  # the harness's reasons; a graph's declared endings add their own meanings
 
 
 def last_line(traceback: str) -> str:
@@ -19,10 +14,12 @@ def last_line(traceback: str) -> str:
     return lines[-1].strip() if lines else "unknown error"
 
 
-def explain(record: dict[str, Any], graph_sentence: Any = None) -> str:
-    """``Meaning of the reason: detail``; an error's detail is the exception line of its traceback."""
+def explain(record: dict[str, Any], graph_sentence: Any = None, endings: dict[str, str] | None = None) -> str:
+    """``Meaning of the reason: detail``; an error's detail is the exception line of its traceback; ``endings``
+    are the graph's declared meanings, which come first."""
     reason = str(record.get("termination_reason", "unknown"))
-    text = f"{REASONS.get(reason, f'Ended with {reason}')}:"
+    meaning = (endings or {}).get(reason) or REASONS.get(reason) or f"Ended with {reason}"
+    text = f"{meaning}:"
     if record.get("error"):
         return f"{text} {last_line(record['error'])}"
     detail = graph_sentence(record) if graph_sentence else ""

@@ -9,7 +9,7 @@ from typing import Any
 from dialectica.sim.view.explain import explain
 from dialectica.sim.view.markup import Markup, esc, fmt, join, markdown, section, table, tag
 from dialectica.sim.view.path import path_section
-from dialectica.sim.view.registry import view_for
+from dialectica.sim.view.registry import endings_for, view_for
 from dialectica.sim.view.state import state_section
 from dialectica.sim.view.style import CSS
 from dialectica.sim.view.timeline import timeline
@@ -64,7 +64,7 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
                 nav: Markup = EMPTY) -> str:
     """The page of one episode record; fields the record lacks leave their section empty, never break it."""
     graph_view = view_for(str(record.get("graph", "")))
-    reason_text = guarded(lambda: esc(explain(record, graph_view.explain)))
+    reason_text = guarded(lambda: esc(explain(record, graph_view.explain, endings_for(str(record.get("graph", ""))))))
     notes = {}
     try:
         notes = graph_view.notes(record) if graph_view.notes and not record.get("error") else {}

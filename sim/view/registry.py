@@ -16,3 +16,14 @@ def view_for(graph: str) -> GraphView:
         return discovery.load(graph).view
     except ConfigError:
         return GENERIC
+
+
+def endings_for(graph: str) -> dict[str, str]:
+    """The declared endings of ``graph`` (reason -> meaning); none for a graph not installed here."""
+    from dialectica.sim import discovery
+    from dialectica.sim.params import ConfigError
+
+    try:
+        return discovery.load(graph).endings()
+    except ConfigError:
+        return {}

@@ -1,0 +1,284 @@
+"""A graph used as it is, as a ``GraphSpec``: its knobs, the user and judge, its endings.
+
+The graph keeps its own state, ``context_schema`` and models. What the harness adds:
+
+- knobs: the fields of the graph's ``context_schema`` that have plain defaults (bool, int, float, str), and
+  the plain keyword arguments of a factory that builds the graph, become ``graph.<knob>`` keys (typed and
+  checked like any graph's params), so a sweep over them is one command; the context is built per episode
+  from them (and from a context the researcher gives);
+- a checkpointer of its own (in memory, one thread per episode, freed when the episode ends), so that a graph
+  keeps its state between the user's turns and may ``interrupt()``;
+- the endings below, and any the researcher declares.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.checkpoint.memory import InMemorySaver
+
+from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
+from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict
+from dialectica.sim.adapter.scenarios import prepare_scenario
+from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
+from dialectica.sim.params import ConfigError, bounded
+from dialectica.sim.spec import EpisodeOutcome, GraphSpec, GraphView
+from dialectica.sim.termination import declared
+
+ENDINGS = {
+    "converged": "The judge found that the user got what they came for",
+    USER: "The user stopped before the judge found their goal met",
+    TURNS: "The turn limit was reached before the judge found the user's goal met",
+    GRAPH: "The graph finished on its own before the judge found the user's goal met",
+}
+PLAIN = (bool, int, float, str)
+
+
+def is_graph(obj: Any) -> bool:
+    """A compiled LangGraph graph (anything with ``invoke``, ``get_state`` and a ``copy`` that sets a checkpointer)."""
+    return all(hasattr(obj, a) for a in ("invoke", "get_state", "copy"))
+
+
+def import_object(target: str) -> Any:
+    """The object an import string names: ``package.module:attr`` or ``path/to/file.py:attr``.
+
+    Raises:
+        ConfigError: naming the string and the import error.
+    """
+    import importlib
+    import importlib.util
+    import sys
+
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"{target!r} is not an import string; write package.module:attr or path/to/file.py:attr")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name).resolve()
+            if not path.is_file():
+                raise ConfigError(f"{target}: no such file {path}")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules.setdefault(path.stem, module)
+            spec.loader.exec_module(module)
+        else:
+            if "" not in sys.path and str(Path.cwd()) not in sys.path:  # a console script does not see the cwd
+                sys.path.insert(0, str(Path.cwd()))
+            module = importlib.import_module(module_name)
+    except ConfigError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the module raises on import, said in one line
+        raise ConfigError(f"cannot import {module_name} (for {target}): {type(exc).__name__}: {exc}") from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise ConfigError(f"{target}: module {module_name} has no attribute {attr!r}") from None
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, PLAIN) and not (isinstance(value, float) and value != value)
+
+
+def _context_knobs(schema: Any) -> dict[str, tuple[type, Any]]:
+    """The fields of a context schema (dataclass or pydantic model) that have plain defaults."""
+    if schema is None:
+        return {}
+    if dataclasses.is_dataclass(schema):
+        return {f.name: (type(f.default), f.default) for f in dataclasses.fields(schema) if _plain(f.default)}
+    fields = getattr(schema, "model_fields", None)  # pydantic
+    if isinstance(fields, dict):
+        return {name: (type(f.default), f.default) for name, f in fields.items() if _plain(f.default)}
+    return {}
+
+
+def _factory_knobs(factory: Callable[..., Any]) -> dict[str, tuple[type, Any]]:
+    """A factory's keyword arguments that have plain defaults."""
+    return {name: (type(p.default), p.default) for name, p in inspect.signature(factory).parameters.items()
+            if _plain(p.default)}
+
+
+@dataclass
+class App:
+    """A graph (or a factory of graphs) with what it takes to evaluate it.
+
+    Attributes:
+        target: A compiled graph, or a factory ``f(**knobs) -> compiled graph`` (called once per knob values).
+        name: Its name in records, MLflow and ``graph=``.
+        user: Who talks to it; None: the scenario's ``turns`` (``participants=scripted``), or an LLM playing its
+            ``persona`` (``participants=surrogate``), or ``graph.user`` (an import string).
+        judge: A rule ``(messages, scenario[, state]) -> bool | Verdict``, an ``LLMJudge``, or None (no judge:
+            no episode converges; ``graph.judge`` may name one, or ``llm`` for an LLM judge with the scenario's rubric).
+        context: The graph's runtime context: an object, a mapping, or ``f(scenario) -> context``; knobs that
+            are context fields are set on it per episode.
+        endings: The graph's own endings, reason -> meaning (a judge's ``Verdict.ending`` or ``ending`` returns them).
+        ending: ``ending(final_state) -> reason | None``: an ending read from the graph's final state.
+        max_turns: The user's turns at most (``graph.max_turns``).
+    """
+
+    target: Any
+    name: str
+    user: Any = None
+    judge: Any = None
+    context: Any = None
+    endings: Mapping[str, str] = field(default_factory=dict)
+    ending: Callable[[dict[str, Any]], str | None] | None = None
+    max_turns: int = 10
+    _graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.factory = None if is_graph(self.target) else self.target
+        if self.factory is not None and not callable(self.factory):
+            raise ConfigError(f"{self.name}: expected a compiled LangGraph graph or a function that builds one, "
+                              f"got {type(self.target).__name__}")
+        self.factory_knobs = _factory_knobs(self.factory) if self.factory else {}
+        schema = getattr(self.graph({}), "context_schema", None)
+        self.context_knobs = {k: v for k, v in _context_knobs(schema).items() if k not in self.factory_knobs}
+        self.has_context = schema is not None
+        if callable(self.user) and not hasattr(self.user, "speaker"):
+            self.user = ScriptedUser(self.user)
+        elif isinstance(self.user, (list, tuple, dict)):
+            self.user = Turns(self.user)
+        if self.judge is not None and not hasattr(self.judge, "judge"):
+            self.judge = RuleJudge(self.judge)
+        self.all_endings = {**ENDINGS, **declared(self.endings)}
+
+    def graph(self, knobs: Mapping[str, Any]) -> Any:
+        """The compiled graph for these factory knobs, with the harness's checkpointer; built once per values."""
+        values = {k: knobs[k] for k in getattr(self, "factory_knobs", {}) if k in knobs}
+        key = tuple(sorted(values.items()))
+        with self._lock:
+            if key not in self._graphs:
+                built = self.factory(**values) if self.factory else self.target
+                if not is_graph(built):
+                    raise ConfigError(f"{self.name}: the factory returned {type(built).__name__}, not a compiled graph")
+                self._graphs[key] = built.copy(update={"checkpointer": InMemorySaver()})
+            return self._graphs[key]
+
+    def params_class(self) -> type:
+        """The ``graph.<key>`` dataclass: the turn limit, user, judge and scenarios, then the graph's knobs."""
+        own = [("max_turns", int, bounded(self.max_turns, 1, 10_000)), ("user", str | None, None),
+               ("judge", str | None, None), ("scenarios", str | None, None)]
+        knobs = {**self.context_knobs, **self.factory_knobs}
+        clash = sorted(set(knobs) & {n for n, *_ in own})
+        if clash:
+            raise ConfigError(f"{self.name}: knob {clash[0]!r} clashes with the harness's graph.{clash[0]}; rename it")
+        fields = [*own, *((k, t, field(default=d)) for k, (t, d) in knobs.items())]
+        llm_judge = isinstance(self.judge, LLMJudge) and self.judge.model is None
+
+        def models_needed(params: Any) -> tuple[str, ...]:
+            """Roles only a model can play with these settings (checked before anything runs)."""
+            return ("judge",) if llm_judge or params.judge == "llm" else ()
+
+        return dataclasses.make_dataclass("AppParams", fields, frozen=True, namespace={"models_needed": models_needed})
+
+    def _context(self, scenario: dict[str, Any], knobs: dict[str, Any]) -> Any:
+        base = self.context(scenario) if callable(self.context) and not isinstance(self.context, type) else self.context
+        values = {k: knobs[k] for k in self.context_knobs if k in knobs}
+        if base is None:
+            return values if self.has_context else None
+        if isinstance(base, Mapping):
+            return {**base, **values}
+        if dataclasses.is_dataclass(base) and not isinstance(base, type):
+            return dataclasses.replace(base, **values)
+        if hasattr(base, "model_copy"):
+            return base.model_copy(update=values)
+        return base
+
+    def _user(self, params: Any, surrogate: bool) -> Any:
+        if self.user is not None:
+            return self.user
+        if params.user:
+            from dialectica.sim.adapter.strings import user_from
+
+            return user_from(params.user)
+        return LLMUser() if surrogate else Turns()
+
+    def _judge(self, params: Any) -> Any:
+        if self.judge is not None or not params.judge:
+            return self.judge
+        if params.judge == "llm":
+            return LLMJudge()
+        from dialectica.sim.adapter.strings import judge_from
+
+        return judge_from(params.judge)
+
+    def play(self, compiled: Any, episode: Any, state: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        """One episode: the dialogue, then the judge's verdict."""
+        request, params = episode.deps, episode.params
+        knobs = dataclasses.asdict(params)
+        cast = EpisodeCast(request, config.get("callbacks") or [])
+        scenario = request.scenario
+        speaker = self._user(params, request.voices.surrogate).speaker(scenario, episode.seed, cast)
+        dialogue = converse(self.graph(knobs), speaker, max_turns=params.max_turns, config=config,
+                            context=self._context(scenario, knobs), start=scenario.get("input"))
+        judge = self._judge(params)
+        verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
+        own = self.ending(dialogue.state) if self.ending is not None else None
+        return {"dialogue": dialogue, "verdict": verdict, "ending": own}
+
+    def outcome(self, final: dict[str, Any], params: Any, scenario: dict[str, Any]) -> EpisodeOutcome:
+        dialogue: Dialogue = final["dialogue"]
+        verdict: Verdict | None = final["verdict"]
+        reason = (verdict.ending if verdict and verdict.ending else None) or final["ending"] \
+            or ("converged" if verdict and verdict.passed else dialogue.ended_by)
+        words = {"user": 0, "assistant": 0}
+        per_round: dict[int, dict[str, Any]] = {}
+        for turn in dialogue.transcript:
+            if turn["role"] in words:
+                words[turn["role"]] += len(turn["text"].split())
+            if turn["role"] == "assistant":
+                row = per_round.setdefault(turn["round"], {"round": turn["round"], "assistant_words": 0})
+                row["assistant_words"] += len(turn["text"].split())
+        metrics = {"rounds": float(dialogue.turns), "user_words": float(words["user"]),
+                   "assistant_words": float(words["assistant"]),
+                   "tool_calls": float(sum(t["role"] == "tool_call" for t in dialogue.transcript))}
+        if verdict is not None:
+            metrics["judge_passed"] = float(verdict.passed)
+        return EpisodeOutcome(termination=reason, metrics=metrics, per_round=[per_round[k] for k in sorted(per_round)],
+                              transcript=dialogue.transcript,
+                              artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {})
+
+    def spec(self, datasets: Path = Path(".")) -> GraphSpec:
+        return GraphSpec(
+            name=self.name, params=self.params_class(), build=lambda: None,
+            initial_state=lambda scenario, params: {}, outcome=self.outcome, play=self.play,
+            casts={"scripted": _request, "surrogate": _request}, datasets=datasets, prepare_scenario=prepare_scenario,
+            roles={"user": "participant", "judge": "system"}, agreement=False, terminations=self.all_endings,
+            description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
+            view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),
+        )
+
+
+def _request(request: Any) -> Any:
+    """The episode's deps are its cast request: the user and judge are built in ``play``, where the meter is."""
+    return request
+
+
+@dataclass(frozen=True)
+class EpisodeCast:
+    """The models a user or judge may need in one episode, and the callbacks that meter their calls."""
+
+    request: Any
+    callbacks: list[Any]
+
+    def model(self, role: str, persona: str) -> BaseChatModel:
+        if role == "user":
+            return self.request.participant(role, persona, role)
+
+        def no_model() -> BaseChatModel:
+            raise ConfigError(f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
+                              f"or give it one (model=...)")
+
+        model = self.request.system(role, no_model)
+        if persona and hasattr(model, "persona"):
+            model = model.model_copy(update={"persona": persona})
+        return model

@@ -1,0 +1,141 @@
+"""One dialogue between a simulated user and a graph used as it is.
+
+Each user turn is one run of the graph on its own thread (the harness's in-memory checkpointer keeps the
+graph's state between turns): a graph on LangGraph's ``messages`` convention gets ``{"messages": [turn]}``;
+a graph waiting in ``interrupt()`` gets ``Command(resume=turn)``. The graph's reply is every new
+``AIMessage`` with text, and the value of a pending interrupt.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.types import Command
+
+from dialectica.sim.adapter.users import Speaker, _text
+from dialectica.sim.params import ConfigError
+
+USER, GRAPH, TURNS = "user_stopped", "graph_ended", "max_turns"  # who ended the dialogue
+
+
+@dataclass
+class Dialogue:
+    """What one dialogue left.
+
+    Attributes:
+        messages: The conversation as the user saw it (``HumanMessage``: the user, ``AIMessage``: the graph).
+        transcript: Turns for the record: the user's, the graph's, and its tool calls and results.
+        ended_by: ``user_stopped``, ``graph_ended`` or ``max_turns``.
+        state: The graph's final state.
+        turns: The user's turns.
+    """
+
+    messages: list[BaseMessage] = field(default_factory=list)
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    ended_by: str = TURNS
+    state: dict[str, Any] = field(default_factory=dict)
+    turns: int = 0
+
+
+def interrupt_text(value: Any) -> str:
+    """What an ``interrupt(value)`` says to the user: the text, or a mapping's question."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("question", "message", "prompt", "text", "content"):
+            if isinstance(value.get(key), str):
+                return value[key]
+    return json.dumps(value, default=str)
+
+
+class _Reader:
+    """Turns the graph's state after a run into new transcript lines and the user's view."""
+
+    def __init__(self, dialogue: Dialogue) -> None:
+        self.dialogue, self.seen = dialogue, 0
+
+    def read(self, snapshot: Any, round_: int) -> bool:
+        """Adds what the graph said since the last read; True when it waits in an interrupt."""
+        values = snapshot.values if isinstance(snapshot.values, dict) else {}
+        messages = list(values.get("messages") or [])
+        for message in messages[self.seen:]:
+            self._add(message, round_)
+        self.seen = len(messages)
+        pending = [i.value for i in getattr(snapshot, "interrupts", ()) or ()]
+        for value in pending:
+            text = interrupt_text(value)
+            self.dialogue.messages.append(AIMessage(text))
+            self.dialogue.transcript.append({"round": round_, "role": "assistant", "speaker": "interrupt", "text": text})
+        self.dialogue.state = values
+        return bool(pending)
+
+    def _add(self, message: BaseMessage, round_: int) -> None:
+        """The graph's messages; the user's own are on record already, and system prompts are the graph's."""
+        text = _text(message).strip()
+        if message.type == "ai":
+            for call in getattr(message, "tool_calls", None) or []:
+                args = json.dumps(call.get("args", {}), default=str, sort_keys=True)
+                self.dialogue.transcript.append({"round": round_, "role": "tool_call", "speaker": str(call.get("name")),
+                                                 "text": f"{call.get('name')}({args})"})
+            if text:
+                self.dialogue.messages.append(AIMessage(text))
+                self.dialogue.transcript.append({"round": round_, "role": "assistant",
+                                                 "speaker": message.name or "assistant", "text": text})
+        elif message.type == "tool":
+            self.dialogue.transcript.append({"round": round_, "role": "tool", "speaker": str(message.name or "tool"),
+                                             "text": text})
+
+
+def converse(app: Any, speaker: Speaker, *, max_turns: int, config: dict[str, Any], context: Any = None,
+             start: dict[str, Any] | None = None) -> Dialogue:
+    """Plays one dialogue; ``app`` has a checkpointer (the harness's), ``config`` the run's callbacks and limits.
+
+    Args:
+        start: The scenario's ``input``: a messages graph gets it with the user's first turn; any other graph
+            starts from it and asks the user with ``interrupt()``.
+    """
+    thread = str(uuid.uuid4())  # the thread lives only in this dialogue's checkpointer; records never see it
+    cfg = {**config, "configurable": {**config.get("configurable", {}), "thread_id": thread}}
+    kwargs = {"context": context} if context is not None else {}
+    dialogue = Dialogue()
+    reader = _Reader(dialogue)
+    takes_messages = "messages" in getattr(app, "channels", {})
+    waiting = False
+    if not takes_messages:
+        if start is None:
+            raise ConfigError("the graph's state has no 'messages' key, so the user cannot speak first: give each "
+                              "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()")
+        app.invoke(start, cfg, **kwargs)
+        waiting = reader.read(app.get_state(cfg), 0)
+        if not waiting:
+            dialogue.ended_by = GRAPH
+            return _closed(app, cfg, dialogue)
+    extra = dict(start or {}) if takes_messages else {}  # a messages graph gets the scenario's input with the first turn
+    for turn in range(1, max_turns + 1):
+        text = speaker(list(dialogue.messages))
+        if text is None:
+            dialogue.ended_by = USER
+            break
+        dialogue.turns = turn
+        dialogue.messages.append(HumanMessage(text))
+        dialogue.transcript.append({"round": turn, "role": "user", "speaker": "user", "text": text})
+        if waiting:
+            app.invoke(Command(resume=text), cfg, **kwargs)
+        else:
+            app.invoke({**extra, "messages": [HumanMessage(text)]}, cfg, **kwargs)
+            extra = {}
+        waiting = reader.read(app.get_state(cfg), turn)
+        if not waiting and not takes_messages:
+            dialogue.ended_by = GRAPH
+            break
+    return _closed(app, cfg, dialogue)
+
+
+def _closed(app: Any, cfg: dict[str, Any], dialogue: Dialogue) -> Dialogue:
+    """Frees the dialogue's thread: memory does not grow with episodes."""
+    app.checkpointer.delete_thread(cfg["configurable"]["thread_id"])
+    return dialogue

@@ -1,0 +1,172 @@
+"""``dialectica.evaluate(app, ...)``: a graph used as it is, run like ``dialectica graph=...`` from Python.
+
+It composes the same Hydra config as the command line, so the run directory, records, pages, MLflow run and
+summary are the same, and ``dialectica-compare``, ``dialectica report``, resume and sweeps work on it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from dialectica.sim.adapter.app import App, import_object
+from dialectica.sim.adapter.judges import LLMJudge
+from dialectica.sim.adapter.users import LLMUser
+from dialectica.sim.params import ConfigError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What ``evaluate`` returns.
+
+    Attributes:
+        name: The graph's name in records and MLflow.
+        run_dir: The run directory (``summary.json``, ``episodes.jsonl``, pages).
+        metrics: The run's metrics, named as everywhere (``convergence_rate`` and its interval, ``rounds_mean``,
+            ``pass_hat/<k>``, ``scenario/<name>/convergence_rate``, ``termination/<reason>``, ...).
+        mlflow_run_id: The MLflow run, or None with ``tracking="none"``.
+    """
+
+    name: str
+    run_dir: Path
+    metrics: dict[str, float]
+    mlflow_run_id: str | None
+
+    @cached_property
+    def episodes(self) -> pd.DataFrame:
+        """One row per episode (``dialectica.load_episodes``)."""
+        from dialectica.sim.records import load_episodes
+
+        return load_episodes(self.run_dir, [self.name])
+
+    def __repr__(self) -> str:
+        m = self.metrics
+        return (f"Evaluation({self.name}: {int(m.get('episodes', 0))} episodes, convergence_rate "
+                f"{m.get('convergence_rate', float('nan')):.2f} ({m.get('convergence_rate_ci95_low', float('nan')):.2f}-"
+                f"{m.get('convergence_rate_ci95_high', float('nan')):.2f}), run_dir={self.run_dir})")
+
+
+def _scenario_file(scenarios: Any, out_dir: Path) -> str:
+    """A path as it is; a list (or a mapping of name -> scenario) written to ``<run>/scenarios.yaml``, so the run
+    keeps what it evaluated."""
+    if isinstance(scenarios, (str, Path)):
+        return str(scenarios)
+    if isinstance(scenarios, Mapping):
+        scenarios = [{"name": str(k), **dict(v)} for k, v in scenarios.items()]
+    if not isinstance(scenarios, Sequence) or not scenarios:
+        raise ConfigError("scenarios must be a non-empty list of mappings (each with at least 'name'), a mapping of "
+                          "name -> scenario, or the path of a YAML file or folder of them")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "scenarios.yaml"
+    path.write_text(yaml.safe_dump([dict(s) for s in scenarios], sort_keys=False, allow_unicode=True))
+    return str(path)
+
+
+def _needs_model(user: Any, judge: Any) -> bool:
+    return (isinstance(user, LLMUser) and user.model is None) or (isinstance(judge, LLMJudge) and judge.model is None)
+
+
+def evaluate(app: Any, *, scenarios: Any, user: Any = None, judge: Any = None, episodes: int = 20, seed: int = 0,
+             max_turns: int = 10, params: Mapping[str, Any] | None = None, tracking: str | None = None,
+             max_concurrency: int | None = None, name: str | None = None, context: Any = None,
+             endings: Mapping[str, str] | None = None, ending: Callable[[dict[str, Any]], str | None] | None = None,
+             llm: str | Mapping[str, Any] | None = None, out_dir: str | Path | None = None, progress: bool = True,
+             overrides: Sequence[str] = ()) -> Evaluation:
+    """Evaluates a LangGraph graph as it is: seeded episodes of a simulated user talking to it, judged.
+
+    Args:
+        app: A compiled graph, a factory ``f(**knobs) -> compiled graph``, or an import string
+            ``"package.module:attr"``.
+        scenarios: A list of mappings (``name``, plus ``turns``, ``persona``, ``rubric``, ``input`` and keys of
+            your own), or the path of a YAML file or folder of them.
+        user: A list of turns, a function ``(messages, scenario, rng) -> str | None``, an ``LLMUser``, or None
+            (each scenario's ``turns``).
+        judge: A rule ``(messages, scenario[, state]) -> bool | Verdict``, an ``LLMJudge``, or None (no judge).
+        episodes: Episodes in all, cycling through the scenarios.
+        seed: The run seed; each episode's seed derives from it.
+        max_turns: The user's turns at most.
+        params: The graph's knobs (``dialectica list`` shows them): context fields and factory arguments.
+        tracking: An MLflow tracking URI, ``"none"``, or None for the project store (``results/mlflow.db``).
+        max_concurrency: Episodes in flight at once (None: the backend's default).
+        name: The graph's name (default: the import string, or the graph's own name).
+        context: The graph's runtime context: an object, a mapping, or ``f(scenario) -> context``.
+        endings: The graph's own endings, reason -> meaning.
+        ending: ``ending(final_state) -> reason | None``.
+        llm: The model behind LLM users and judges without a model of their own: ``"llamacpp"``, ``"openai"``,
+            or a mapping of ``llm`` keys; None: the local model if one is needed, else none.
+        out_dir: The run directory (default ``results/runs/<time>``).
+        progress: Show a progress bar.
+        overrides: More Hydra overrides, as on the command line (``["llm.preset=qwen2.5-coder-1.5b"]``).
+
+    Raises:
+        ConfigError: bad input, in one line naming the key and the valid choices; nothing is left behind.
+    """
+    from dialectica.sim import discovery
+
+    target = import_object(app) if isinstance(app, str) else app
+    label = name or (app if isinstance(app, str) else _own_name(target))
+    graph = App(target, name=label, user=user, judge=judge, context=context, endings=dict(endings or {}),
+                ending=ending, max_turns=max_turns)
+    spec = graph.spec()
+    discovery.register(spec)
+    run_dir = Path(out_dir) if out_dir is not None else Path("results/runs") / datetime.datetime.now().strftime(
+        "%Y-%m-%d_%H-%M-%S-%f")
+    fresh = not run_dir.exists()
+    try:
+        return _run(spec, graph, run_dir, scenarios=scenarios, episodes=episodes, seed=seed, params=params or {},
+                    tracking=tracking, max_concurrency=max_concurrency, llm=llm, progress=progress,
+                    overrides=overrides)
+    except ConfigError:
+        if fresh:  # nothing half-written is left as if it ran
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _own_name(target: Any) -> str:
+    own = getattr(target, "name", None) or getattr(target, "__name__", None)
+    return own if isinstance(own, str) and own not in ("LangGraph", "<lambda>") else "app"
+
+
+def _run(spec: Any, graph: App, run_dir: Path, *, scenarios: Any, episodes: int, seed: int, params: Mapping[str, Any],
+         tracking: str | None, max_concurrency: int | None, llm: Any, progress: bool,
+         overrides: Sequence[str]) -> Evaluation:
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf, open_dict
+
+    from dialectica.sim.config import compose, from_hydra
+    from dialectica.sim.runner import run_experiment
+
+    ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
+    user_kind = getattr(graph.user, "kind", "scripted")
+    backend = llm if isinstance(llm, str) else ("llamacpp" if _needs_model(graph.user, graph.judge) else None)
+    args = [f"graph={spec.name}", f"participants={user_kind}",
+            *([f"llm={backend}"] if backend else []),
+            *(["tracking=none"] if tracking == "none" else []), *overrides]
+    cfg = compose(args, Path.cwd())
+    with open_dict(cfg):
+        cfg.episodes, cfg.seed, cfg.progress, cfg.max_concurrency = episodes, seed, progress, max_concurrency
+        cfg.graph.scenarios = _scenario_file(scenarios, run_dir)
+        for key, value in params.items():
+            cfg.graph[key] = value
+        if tracking not in (None, "none"):
+            cfg.tracking.uri = tracking
+        if isinstance(llm, Mapping):
+            cfg.llm = OmegaConf.merge(cfg.llm, dict(llm))
+    run_cfg = from_hydra(cfg, run_dir, tuple(args))
+    if run_cfg.tracking.enabled:
+        from dialectica.sim.store import probe
+
+        probe(run_cfg.tracking.uri)
+    summary = run_experiment(run_cfg, echo=lambda line: None)
+    entry = summary["graphs"][spec.name]
+    return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))

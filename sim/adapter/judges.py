@@ -1,0 +1,116 @@
+"""Judges: did the user get what they came for? The verdict is the episode's convergence.
+
+A rule is any function ``judge(messages, scenario) -> bool | Verdict`` (or ``(messages, scenario, state)``
+to read the graph's final state too); an :class:`LLMJudge` asks a chat model with a rubric for a JSON verdict.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+
+from dialectica.sim.adapter.users import Cast, _text
+from dialectica.sim.llm.structured import instruction, read_json, response_format
+from dialectica.sim.params import ConfigError
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's decision.
+
+    Attributes:
+        passed: The user got what they came for (the episode converged).
+        reason: Why, in a sentence (on the record and the episode page).
+        ending: One of the graph's declared endings to record instead of the default (``converged`` when passed;
+            else who ended the dialogue: ``user_stopped``, ``max_turns``, ``graph_ended``).
+    """
+
+    passed: bool
+    reason: str = ""
+    ending: str | None = None
+
+
+def as_verdict(value: Any) -> Verdict:
+    """A rule's return value as a Verdict: a bool, a Verdict, or ``(bool, reason)``."""
+    if isinstance(value, Verdict):
+        return value
+    if isinstance(value, bool):
+        return Verdict(value)
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bool):
+        return Verdict(value[0], str(value[1]))
+    raise TypeError(f"a judge returns a bool, a Verdict or (bool, reason); got {value!r}")
+
+
+@dataclass(frozen=True)
+class RuleJudge:
+    """A Python rule over the dialogue (and the graph's final state, if it takes a third argument)."""
+
+    fn: Callable[..., Any]
+
+    def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
+        takes_state = len(inspect.signature(self.fn).parameters) >= 3
+        return as_verdict(self.fn(messages, scenario, state) if takes_state else self.fn(messages, scenario))
+
+
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {"reason": {"type": "string"}, "passed": {"type": "boolean"}},
+    "required": ["reason", "passed"],
+}
+
+
+def transcript_text(messages: list[BaseMessage]) -> str:
+    return "\n".join(f"{'USER' if m.type == 'human' else 'ASSISTANT'}: {_text(m)}" for m in messages)
+
+
+@dataclass(frozen=True)
+class LLMJudge:
+    """A chat model that reads the dialogue against a rubric and answers ``{"reason": ..., "passed": ...}``.
+
+    Attributes:
+        rubric: What counts as success; None: the scenario's ``rubric`` key.
+        model: Any langchain-core chat model; None: the run's ``llm`` config (role ``judge``: a JSON-schema
+            constrained reply, seeded and cached like every call).
+    """
+
+    rubric: str | None = None
+    model: BaseChatModel | None = None
+
+    def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
+        rubric = self.rubric if self.rubric is not None else scenario.get("rubric")
+        if not rubric:
+            raise ConfigError(f"scenario {scenario['name']!r} has no 'rubric' for the LLM judge; add one, or give "
+                              "LLMJudge(rubric=...)")
+        prompt = (f"Read this conversation between a user and an assistant.\n\n{transcript_text(messages)}\n\n"
+                  f"Rubric: {rubric}\nDid the assistant meet the rubric? Give a one-sentence reason, then passed "
+                  "true or false.")
+        config = RunnableConfig(callbacks=cast.callbacks)
+        if self.model is None:
+            model = cast.model("judge", "You are a strict, fair evaluator of conversations.")
+            text = _text(model.invoke([HumanMessage(prompt)], response_format=response_format(VERDICT_SCHEMA),
+                                      config=config))
+        else:  # a model of the researcher's: the schema goes in the prompt, not as a backend-specific argument
+            text = _text(self.model.invoke([HumanMessage(f"{prompt}\n{instruction(VERDICT_SCHEMA)}")], config=config))
+        value = read_json(_json_part(text), VERDICT_SCHEMA)
+        if value is None:
+            return Verdict(False, f"the judge's reply was not a verdict: {text[:200]!r}")
+        return Verdict(bool(value["passed"]), str(value["reason"]))
+
+
+def _json_part(text: str) -> str:
+    """The first ``{...}`` of a reply (models wrap JSON in prose or code fences)."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return text
+    try:
+        json.loads(text[start:end + 1])
+    except ValueError:
+        return text
+    return text[start:end + 1]
