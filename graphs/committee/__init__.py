@@ -1,5 +1,7 @@
 """``graph=committee``: 5-12 members deliberate, rebut, vote; a consensus detector decides when to stop."""
 
+from dialectica.graph import TerminationReason as End
+from dialectica.graph import builtin_spec
 from dialectica.graphs.committee import build
 from dialectica.graphs.committee.calibration import CALIBRATION
 from dialectica.graphs.committee.figures import argument_graphs
@@ -7,8 +9,6 @@ from dialectica.graphs.committee.panel import VIEW
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.scripted import scripted_committee
 from dialectica.graphs.committee.surrogate import surrogate_committee
-from dialectica.sim.spec import builtin_spec
-from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "committee", build, description=__doc__.split(": ", 1)[1].strip(),

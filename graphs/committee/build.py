@@ -10,15 +10,13 @@ from typing import Any
 import networkx as nx
 from langgraph.graph import END, START, StateGraph
 
+from dialectica.graph import ConfigError, Episode, EpisodeOutcome, TerminationReason, step
 from dialectica.graphs.committee import argument_graph
 from dialectica.graphs.committee.nodes import CommitteeNodes
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.state import CommitteeState
 from dialectica.metrics.agreement import pairwise_jaccard
 from dialectica.metrics.text import claim_set
-from dialectica.sim.params import ConfigError
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.sim.termination import TerminationReason
 
 LINEAR = ("initialize_committee", "retrieve_evidence_pool", "opening_statements", "analyze_initial_positions",
           "evidence_presentation", "build_evidence_graph", "check_divergence")

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dialectica.sim.calibration.model import Calibration, Knob
+from dialectica.graph import Calibration, Knob
 
 DOCS = {
     "position_change": "share of a member's statements whose position differs from its previous statement's",

@@ -11,15 +11,13 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from dialectica.graph import Library, ask, attempt, retry
 from dialectica.graphs.committee import argument_graph
 from dialectica.graphs.committee.consensus import detect_consensus
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.prompts import chair_prompt, member_prompt
 from dialectica.graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
 from dialectica.graphs.committee.state import CommitteeState
-from dialectica.sim.faults import attempt, retry
-from dialectica.sim.llm.structured import ask
-from dialectica.sim.retrieval import Library
 
 
 @dataclass

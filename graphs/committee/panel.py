@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dialectica.sim.spec import GraphView
-from dialectica.sim.view.charts import LANE_LEFT, lane_frame, legend
-from dialectica.sim.view.markup import Markup, esc, fmt, join, note, number, table, tag
+from dialectica.graph import LANE_LEFT, GraphView, Markup, esc, fmt, join, lane_frame, legend, note, number, table, tag
 
 POSITIONS = {"support": "#2f855a", "oppose": "#c53030", "nuanced": "#805ad5"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dialectica.graph import ConfigError, bounded
 from dialectica.metrics.agreement import majority
-from dialectica.sim.params import ConfigError, bounded
 
 MECHANISMS = ("majority", "consensus", "weighted")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dialectica.sim.llm.structured import read_json
+from dialectica.graph import read_json
 
 _CONFIDENCE_FIELD = {"type": "integer", "minimum": 0, "maximum": 100, "description": "your confidence, 0 to 100"}
 STATEMENT_SCHEMA = {

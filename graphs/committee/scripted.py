@@ -19,10 +19,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from dialectica.graph import CastRequest, Library, ScriptedChatModel, last_human
 from dialectica.graphs.committee.nodes import CommitteeDeps
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.retrieval import Library
-from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 STRENGTH = {"high": 1.0, "medium": 0.6, "low": 0.3}
 PHASE_PULL = {"opening": 0.0, "evidence": 0.6, "rebuttal": 1.0, "synthesis": 0.8, "vote": 0.0}

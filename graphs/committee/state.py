@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
-from dialectica.sim.reducers import merge_lists_by_key
+from dialectica.graph import merge_lists_by_key
 
 
 class CommitteeState(TypedDict, total=False):

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from dialectica.graph import CastRequest, bullet, degree
 from dialectica.graphs.committee.nodes import CommitteeDeps
 from dialectica.graphs.committee.scripted import scripted_committee
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.persona import bullet, degree
 
 _STANCE = {"support": "support the proposal", "oppose": "oppose the proposal", "nuanced": "see merit on both sides"}
 

@@ -1,5 +1,7 @@
 """``graph=interview``: an autonomous discovery interview that fills a schema's ASCR within a budget."""
 
+from dialectica.graph import TerminationReason as End
+from dialectica.graph import builtin_spec
 from dialectica.graphs.interview import build
 from dialectica.graphs.interview.calibration import CALIBRATION
 from dialectica.graphs.interview.panel import VIEW
@@ -7,8 +9,6 @@ from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.scripted import scripted_interview
 from dialectica.graphs.interview.surrogate import surrogate_interview
 from dialectica.metrics.summary import by_label
-from dialectica.sim.spec import builtin_spec
-from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "interview", build, description=__doc__.split(": ", 1)[1].strip(),

@@ -9,15 +9,12 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from dialectica.graph import ConfigError, Episode, EpisodeOutcome, TerminationReason, read_yaml, step
 from dialectica.graphs.interview.ascr import merge_ascr, precision_recall
 from dialectica.graphs.interview.nodes import InterviewNodes
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import KINDS, DiscoverySchema
 from dialectica.graphs.interview.state import InterviewState
-from dialectica.sim.params import ConfigError
-from dialectica.sim.scenarios import read_yaml
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.sim.termination import TerminationReason
 
 NODES = ("formulate_question", "check_budget", "get_answer", "interpret_response", "evaluate_completion")
 

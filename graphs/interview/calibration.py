@@ -12,9 +12,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dialectica.graph import Calibration, Knob
 from dialectica.graphs.interview.ascr import facts, merge_ascr
 from dialectica.graphs.interview.interpret import _EVASIVE
-from dialectica.sim.calibration.model import Calibration, Knob
 
 DOCS = {
     "empty": "share of answers from which the interpreter reads no field (vague, off topic or garbled)",

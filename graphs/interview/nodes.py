@@ -10,11 +10,11 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from dialectica.graph import attempt
 from dialectica.graphs.interview.interpret import interpret
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import DiscoverySchema
 from dialectica.graphs.interview.state import InterviewState
-from dialectica.sim.faults import attempt
 
 INTERVIEWER_SYSTEM = (
     "You interview a domain expert about how their business schedules its work. Ask one short, concrete "

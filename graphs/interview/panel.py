@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dialectica.sim.spec import GraphView
-from dialectica.sim.view.markup import Markup, esc, fmt, join, note, tag
+from dialectica.graph import GraphView, Markup, esc, fmt, join, note, tag
 
 
 def agrees(value: Any, truth: Any) -> bool:

@@ -16,10 +16,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from dialectica.graph import CastRequest, ScriptedChatModel, last_human
 from dialectica.graphs.interview.nodes import InterviewDeps
 from dialectica.graphs.interview.schema import DiscoverySchema, Field
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 _VAGUE = ("Hard to say, it varies a lot.", "It depends on the week, honestly.", "That's complicated, we manage somehow.")
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from dialectica.graph import CastRequest, bullet, degree
 from dialectica.graphs.interview.nodes import InterviewDeps
 from dialectica.graphs.interview.schema import DiscoverySchema, Field
 from dialectica.graphs.interview.scripted import scripted_interview
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.persona import bullet, degree
 
 
 def _say(field: Field, value: Any) -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dialectica.graph import CastRequest, Episode, build_deps
 from dialectica.graphs.interview import SPEC as INTERVIEW
 from dialectica.graphs.interview.build import initial_state
 from dialectica.graphs.interview.params import InterviewParams
-from dialectica.sim.cast import CastRequest, build_deps
-from dialectica.sim.spec import Episode
 
 
 def conduct_interview(

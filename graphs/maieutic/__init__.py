@@ -1,5 +1,7 @@
 """``graph=maieutic``: Sophia, a Socratic tutor with a Critic loop, questions one learner."""
 
+from dialectica.graph import TerminationReason as End
+from dialectica.graph import builtin_spec
 from dialectica.graphs.maieutic import build, metrics
 from dialectica.graphs.maieutic.calibration import CALIBRATION
 from dialectica.graphs.maieutic.figures import critic_loop_histogram, move_distribution
@@ -7,8 +9,6 @@ from dialectica.graphs.maieutic.panel import VIEW
 from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
 from dialectica.graphs.maieutic.scripted import scripted_maieutic
 from dialectica.graphs.maieutic.surrogate import surrogate_maieutic
-from dialectica.sim.spec import builtin_spec
-from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "maieutic", build, description=__doc__.split(": ", 1)[1].strip(),

@@ -14,15 +14,11 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
+from dialectica.graph import ConfigError, Episode, EpisodeOutcome, TerminationReason, attempt, read_yaml, step
 from dialectica.graphs.maieutic.nodes import MaieuticDeps, MaieuticNodes
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.prompts import learner_prompt
 from dialectica.graphs.maieutic.state import MaieuticState
-from dialectica.sim.faults import attempt
-from dialectica.sim.params import ConfigError
-from dialectica.sim.scenarios import read_yaml
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.sim.termination import TerminationReason
 
 
 def build_maieutic() -> Any:

@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dialectica.graph import Calibration, Knob
 from dialectica.graphs.maieutic.reading import read_learner
-from dialectica.sim.calibration.model import Calibration, Knob
 
 DOCS = {
     "revise": "share of learner turns that move to a new thesis",

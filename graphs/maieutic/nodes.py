@@ -8,13 +8,12 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
+from dialectica.graph import Library, attempt, retry
 from dialectica.graphs.maieutic import critic, moves
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.prompts import interlocutor_prompt, synthesizer_prompt
 from dialectica.graphs.maieutic.reading import read_learner, same_thesis
 from dialectica.graphs.maieutic.state import MaieuticState
-from dialectica.sim.faults import attempt, retry
-from dialectica.sim.retrieval import Library
 
 
 @dataclass

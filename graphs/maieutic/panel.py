@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dialectica.sim.spec import GraphView
-from dialectica.sim.view.charts import hbars
-from dialectica.sim.view.markup import Markup, fmt, join, note, number, table, tag
+from dialectica.graph import GraphView, Markup, fmt, hbars, join, note, number, table, tag
 
 
 def failed_checks(row: dict[str, Any]) -> dict[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dialectica.sim.params import ConfigError, bounded
+from dialectica.graph import ConfigError, bounded
 
 CAP_ACTIONS = ("release", "fallback")
 

@@ -16,10 +16,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from dialectica.graph import CastRequest, Library, ScriptedChatModel, last_human
 from dialectica.graphs.maieutic.nodes import MaieuticDeps
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.retrieval import Library
-from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 
 def _first_sentence(text: str) -> str:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from dialectica.graph import CastRequest, degree
 from dialectica.graphs.maieutic.nodes import MaieuticDeps
 from dialectica.graphs.maieutic.scripted import scripted_maieutic
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.persona import degree
 
 
 def learner_persona(topic: dict[str, Any], persona: dict[str, Any]) -> str:

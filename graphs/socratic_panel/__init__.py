@@ -1,13 +1,13 @@
 """``graph=socratic_panel``: a moderator questions 3-4 experts until they converge."""
 
+from dialectica.graph import TerminationReason as End
+from dialectica.graph import builtin_spec
 from dialectica.graphs.socratic_panel import build
 from dialectica.graphs.socratic_panel.calibration import CALIBRATION
 from dialectica.graphs.socratic_panel.panel import VIEW
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.scripted import scripted_panel
 from dialectica.graphs.socratic_panel.surrogate import surrogate_panel
-from dialectica.sim.spec import builtin_spec
-from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "socratic_panel", build, description=__doc__.split(": ", 1)[1].strip(),

@@ -8,12 +8,10 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from dialectica.graph import ConfigError, Episode, EpisodeOutcome, TerminationReason, step
 from dialectica.graphs.socratic_panel.nodes import PanelNodes
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.state import PanelState
-from dialectica.sim.params import ConfigError
-from dialectica.sim.spec import Episode, EpisodeOutcome, step
-from dialectica.sim.termination import TerminationReason
 
 NODES = (
     "formulate_question",

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dialectica.sim.calibration.model import Calibration, Knob
+from dialectica.graph import Calibration, Knob
 
 DOCS = {
     "claims_per_answer": "claims the moderator reads from one expert answer",

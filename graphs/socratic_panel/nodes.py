@@ -10,6 +10,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from dialectica.graph import attempt, retry
 from dialectica.graphs.socratic_panel import report, scoring
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.prompts import expert_prompt, moderator_prompt
@@ -17,7 +18,6 @@ from dialectica.graphs.socratic_panel.reading import Reading, confidence, qualit
 from dialectica.graphs.socratic_panel.state import Assumption, AssumptionKind, ExpertResponse, PanelState, QuestionRecord
 from dialectica.metrics.agreement import majority, pairwise_jaccard
 from dialectica.metrics.text import canonical_claim
-from dialectica.sim.faults import attempt, retry
 
 
 @dataclass

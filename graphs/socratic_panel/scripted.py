@@ -16,10 +16,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from dialectica.graph import CastRequest, ScriptedChatModel, last_human
 from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps
 from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 _DESIGN = {value: cue for cue, value in EVIDENCE_DESIGNS.items()}
 _BIAS_WORD = {"high": "industry-funded", "medium": "unblinded", "low": "independent"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
-from dialectica.sim.reducers import merge_lists_by_key, upsert_by_id
+from dialectica.graph import merge_lists_by_key, upsert_by_id
 
 QuestionType = Literal["clarification", "assumption", "reason", "evidence", "perspective", "implication"]
 AssumptionKind = Literal["explicit", "implicit", "foundational"]

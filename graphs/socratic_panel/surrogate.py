@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from dialectica.graph import CastRequest, bullet, degree
 from dialectica.graphs.socratic_panel.nodes import PanelDeps
 from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
 from dialectica.graphs.socratic_panel.scripted import scripted_panel
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.persona import bullet, degree
 
 _DESIGN = {value: cue for cue, value in EVIDENCE_DESIGNS.items()}
 

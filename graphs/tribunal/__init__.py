@@ -1,13 +1,13 @@
 """``graph=tribunal``: a layered judging pipeline with parallel layers, error routing and re-evaluation."""
 
+from dialectica.graph import TerminationReason as End
+from dialectica.graph import builtin_spec
 from dialectica.graphs.tribunal import build
 from dialectica.graphs.tribunal.calibration import CALIBRATION
 from dialectica.graphs.tribunal.metrics import tribunal
 from dialectica.graphs.tribunal.panel import VIEW
 from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParams
 from dialectica.graphs.tribunal.scripted import scripted_tribunal
-from dialectica.sim.spec import builtin_spec
-from dialectica.sim.termination import TerminationReason as End
 
 SPEC = builtin_spec(
     "tribunal", build, description=__doc__.split(": ", 1)[1].strip(),

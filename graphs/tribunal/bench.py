@@ -8,8 +8,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from dialectica.graph import read_json
 from dialectica.graphs.tribunal.state import Evidence, Opinion
-from dialectica.sim.llm.structured import read_json
 
 JUDGES: dict[str, str] = {
     "prosecutor": "You are the Prosecutor. Assume nothing works until the evidence proves it; find every flaw.",

@@ -7,14 +7,13 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from dialectica.graph import ConfigError, Episode, step
 from dialectica.graphs.tribunal.bench import JUDGES
 from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalNodes
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.record import outcome as outcome  # the spec's outcome
 from dialectica.graphs.tribunal.scripted import judge_personas
 from dialectica.graphs.tribunal.state import TribunalState
-from dialectica.sim.params import ConfigError
-from dialectica.sim.spec import Episode, step
 
 
 def build_tribunal() -> Any:

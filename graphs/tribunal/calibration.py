@@ -18,8 +18,8 @@ import statistics
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dialectica.graph import Calibration, Knob
 from dialectica.graphs.tribunal.scripted import JUDGE_KEYS, judge_personas
-from dialectica.sim.calibration.model import Calibration, Knob
 
 DOCS = {
     "spread": "max - min of a criterion's scores at the first reading (criteria with two scores or more)",

@@ -9,14 +9,13 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from dialectica.graph import response_format, retry
 from dialectica.graphs.tribunal import rules
 from dialectica.graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
 from dialectica.graphs.tribunal.deadline import run_with_deadline
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.report import render_report
 from dialectica.graphs.tribunal.state import Evidence, Finding, TribunalState
-from dialectica.sim.faults import retry
-from dialectica.sim.llm.structured import response_format
 
 Collector = Callable[[], list[Finding]]
 COLLECTORS = ("repo_investigator", "doc_analyst", "runtime_prober")  # the seed's detective layer

@@ -7,9 +7,7 @@ import json
 import re
 from typing import Any
 
-from dialectica.sim.spec import GraphView
-from dialectica.sim.view.charts import hbars
-from dialectica.sim.view.markup import Markup, fmt, join, markdown, md_section, note, table, tag
+from dialectica.graph import GraphView, Markup, fmt, hbars, join, markdown, md_section, note, table, tag
 
 _RULE_LINE = re.compile(r"^- round (\d+), (.+)$")
 

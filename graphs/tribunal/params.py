@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dialectica.graph import bounded
 from dialectica.metrics.agreement import majority
-from dialectica.sim.params import bounded
 
 BENCH = 3  # prosecutor, defense, tech lead: the seed's judicial layer
 

@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
+from dialectica.graph import EpisodeOutcome, TerminationReason
 from dialectica.graphs.tribunal.bench import JUDGES
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.rules import PRIORITY
 from dialectica.metrics.agreement import jaccard, pairwise_jaccard
 from dialectica.metrics.text import claim_set
-from dialectica.sim.spec import EpisodeOutcome
-from dialectica.sim.termination import TerminationReason
 
 NAN = float("nan")
 FALLBACK_TEXT = "[no opinion could be read from this judge's reply; every criterion got a neutral 3]"

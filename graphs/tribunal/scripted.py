@@ -26,10 +26,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from dialectica.graph import CastRequest, ConfigError, ScriptedChatModel, last_human
 from dialectica.graphs.tribunal.nodes import TribunalDeps
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.params import ConfigError
-from dialectica.sim.scripted import ScriptedChatModel, last_human
 
 _FAVOURS = {
     "prosecutor": ("security_issue", "claim_unsupported", "test_gap"),

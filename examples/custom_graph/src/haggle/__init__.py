@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from dialectica.sim.spec import GraphSpec
+from dialectica.graph import GraphSpec
 from haggle.cast import scripted_cast
 from haggle.graph import HaggleParams, build, initial_state, outcome, recursion_limit
 

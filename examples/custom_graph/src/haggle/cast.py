@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.scripted import ScriptedChatModel, last_human
+from dialectica.graph import CastRequest, ScriptedChatModel, last_human
 from haggle.graph import HaggleDeps
 
 

@@ -16,9 +16,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from dialectica.sim.params import bounded
-from dialectica.sim.spec import Episode, EpisodeOutcome
-from dialectica.sim.termination import TerminationReason
+from dialectica.graph import Episode, EpisodeOutcome, TerminationReason, bounded
 
 _PRICE = re.compile(r"(\d+(?:\.\d+)?)")
 
