@@ -247,12 +247,22 @@ class App:
                               transcript=dialogue.transcript,
                               artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {})
 
+    def _roles(self) -> dict[str, str]:
+        """The roles the run's ``llm`` config may play (``llm.roles.user``, ``llm.roles.judge``): not those that
+        bring a model of their own or need none."""
+        roles = {}
+        if self.user is None or (isinstance(self.user, LLMUser) and self.user.model is None):
+            roles["user"] = "participant"
+        if self.judge is None or (isinstance(self.judge, LLMJudge) and self.judge.model is None):
+            roles["judge"] = "system"
+        return roles
+
     def spec(self, datasets: Path = Path(".")) -> GraphSpec:
         return GraphSpec(
             name=self.name, params=self.params_class(), build=lambda: None,
             initial_state=lambda scenario, params: {}, outcome=self.outcome, play=self.play,
             casts={"scripted": _request, "surrogate": _request}, datasets=datasets, prepare_scenario=prepare_scenario,
-            roles={"user": "participant", "judge": "system"}, agreement=False, terminations=self.all_endings,
+            roles=self._roles(), agreement=False, terminations=self.all_endings,
             description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
             view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),
         )

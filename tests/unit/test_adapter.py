@@ -1,0 +1,253 @@
+"""Graphs used as they are (``dialectica.evaluate``): LangGraph graphs written without Dialectica in mind."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+import dialectica
+from dialectica import LLMJudge, LLMUser, Verdict
+from dialectica.sim.params import ConfigError
+
+
+class EchoModel(BaseChatModel):
+    """A stand-in for the graph's own chat model: answers by rule, counts as a model call."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "echo"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        last = str(messages[-1].content).lower()
+        text = "Which order number?" if "refund" in last else ("Refund issued." if any(c.isdigit() for c in last)
+                                                             else "How can I help?")
+        message = AIMessage(text, usage_metadata={"input_tokens": 5, "output_tokens": 3, "total_tokens": 8})
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+@dataclass
+class ShopContext:
+    """The graph's own runtime context (LangGraph's react-agent style): knobs with plain defaults."""
+
+    refunds_open: bool = True
+    closing: str = "Anything else?"
+
+
+MODEL = EchoModel()
+
+
+def agent(state: MessagesState, runtime: Runtime[ShopContext]) -> dict[str, Any]:
+    if not runtime.context.refunds_open and "refund" in str(state["messages"][-1].content).lower():
+        return {"messages": [AIMessage("Refunds are closed today.")]}
+    reply = MODEL.invoke(state["messages"])
+    return {"messages": [reply]}
+
+
+def shop_graph() -> Any:
+    builder = StateGraph(MessagesState, context_schema=ShopContext)
+    builder.add_node("agent", agent)
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", END)
+    return builder.compile()
+
+
+SHOP = shop_graph()
+SCENARIOS = [{"name": "refund", "order": "1234"}, {"name": "forgetful", "order": "77", "forgets": 0.5}]
+
+
+def customer(messages: list[BaseMessage], scenario: dict[str, Any], rng: random.Random) -> str | None:
+    asked = sum(m.type == "human" for m in messages)
+    if asked == 0:
+        return "I want a refund"
+    if "order number" in str(messages[-1].content) and asked < 3:
+        return "I forgot it" if rng.random() < scenario.get("forgets", 0) else f"It is {scenario['order']}"
+    return None
+
+
+def refunded(messages: list[BaseMessage], scenario: dict[str, Any]) -> Verdict:
+    done = any(m.type == "ai" and "Refund issued" in str(m.content) for m in messages)
+    return Verdict(done, "the shop issued a refund" if done else "no refund")
+
+
+def _run(tmp_path: Path, name: str = "run", **kw: Any) -> dialectica.Evaluation:
+    args: dict[str, Any] = {"scenarios": SCENARIOS, "user": customer, "judge": refunded, "episodes": 8, "seed": 3,
+                            "tracking": "none", "progress": False, "out_dir": tmp_path / name} | kw
+    return dialectica.evaluate(args.pop("app", SHOP), **args)
+
+
+def _records(run: dialectica.Evaluation) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run.run_dir / "episodes.jsonl").read_text().splitlines()]
+
+
+def test_a_graph_with_its_own_context_and_model_runs_as_it_is(tmp_path: Path):
+    run = _run(tmp_path)
+    records = _records(run)
+    assert {r["scenario"] for r in records} == {"refund", "forgetful"}
+    assert all(r["termination_reason"] == "converged" for r in records if r["scenario"] == "refund")
+    assert run.metrics["scenario/refund/convergence_rate"] == 1.0
+    first = records[0]
+    assert [t["role"] for t in first["transcript"]] == ["user", "assistant", "user", "assistant"]
+    assert first["artifacts"]["judge"] == "the shop issued a refund"
+    assert first["usage"]["llm_calls"] == 2 and first["timings"]["node_seconds"]["agent"]  # its own model, metered
+    assert (run.run_dir / "summary.json").exists() and (run.run_dir / "app" / "view" / "index.html").exists()
+    assert list(run.episodes["episode"]) == list(range(8))
+
+
+def test_a_context_field_is_a_knob(tmp_path: Path):
+    closed = _run(tmp_path, params={"refunds_open": False})
+    assert closed.metrics["convergence_rate"] == 0.0 < _run(tmp_path, "open").metrics["convergence_rate"]
+    with pytest.raises(ConfigError, match="unknown key graph.refund_open; valid keys: .*refunds_open"):
+        _run(tmp_path, "typo", params={"refund_open": False})
+    assert not (tmp_path / "typo").exists()  # nothing half-written is left behind
+
+
+def test_same_seed_same_records_and_other_seeds_other_endings(tmp_path: Path):
+    def without_timings(run: dialectica.Evaluation) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.items() if k != "timings"} for r in _records(run)]
+
+    assert without_timings(_run(tmp_path, "a")) == without_timings(_run(tmp_path, "b"))
+    endings = {tuple(r["termination_reason"] for r in _records(_run(tmp_path, f"s{seed}", seed=seed, episodes=12)))
+               for seed in range(3)}
+    assert len(endings) > 1  # the forgetful customer draws differently per seed
+
+
+def test_a_graph_that_asks_with_interrupt_gets_the_users_replies(tmp_path: Path):
+    class Survey(TypedDict, total=False):
+        topic: str
+        answers: list[str]
+
+    def ask(state: Survey) -> dict[str, Any]:
+        answers = list(state.get("answers") or [])
+        while len(answers) < 2:
+            answers.append(interrupt({"question": f"What do you think of {state['topic']}? ({len(answers) + 1})"}))
+        return {"answers": answers}
+
+    builder = StateGraph(Survey)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    graph = builder.compile()  # no checkpointer: the harness brings one
+
+    def answers(messages: list[BaseMessage], scenario: dict[str, Any], rng: random.Random) -> str:
+        return f"{scenario['input']['topic']} is fine, answer {sum(m.type == 'human' for m in messages) + 1}"
+
+    def two_answers(messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any]) -> bool:
+        return state.get("answers") == ["tea is fine, answer 1", "tea is fine, answer 2"]
+
+    run = dialectica.evaluate(graph, name="survey", scenarios=[{"name": "tea", "input": {"topic": "tea"}}],
+                              user=answers, judge=two_answers, episodes=2, tracking="none", progress=False,
+                              out_dir=tmp_path / "survey")
+    record = _records(run)[0]
+    assert run.metrics["convergence_rate"] == 1.0 and record["metrics"]["rounds"] == 2
+    assert record["transcript"][0] == {"round": 0, "role": "assistant", "speaker": "interrupt",
+                                       "text": "What do you think of tea? (1)"}
+
+
+def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
+    def gave_up(messages: list[BaseMessage], scenario: dict[str, Any]) -> Verdict:
+        forgot = any("forgot" in str(m.content) for m in messages if m.type == "human")
+        return Verdict(False, "the customer could not find the order", ending="gave_up") if forgot \
+            else refunded(messages, scenario)
+
+    run = _run(tmp_path, judge=gave_up, endings={"gave_up": "The customer gave up"}, episodes=12, seed=0)
+    reasons = [r["termination_reason"] for r in _records(run)]
+    assert "gave_up" in reasons and run.metrics["termination/gave_up"] == reasons.count("gave_up") / 12
+    page = next((run.run_dir / "app" / "view").glob("episode_*.html")).read_text()
+    assert "The judge found" in page or "The customer gave up" in page
+    bad = _run(tmp_path, "undeclared", judge=gave_up, episodes=12, seed=0)
+    errors = [r for r in _records(bad) if r["termination_reason"] == "error"]
+    assert errors and "'gave_up', which it does not declare; declared: converged, user_stopped" in errors[0]["error"]
+
+
+def test_fixed_turns_and_no_judge(tmp_path: Path):
+    scenarios = [{"name": "short", "turns": ["hi"]}, {"name": "long", "turns": ["hi", "refund", "1", "2"]}]
+    run = dialectica.evaluate(SHOP, scenarios=scenarios, episodes=2, max_turns=3, tracking="none", progress=False,
+                              out_dir=tmp_path / "turns")
+    assert [r["termination_reason"] for r in _records(run)] == ["user_stopped", "max_turns"]
+    assert run.metrics["convergence_rate"] == 0.0  # without a judge nothing converges
+
+
+class ScriptModel(BaseChatModel):
+    """A researcher's own chat model for the user or the judge (replies from a list, in order)."""
+
+    replies: list[str]
+
+    @property
+    def _llm_type(self) -> str:
+        return "script"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        text = self.replies.pop(0) if self.replies else "<END>"
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(text))])
+
+
+def test_an_llm_user_and_an_llm_judge_on_models_passed_in(tmp_path: Path):
+    user = LLMUser(persona="a customer who wants a refund", model=ScriptModel(replies=["It is 42", "<END>"]),
+                   opening=["I want a refund"])
+    judge = LLMJudge(rubric="a refund was issued",
+                     model=ScriptModel(replies=['Here: {"reason": "refund issued", "passed": true}']))
+    run = dialectica.evaluate(SHOP, scenarios=[{"name": "s"}], user=user, judge=judge, episodes=1, tracking="none",
+                              progress=False, out_dir=tmp_path / "llm")
+    record = _records(run)[0]
+    assert [t["text"] for t in record["transcript"] if t["role"] == "user"] == ["I want a refund", "It is 42"]
+    assert record["termination_reason"] == "converged" and record["artifacts"]["judge"] == "refund issued"
+    assert record["participants"] == "surrogate"
+
+
+def test_an_llm_judge_without_a_model_needs_one_before_anything_runs(tmp_path: Path):
+    with pytest.raises(ConfigError, match="the judge needs a model: add llm=llamacpp or llm=openai"):
+        _run(tmp_path, "nojudge", judge=LLMJudge(rubric="x"), llm="scripted")
+    assert not (tmp_path / "nojudge").exists()
+
+
+def test_a_malformed_scenario_is_one_line_naming_the_key(tmp_path: Path):
+    with pytest.raises(ConfigError, match=r"scenarios.yaml, item 1: key 'turns' must be a list of strings"):
+        _run(tmp_path, "bad", scenarios=[{"name": "x", "turns": "hello"}])
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
+    built: list[int] = []
+
+    def make(replies: int = 1) -> Any:
+        built.append(replies)
+
+        def bot(state: MessagesState) -> dict[str, Any]:
+            return {"messages": [AIMessage(f"reply {i}") for i in range(replies)]}
+
+        builder = StateGraph(MessagesState)
+        builder.add_node("bot", bot)
+        builder.add_edge(START, "bot")
+        builder.add_edge("bot", END)
+        return builder.compile()
+
+    def enough(messages: list[BaseMessage], scenario: dict[str, Any]) -> bool:
+        return sum(m.type == "ai" for m in messages) >= 4
+
+    scenarios = [{"name": "s", "turns": ["a", "b"]}]
+    one = dialectica.evaluate(make, scenarios=scenarios, judge=enough, episodes=3, tracking="none", progress=False,
+                              out_dir=tmp_path / "one")
+    two = dialectica.evaluate(make, scenarios=scenarios, judge=enough, params={"replies": 2}, episodes=3,
+                              tracking="none", progress=False, out_dir=tmp_path / "two")
+    assert one.metrics["convergence_rate"] == 0.0 and two.metrics["convergence_rate"] == 1.0
+    assert built.count(2) == 1  # compiled once for the value, not per episode
+
+
+def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "my_shop.py").write_text("from tests.unit.test_adapter import SHOP as graph\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run = _run(tmp_path, app="my_shop:graph", episodes=2)
+    assert run.name == "my_shop:graph" and _records(run)[0]["graph"] == "my_shop:graph"
+    with pytest.raises(ConfigError, match="cannot import no_such_module"):
+        _run(tmp_path, app="no_such_module:graph")
