@@ -14,7 +14,9 @@ from dialectica.sim.spec import GraphSpec
 USAGE = """\
 usage: dialectica [KEY=VALUE ...]          run every graph (or graph=NAME), Hydra overrides
        dialectica -m KEY=A,B ...           a sweep (multirun), one job per combination
-       dialectica list                     the graphs found, their scenarios, params and metrics
+       dialectica list [NAME ...]          the graphs found (or named), their scenarios, params and metrics
+       dialectica graph=package.module:attr graph.scenarios=FILE [graph.user=M:F] [graph.judge=M:F|llm]
+                                           a LangGraph graph used as it is (also path/to/file.py:attr)
 
 keys: graph=all|{graphs}  episodes=20  seed=0  scenario=all|[NAME,NAME]
       participants=scripted|calibrated|surrogate  llm=scripted|llamacpp|openai  tracking=sqlite|none
@@ -48,24 +50,29 @@ def _param_lines(cls: type, prefix: str) -> list[str]:
 
 def describe(spec: GraphSpec) -> str:
     """A graph's entry in ``dialectica list``."""
-    scenarios = list(scenario_paths(spec.datasets))
-    origin = "built-in" if spec.name in discovery.builtin_names() else f"plugin {discovery.plugins()[spec.name].value}"
+    adapted = "scenarios" in {f.name for f in dataclasses.fields(spec.params)}
+    scenarios = [] if adapted else list(scenario_paths(spec.datasets))
+    origin = ("built-in" if spec.name in discovery.builtin_names() else f"plugin {discovery.plugins()[spec.name].value}"
+              if spec.name in discovery.plugins() else "used as it is")
     lines = [f"{spec.name}  ({origin})", f"  {spec.description}" if spec.description else "",
              f"  participants: {', '.join(sorted(spec.casts))}; roles: "
              + ", ".join(f"{role} ({kind})" for role, kind in sorted(spec.roles.items())),
-             f"  scenarios ({len(scenarios)}): {', '.join(scenarios)}", "  params (graph.<key>, default, range):"]
+             "  scenarios: graph.scenarios=FILE.yaml (a list of scenarios) or a folder of them" if adapted
+             else f"  scenarios ({len(scenarios)}): {', '.join(scenarios)}", "  params (graph.<key>, default, range):"]
     lines += _param_lines(spec.params, "graph.")
     if dataclasses.fields(spec.cast_options):
         lines += _param_lines(spec.cast_options, "graph.cast.")
+    lines += [f"  ends: {reason}: {meaning}" for reason, meaning in spec.endings().items()]
     lines.append("  metrics: " + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics))
                  + ("; embedding_agreement" if spec.agreement else ""))
     return "\n".join(line for line in lines if line)
 
 
-def list_graphs() -> str:
-    """Every graph found, built-in and plugins; a graph that fails to load is named with its error."""
+def list_graphs(names: list[str] | None = None) -> str:
+    """Every graph found, built-in and plugins (or those ``names`` gives, import strings too); a graph that fails
+    to load is named with its error."""
     parts = []
-    for name in discovery.names():
+    for name in names or discovery.names():
         try:
             parts.append(describe(discovery.load(name)))
         except (ConfigError, ImportError) as exc:

@@ -164,6 +164,9 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
     note = (f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
             f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
             f"records in {tags['run_dir']}.")
+    endings = run.spec.endings()
+    if endings:  # what each termination/<reason> metric counts
+        note += "\n\nEndings:\n" + "\n".join(f"- `{reason}`: {meaning}" for reason, meaning in endings.items())
     with tracker.run(f"{name} {cfg.tracking.label}".strip(), tags, note) as log:
         if run.datasets.is_file():  # one file of scenarios
             log.dataset(f"{name} scenarios", [run.datasets], str(run.datasets))

@@ -15,6 +15,8 @@ SPEC = builtin_spec(
     params=CommitteeParams, casts={"scripted": scripted_committee, "surrogate": surrogate_committee},
     figures=(argument_graphs,), view=VIEW, roles={"chair": "system", "member": "participant"},
     embeds=True,
-    grid={"consensus_threshold": (0.6, 0.75, 0.9)}, terminations=(End.CONVERGED, End.MAX_ROUNDS),
+    grid={"consensus_threshold": (0.6, 0.75, 0.9)}, terminations={
+        End.CONVERGED: "The consensus detector passed with a quorum of votes",
+        End.MAX_ROUNDS: "The round limit was reached before a consensus"},
     calibration=CALIBRATION,
 )

@@ -15,5 +15,7 @@ SPEC = builtin_spec(
     params=InterviewParams, casts={"scripted": scripted_interview, "surrogate": surrogate_interview},
     metrics=(by_label,), view=VIEW, roles={"interviewer": "system", "interviewee": "participant"},
     agreement=False, calibration=CALIBRATION,
-    grid={"budget": (3, 6, 10)}, terminations=(End.CONVERGED, End.BUDGET),
+    grid={"budget": (3, 6, 10)}, terminations={
+        End.CONVERGED: "Every required field of the discovery schema was filled",
+        End.BUDGET: "The question budget ran out before every required field was filled"},
 )

@@ -18,5 +18,7 @@ SPEC = builtin_spec(
     figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
     embeds=True, agreement=False, calibration=CALIBRATION,
-    grid={"frustration_threshold": (3.0, 5.0, 7.0)}, terminations=(End.CONVERGED, End.MAX_TURNS),
+    grid={"frustration_threshold": (3.0, 5.0, 7.0)}, terminations={
+        End.CONVERGED: "Sophia synthesised the dialogue",
+        End.MAX_TURNS: "The turn limit was reached before a synthesis"},
 )

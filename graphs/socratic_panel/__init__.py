@@ -13,6 +13,8 @@ SPEC = builtin_spec(
     "socratic_panel", build, description=__doc__.split(": ", 1)[1].strip(),
     params=PanelParams, casts={"scripted": scripted_panel, "surrogate": surrogate_panel},
     view=VIEW, roles={"moderator": "system", "expert": "participant"},
-    grid={"convergence_threshold": (0.5, 0.7, 0.9)}, terminations=(End.CONVERGED, End.MAX_ROUNDS),
+    grid={"convergence_threshold": (0.5, 0.7, 0.9)}, terminations={
+        End.CONVERGED: "All five criteria and a quorum of voices held in one round",
+        End.MAX_ROUNDS: "The round limit was reached before the criteria held"},
     calibration=CALIBRATION,
 )

@@ -16,6 +16,9 @@ SPEC = builtin_spec(
     # cast; the judges are system roles and follow the llm config
     casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal}, cast_options=TribunalCastOptions,
     metrics=(tribunal,), view=VIEW, roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
-    grid={"dispersion_threshold": (0.5, 1.5, 3.0)}, terminations=(End.CONVERGED, End.MAX_ROUNDS, End.PARTIAL),
+    grid={"dispersion_threshold": (0.5, 1.5, 3.0)}, terminations={
+        End.CONVERGED: "A full verdict, the judges within the dispersion threshold",
+        End.MAX_ROUNDS: "The judges were still apart after the last re-evaluation",
+        End.PARTIAL: "A collector crashed or a judge failed twice; the ErrorHandler reported"},
     calibration=CALIBRATION,
 )
