@@ -224,9 +224,10 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
     roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
     cast_voices.check(roles)
-    for run in graph_runs:  # roles only a model can play, by the graph's settings (an LLM judge)
-        for role in getattr(run.params, "models_needed", tuple)():
-            cast_voices.require(role)
+    for run in graph_runs:  # a graph used as it is checks its user, judge and scenarios together
+        check_run = getattr(run.params, "check_run", None)
+        if check_run is not None:
+            check_run(run.scenarios, str(participants["kind"]), cast_voices)
     max_error_rate = cfg.get("max_error_rate", 0.5)
     concurrency = cfg.get("max_concurrency")
     if concurrency is None:

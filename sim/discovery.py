@@ -58,6 +58,13 @@ def is_import_string(name: str) -> bool:
     return ":" in name
 
 
+def display_name(target: str) -> str:
+    """The name records, folders and MLflow give a graph named by an import string: ``package.module.attr``
+    (``path/to/file.py:attr`` gives ``file.attr``), no colon or slash in a folder name."""
+    module, _, attr = target.partition(":")
+    return f"{Path(module).stem if module.endswith('.py') else module}.{attr}"
+
+
 def load(name: str) -> GraphSpec:
     """The spec of graph ``name``, importing only that graph.
 
@@ -74,9 +81,11 @@ def _load(name: str) -> GraphSpec:
         from dialectica.sim.adapter.app import App, import_object
 
         obj = import_object(name)
-        module, _, attr = name.partition(":")
-        short = f"{Path(module).name}:{attr}" if module.endswith(".py") else name  # a path's folders stay out of names
-        return obj if isinstance(obj, GraphSpec) else App(obj, name=short).spec()
+        if isinstance(obj, GraphSpec):
+            return obj
+        spec = App(obj, name=display_name(name)).spec()
+        register(spec)  # pages and reports find it by the name its records carry
+        return spec
     if name in builtin_names():
         spec = import_module(f"{BUILTIN}.{name}").SPEC
     elif name in plugins():

@@ -35,7 +35,8 @@ def register_plugin_configs(graphs: Sequence[str] = ()) -> None:
             continue
         store.store(group="graph", name=name, node=node)
     for target in graphs:
-        store.store(group="graph", name=option(target), node=discovery.load(target).defaults())
+        # the node keeps the import string: a sweep's job in another process loads the graph from it
+        store.store(group="graph", name=option(target), node={**discovery.load(target).defaults(), "name": target})
 
 
 def import_strings(args: Sequence[str]) -> list[str]:

@@ -223,7 +223,7 @@ def main() -> None:
     args = sys.argv[1:]
     try:
         if args[:1] == ["list"]:
-            print(listing.list_graphs(args[1:]))
+            print(listing.list_graphs([a.removeprefix("graph=") for a in args[1:]]))
             return
         if args[:1] == ["report"]:  # a sweep's notebook, as HTML
             from dialectica.sim.report import main as report

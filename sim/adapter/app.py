@@ -24,6 +24,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.memory import InMemorySaver
 
+from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict
 from dialectica.sim.adapter.scenarios import prepare_scenario
@@ -39,6 +40,7 @@ ENDINGS = {
     GRAPH: "The graph finished on its own before the judge found the user's goal met",
 }
 PLAIN = (bool, int, float, str)
+CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
 
 
 def is_graph(obj: Any) -> bool:
@@ -166,19 +168,38 @@ class App:
     def params_class(self) -> type:
         """The ``graph.<key>`` dataclass: the turn limit, user, judge and scenarios, then the graph's knobs."""
         own = [("max_turns", int, bounded(self.max_turns, 1, 10_000)), ("user", str | None, None),
-               ("judge", str | None, None), ("scenarios", str | None, None)]
+               ("judge", str | None, None), ("scenarios", str | None, None), ("cache", str | None, CACHE)]
         knobs = {**self.context_knobs, **self.factory_knobs}
         clash = sorted(set(knobs) & {n for n, *_ in own})
         if clash:
             raise ConfigError(f"{self.name}: knob {clash[0]!r} clashes with the harness's graph.{clash[0]}; rename it")
         fields = [*own, *((k, t, field(default=d)) for k, (t, d) in knobs.items())]
-        llm_judge = isinstance(self.judge, LLMJudge) and self.judge.model is None
+        def check_run(params: Any, *args: Any) -> None:  # a function, so that params binds as self
+            self._check_run(params, *args)
 
-        def models_needed(params: Any) -> tuple[str, ...]:
-            """Roles only a model can play with these settings (checked before anything runs)."""
-            return ("judge",) if llm_judge or params.judge == "llm" else ()
+        return dataclasses.make_dataclass("AppParams", fields, frozen=True, namespace={"check_run": check_run})
 
-        return dataclasses.make_dataclass("AppParams", fields, frozen=True, namespace={"models_needed": models_needed})
+    def _check_run(self, params: Any, scenarios: list[dict[str, Any]], participants: str, voices: Any) -> None:
+        """What an episode would find missing, said before any runs: the user's and judge's import strings, the
+        scenario keys they read (``turns``; ``persona`` or ``instructions``; ``rubric``), and a model for a judge
+        that needs one.
+
+        Raises:
+            ConfigError: naming the key or scenario and what to do.
+        """
+        user, judge = self._user(params, participants == "surrogate"), self._judge(params)
+        for scenario in scenarios:
+            where = f"scenario {scenario['name']!r}"
+            if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:
+                raise ConfigError(f"{where} has no 'turns' for a scripted user; add a list of turns, or give a user "
+                                  "(graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)")
+            if isinstance(user, LLMUser) and user.persona is None and user.instructions is None \
+                    and not (scenario.get("persona") or scenario.get("instructions")):
+                raise ConfigError(f"{where} has neither 'persona' nor 'instructions' for an LLM user; add one")
+            if isinstance(judge, LLMJudge) and judge.rubric is None and not scenario.get("rubric"):
+                raise ConfigError(f"{where} has no 'rubric' for the LLM judge; add one, or give the judge its rubric")
+        if isinstance(judge, LLMJudge) and judge.model is None:
+            voices.require("judge")
 
     def _context(self, scenario: dict[str, Any], knobs: dict[str, Any]) -> Any:
         base = self.context(scenario) if callable(self.context) and not isinstance(self.context, type) else self.context
@@ -218,12 +239,14 @@ class App:
         cast = EpisodeCast(request, config.get("callbacks") or [])
         scenario = request.scenario
         speaker = self._user(params, request.voices.surrogate).speaker(scenario, episode.seed, cast)
-        dialogue = converse(self.graph(knobs), speaker, max_turns=params.max_turns, config=config,
-                            context=self._context(scenario, knobs), start=scenario.get("input"))
-        judge = self._judge(params)
-        verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
+        with episode_cache(params.cache, episode.seed) as cached:
+            dialogue = converse(self.graph(knobs), speaker, max_turns=params.max_turns, config=config,
+                                context=self._context(scenario, knobs), start=scenario.get("input"))
+            judge = self._judge(params)
+            verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
         own = self.ending(dialogue.state) if self.ending is not None else None
-        return {"dialogue": dialogue, "verdict": verdict, "ending": own}
+        timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}
+        return {"dialogue": dialogue, "verdict": verdict, "ending": own, "timings": timings}
 
     def outcome(self, final: dict[str, Any], params: Any, scenario: dict[str, Any]) -> EpisodeOutcome:
         dialogue: Dialogue = final["dialogue"]
@@ -245,7 +268,8 @@ class App:
             metrics["judge_passed"] = float(verdict.passed)
         return EpisodeOutcome(termination=reason, metrics=metrics, per_round=[per_round[k] for k in sorted(per_round)],
                               transcript=dialogue.transcript,
-                              artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {})
+                              artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {},
+                              timings=final["timings"])
 
     def _roles(self) -> dict[str, str]:
         """The roles the run's ``llm`` config may play (``llm.roles.user``, ``llm.roles.judge``): not those that

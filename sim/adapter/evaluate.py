@@ -114,7 +114,7 @@ def evaluate(app: Any, *, scenarios: Any, user: Any = None, judge: Any = None, e
     from dialectica.sim import discovery
 
     target = import_object(app) if isinstance(app, str) else app
-    label = name or (app if isinstance(app, str) else _own_name(target))
+    label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
     graph = App(target, name=label, user=user, judge=judge, context=context, endings=dict(endings or {}),
                 ending=ending, max_turns=max_turns)
     spec = graph.spec()

@@ -71,6 +71,7 @@ class Voices:
         return LLMChatModel(
             backend=_backend(own), settings=own, role=role, seed=role_seed(seed, name or role, own.seed), persona=persona,
             call_cache=open_cache(own.cache) if own.cache else None, metadata={"dialectica_role": role},
+            cache=False,  # its own call cache serves it; LangChain's global hook is for graphs' own models
         )
 
     def default_concurrency(self, roles: Iterable[tuple[str, str]]) -> int:

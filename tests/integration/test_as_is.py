@@ -61,11 +61,11 @@ COMMON = ("graph.scenarios=scenarios.yaml", "graph.user=desk:visitor", "graph.ju
 def test_a_module_graph_runs_and_sweeps_over_its_context_field(project: Path):
     proc = _dialectica(project, "graph=desk:graph", *COMMON, "hydra.run.dir=run")
     assert proc.returncode == 0, proc.stderr
-    entry = json.loads((project / "run" / "summary.json").read_text())["graphs"]["desk:graph"]
+    entry = json.loads((project / "run" / "summary.json").read_text())["graphs"]["desk.graph"]
     assert entry["metrics"]["episodes"] == 10 and 0 < entry["metrics"]["convergence_rate"] < 1
     proc = _dialectica(project, "-m", "graph=desk.py:graph", *COMMON, "graph.patience=1,3", "hydra.sweep.dir=sweep")
     assert proc.returncode == 0, proc.stderr
-    rates = [json.loads((project / "sweep" / str(i) / "summary.json").read_text())["graphs"]["desk.py:graph"]
+    rates = [json.loads((project / "sweep" / str(i) / "summary.json").read_text())["graphs"]["desk.graph"]
              ["metrics"]["convergence_rate"] for i in (0, 1)]
     assert rates[0] > rates[1]  # a more patient clerk serves fewer visitors before they leave
 
@@ -75,7 +75,7 @@ def test_a_module_graph_runs_and_sweeps_over_its_context_field(project: Path):
     (("graph=nowhere:graph", *COMMON), "cannot import nowhere (for nowhere:graph): ModuleNotFoundError"),
     (("graph=desk:graph", *COMMON[1:]), "graph.scenarios is missing"),
     (("graph=desk:graph", *COMMON, "graph.patience=soon"), "graph.patience must be an integer, got 'soon'"),
-    (("graph=desk:graph", *COMMON, "graph.judge=llm"), "the judge needs a model: add llm=llamacpp or llm=openai"),
+    (("graph=desk:graph", *COMMON, "graph.judge=llm"), "scenario 'keen' has no 'rubric' for the LLM judge"),
 ])
 def test_bad_input_is_one_line_and_exit_2(project: Path, args: tuple[str, ...], message: str):
     proc = _dialectica(project, *args, "hydra.run.dir=bad")

@@ -248,6 +248,56 @@ def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.Mo
     (tmp_path / "my_shop.py").write_text("from tests.unit.test_adapter import SHOP as graph\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     run = _run(tmp_path, app="my_shop:graph", episodes=2)
-    assert run.name == "my_shop:graph" and _records(run)[0]["graph"] == "my_shop:graph"
+    assert run.name == "my_shop.graph" and _records(run)[0]["graph"] == "my_shop.graph"
     with pytest.raises(ConfigError, match="cannot import no_such_module"):
         _run(tmp_path, app="no_such_module:graph")
+
+
+class MoodyModel(BaseChatModel):
+    """A graph's own model that no seed reaches (like a hosted model at temperature 1)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "moody"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        mood = random.SystemRandom().choice(["Refund issued.", "No refunds today."])
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(mood))])
+
+
+def test_the_graphs_own_model_calls_are_cached_per_episode_seed(tmp_path: Path):
+    moody = MoodyModel()
+
+    def desk(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [moody.invoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("desk", desk)
+    builder.add_edge(START, "desk")
+    builder.add_edge("desk", END)
+    graph = builder.compile()
+    cache = str(tmp_path / "calls.sqlite")
+
+    def run(name: str, seed: int) -> list[dict[str, Any]]:
+        done = dialectica.evaluate(graph, scenarios=[{"name": "s", "turns": ["refund please", "please?"]}],
+                                   judge=refunded, episodes=16, seed=seed, params={"cache": cache}, tracking="none",
+                                   progress=False, out_dir=tmp_path / name)
+        return _records(done)
+
+    first, again, other = run("first", 0), run("again", 0), run("other", 1)
+    assert [r["transcript"] for r in first] == [r["transcript"] for r in again]  # replayed, not asked anew
+    assert all(r["timings"]["graph_cache_hits"] == 2 for r in again) and first[0]["timings"]["graph_cache_hits"] == 0
+    assert [r["transcript"] for r in first] != [r["transcript"] for r in other]
+    assert MoodyModel().invoke("outside an episode").content  # the hook answers nothing outside episodes
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"user": None}, "scenario 'refund' has no 'turns' for a scripted user"),
+    ({"user": LLMUser(model=EchoModel())}, "scenario 'refund' has neither 'persona' nor 'instructions'"),
+    ({"judge": LLMJudge(model=EchoModel())}, "scenario 'refund' has no 'rubric' for the LLM judge"),
+])
+def test_what_the_user_or_judge_would_miss_is_said_before_anything_runs(tmp_path: Path, kw: dict[str, Any],
+                                                                         message: str):
+    with pytest.raises(ConfigError, match=message):
+        _run(tmp_path, "missing", **kw)
+    assert not (tmp_path / "missing").exists()
