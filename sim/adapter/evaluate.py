@@ -133,8 +133,19 @@ def evaluate(app: Any, *, scenarios: Any, user: Any = None, judge: Any = None, e
 
 
 def _own_name(target: Any) -> str:
+    """The graph's own name if it set one, else where it lives (``support_bot.graph.graph``), else ``app``."""
     own = getattr(target, "name", None) or getattr(target, "__name__", None)
-    return own if isinstance(own, str) and own not in ("LangGraph", "<lambda>") else "app"
+    if isinstance(own, str) and own not in ("LangGraph", "<lambda>"):
+        return own
+    import sys
+
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith(("dialectica.", "langgraph", "langchain", "_")) or module_name == "__main__":
+            continue
+        for attr, value in list(getattr(module, "__dict__", {}).items()):
+            if value is target:
+                return f"{module_name}.{attr}"
+    return "app"
 
 
 def _run(spec: Any, graph: App, run_dir: Path, *, scenarios: Any, episodes: int, seed: int, params: Mapping[str, Any],

@@ -100,7 +100,8 @@ def test_a_graph_with_its_own_context_and_model_runs_as_it_is(tmp_path: Path):
     assert [t["role"] for t in first["transcript"]] == ["user", "assistant", "user", "assistant"]
     assert first["artifacts"]["judge"] == "the shop issued a refund"
     assert first["usage"]["llm_calls"] == 2 and first["timings"]["node_seconds"]["agent"]  # its own model, metered
-    assert (run.run_dir / "summary.json").exists() and (run.run_dir / "app" / "view" / "index.html").exists()
+    assert (run.run_dir / "summary.json").exists() and (run.run_dir / run.name / "view" / "index.html").exists()
+    assert run.name.endswith("test_adapter.SHOP")  # where the graph lives: it set no name of its own
     assert list(run.episodes["episode"]) == list(range(8))
 
 
@@ -163,7 +164,7 @@ def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
     run = _run(tmp_path, judge=gave_up, endings={"gave_up": "The customer gave up"}, episodes=12, seed=0)
     reasons = [r["termination_reason"] for r in _records(run)]
     assert "gave_up" in reasons and run.metrics["termination/gave_up"] == reasons.count("gave_up") / 12
-    page = next((run.run_dir / "app" / "view").glob("episode_*.html")).read_text()
+    page = next((run.run_dir / run.name / "view").glob("episode_*.html")).read_text()
     assert "The judge found" in page or "The customer gave up" in page
     bad = _run(tmp_path, "undeclared", judge=gave_up, episodes=12, seed=0)
     errors = [r for r in _records(bad) if r["termination_reason"] == "error"]

@@ -1,0 +1,66 @@
+"""A graph used as it is, with an LLM user and an LLM judge on the real local model; and the README's example,
+run as written.
+
+Bounded by work: a few short episodes (at most ``max_turns`` user turns, 48 tokens a reply), every call cached,
+so a second identical run asks the model nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "support_bot"
+MODELS = f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}"  # the assembled model, shared with the LLM tier
+
+
+def _cli(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "dialectica", "graph=support_bot.graph:graph",
+            f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}", "participants=surrogate", "llm=llamacpp", "graph.judge=llm",
+            "scenario=recent_flight,old_flight", "episodes=2",
+            "graph.max_turns=3", "llm.max_tokens=48", f"llm.cache={tmp / 'llm.sqlite'}", MODELS, "tracking=none",
+            "progress=false", f"hydra.run.dir={tmp / name}", *extra]
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLE / "src")}
+    return subprocess.run(args, capture_output=True, text=True, cwd=tmp, env=env, check=False)
+
+
+def test_an_llm_customer_and_an_llm_judge_on_the_local_model(tmp_path: Path):
+    proc = _cli(tmp_path, "first")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "first" / "episodes.jsonl").read_text().splitlines()]
+    assert [r["termination_reason"] != "error" for r in records] == [True, True], records[0].get("error")
+    for record in records:
+        said = [t for t in record["transcript"] if t["role"] == "user"]
+        assert said and all(t["text"].strip() for t in said)  # the model spoke as the customer
+        assert record["usage"]["calls_by_role"]["user"] >= 1 and record["usage"]["calls_by_role"]["judge"] == 1
+        assert record["artifacts"].get("judge")  # the LLM judge's reason
+    again = _cli(tmp_path, "second")
+    assert again.returncode == 0, again.stderr[-3000:]
+    replay = [json.loads(line) for line in (tmp_path / "second" / "episodes.jsonl").read_text().splitlines()]
+    assert [r["transcript"] for r in replay] == [r["transcript"] for r in records]  # same seed, same records
+    assert all(r["timings"]["cache_hits"] == r["timings"]["cache_lookups"] > 0 for r in replay)
+
+
+def test_the_readme_example_runs_as_written(tmp_path: Path):
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Evaluate a graph you already have", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    lines = [line for line in code.group(1).splitlines() if line.strip()]
+    assert len(lines) <= 15, f"the README's example has {len(lines)} lines"
+    (tmp_path / "examples").symlink_to(ROOT / "examples")  # its paths are the repository's
+    script = (f"import sys; sys.path.insert(0, {str(EXAMPLE / 'src')!r})\n"
+              f"import dialectica\n{code.group(1)}\n"
+              "assert ev.metrics['episodes'] == 20 and ev.metrics['error_rate'] < 0.5, ev.metrics\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("Evaluation(support_bot.graph.graph: 20 episodes, convergence_rate"), proc.stdout[:300]
+    assert (tmp_path / "results" / "mlflow.db").exists()  # the project store, beside the run
