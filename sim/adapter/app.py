@@ -27,6 +27,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict
+from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.params import ConfigError, bounded
@@ -142,6 +143,7 @@ class App:
             raise ConfigError(f"{self.name}: expected a compiled LangGraph graph or a function that builds one, "
                               f"got {type(self.target).__name__}")
         self.factory_knobs = _factory_knobs(self.factory) if self.factory else {}
+        self.model_roles = model_arguments(self.factory) if self.factory else {}
         schema = getattr(self.graph({}), "context_schema", None)
         self.context_knobs = {k: v for k, v in _context_knobs(schema).items() if k not in self.factory_knobs}
         self.has_context = schema is not None
@@ -159,7 +161,8 @@ class App:
         key = tuple(sorted(values.items()))
         with self._lock:
             if key not in self._graphs:
-                built = self.factory(**values) if self.factory else self.target
+                models = {role: RoleModel(role=role, default=default) for role, default in self.model_roles.items()}
+                built = self.factory(**values, **models) if self.factory else self.target
                 if not is_graph(built):
                     raise ConfigError(f"{self.name}: the factory returned {type(built).__name__}, not a compiled graph")
                 self._graphs[key] = built.copy(update={"checkpointer": InMemorySaver()})
@@ -200,6 +203,9 @@ class App:
                 raise ConfigError(f"{where} has no 'rubric' for the LLM judge; add one, or give the judge its rubric")
         if isinstance(judge, LLMJudge) and judge.model is None:
             voices.require("judge")
+        for role, default in self.model_roles.items():
+            if default is None:
+                voices.require(role)
 
     def _context(self, scenario: dict[str, Any], knobs: dict[str, Any]) -> Any:
         base = self.context(scenario) if callable(self.context) and not isinstance(self.context, type) else self.context
@@ -239,7 +245,9 @@ class App:
         cast = EpisodeCast(request, config.get("callbacks") or [])
         scenario = request.scenario
         speaker = self._user(params, request.voices.surrogate).speaker(scenario, episode.seed, cast)
-        with episode_cache(params.cache, episode.seed) as cached:
+        models = {role: request.system(role, lambda d=default: d) for role, default in self.model_roles.items()
+                  if default is not None or request.voices.settings.for_role(role, "system") is not None}
+        with episode_cache(params.cache, episode.seed) as cached, episode_models(models):
             dialogue = converse(self.graph(knobs), speaker, max_turns=params.max_turns, config=config,
                                 context=self._context(scenario, knobs), start=scenario.get("input"))
             judge = self._judge(params)
@@ -279,7 +287,7 @@ class App:
             roles["user"] = "participant"
         if self.judge is None or (isinstance(self.judge, LLMJudge) and self.judge.model is None):
             roles["judge"] = "system"
-        return roles
+        return roles | dict.fromkeys(self.model_roles, "system")
 
     def spec(self, datasets: Path = Path(".")) -> GraphSpec:
         return GraphSpec(

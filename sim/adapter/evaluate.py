@@ -76,7 +76,7 @@ def _needs_model(user: Any, judge: Any) -> bool:
     return (isinstance(user, LLMUser) and user.model is None) or (isinstance(judge, LLMJudge) and judge.model is None)
 
 
-def evaluate(app: Any, *, scenarios: Any, user: Any = None, judge: Any = None, episodes: int = 20, seed: int = 0,
+def evaluate(app: Any, *, scenarios: Any = None, user: Any = None, judge: Any = None, episodes: int = 20, seed: int = 0,
              max_turns: int = 10, params: Mapping[str, Any] | None = None, tracking: str | None = None,
              max_concurrency: int | None = None, name: str | None = None, context: Any = None,
              endings: Mapping[str, str] | None = None, ending: Callable[[dict[str, Any]], str | None] | None = None,
@@ -86,9 +86,10 @@ def evaluate(app: Any, *, scenarios: Any, user: Any = None, judge: Any = None, e
 
     Args:
         app: A compiled graph, a factory ``f(**knobs) -> compiled graph``, or an import string
-            ``"package.module:attr"``.
+            ``"package.module:attr"``; or a native ``GraphSpec`` (its cast plays, no user or judge).
         scenarios: A list of mappings (``name``, plus ``turns``, ``persona``, ``rubric``, ``input`` and keys of
-            your own), or the path of a YAML file or folder of them.
+            your own), or the path of a YAML file or folder of them; for a ``GraphSpec``, names of its scenarios
+            (None: all).
         user: A list of turns, a function ``(messages, scenario, rng) -> str | None``, an ``LLMUser``, or None
             (each scenario's ``turns``).
         judge: A rule ``(messages, scenario[, state]) -> bool | Verdict``, an ``LLMJudge``, or None (no judge).
@@ -112,24 +113,57 @@ def evaluate(app: Any, *, scenarios: Any, user: Any = None, judge: Any = None, e
         ConfigError: bad input, in one line naming the key and the valid choices; nothing is left behind.
     """
     from dialectica.sim import discovery
+    from dialectica.sim.spec import GraphSpec
 
+    if isinstance(app, GraphSpec):  # a native graph: its own casts and scenarios
+        return _native(app, scenarios=scenarios, user=user, judge=judge, episodes=episodes, seed=seed,
+                       params=params or {}, tracking=tracking, max_concurrency=max_concurrency, llm=llm,
+                       out_dir=out_dir, progress=progress, overrides=overrides)
     target = import_object(app) if isinstance(app, str) else app
     label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
     graph = App(target, name=label, user=user, judge=judge, context=context, endings=dict(endings or {}),
                 ending=ending, max_turns=max_turns)
     spec = graph.spec()
     discovery.register(spec)
-    run_dir = Path(out_dir) if out_dir is not None else Path("results/runs") / datetime.datetime.now().strftime(
+    run_dir = _run_dir(out_dir)
+    args = [f"participants={getattr(graph.user, 'kind', 'scripted')}"]
+    if not isinstance(llm, str) and _needs_model(graph.user, graph.judge):
+        args.append("llm=llamacpp")
+    return _guarded(run_dir, lambda: _run(spec, run_dir, [*args, *overrides], scenarios=scenarios, episodes=episodes,
+                                          seed=seed, params=params or {}, tracking=tracking,
+                                          max_concurrency=max_concurrency, llm=llm, progress=progress))
+
+
+def _run_dir(out_dir: str | Path | None) -> Path:
+    return Path(out_dir) if out_dir is not None else Path("results/runs") / datetime.datetime.now().strftime(
         "%Y-%m-%d_%H-%M-%S-%f")
+
+
+def _guarded(run_dir: Path, run: Callable[[], Evaluation]) -> Evaluation:
+    """``run()``; on bad input the run directory it made is removed: nothing half-written is left as if it ran."""
     fresh = not run_dir.exists()
     try:
-        return _run(spec, graph, run_dir, scenarios=scenarios, episodes=episodes, seed=seed, params=params or {},
-                    tracking=tracking, max_concurrency=max_concurrency, llm=llm, progress=progress,
-                    overrides=overrides)
+        return run()
     except ConfigError:
-        if fresh:  # nothing half-written is left as if it ran
+        if fresh:
             shutil.rmtree(run_dir, ignore_errors=True)
         raise
+
+
+def _native(spec: Any, *, scenarios: Any, user: Any, judge: Any, out_dir: str | Path | None, overrides: Sequence[str],
+            **kw: Any) -> Evaluation:
+    """A native graph (a ``GraphSpec``): its casts play, ``scenarios`` selects by name (None: all of them)."""
+    from dialectica.sim import discovery
+
+    if user is not None or judge is not None:
+        raise ConfigError(f"graph {spec.name} is a GraphSpec: its cast plays the participants and its outcome decides "
+                          "the ending; leave user and judge out (participants=... in overrides picks its cast)")
+    if scenarios is not None and (isinstance(scenarios, (str, Path)) or not all(isinstance(n, str) for n in scenarios)):
+        raise ConfigError("scenarios of a GraphSpec are names from its datasets (a list of strings), or None for all")
+    discovery.register(spec)
+    run_dir = _run_dir(out_dir)
+    selected = [f"scenario=[{','.join(scenarios)}]"] if scenarios else []
+    return _guarded(run_dir, lambda: _run(spec, run_dir, [*selected, *overrides], scenarios=None, **kw))
 
 
 def _own_name(target: Any) -> str:
@@ -148,25 +182,25 @@ def _own_name(target: Any) -> str:
     return "app"
 
 
-def _run(spec: Any, graph: App, run_dir: Path, *, scenarios: Any, episodes: int, seed: int, params: Mapping[str, Any],
-         tracking: str | None, max_concurrency: int | None, llm: Any, progress: bool,
-         overrides: Sequence[str]) -> Evaluation:
+def _run(spec: Any, run_dir: Path, overrides: Sequence[str], *, scenarios: Any, episodes: int, seed: int,
+         params: Mapping[str, Any], tracking: str | None, max_concurrency: int | None, llm: Any,
+         progress: bool) -> Evaluation:
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf, open_dict
 
     from dialectica.sim.config import compose, from_hydra
+    from dialectica.sim.resources import conf_dir
     from dialectica.sim.runner import run_experiment
 
-    ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
-    user_kind = getattr(graph.user, "kind", "scripted")
-    backend = llm if isinstance(llm, str) else ("llamacpp" if _needs_model(graph.user, graph.judge) else None)
-    args = [f"graph={spec.name}", f"participants={user_kind}",
-            *([f"llm={backend}"] if backend else []),
+    if not (conf_dir() / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
+        ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
+    args = [f"graph={spec.name}", *([f"llm={llm}"] if isinstance(llm, str) else []),
             *(["tracking=none"] if tracking == "none" else []), *overrides]
     cfg = compose(args, Path.cwd())
     with open_dict(cfg):
         cfg.episodes, cfg.seed, cfg.progress, cfg.max_concurrency = episodes, seed, progress, max_concurrency
-        cfg.graph.scenarios = _scenario_file(scenarios, run_dir)
+        if scenarios is not None:
+            cfg.graph.scenarios = _scenario_file(scenarios, run_dir)
         for key, value in params.items():
             cfg.graph[key] = value
         if tracking not in (None, "none"):

@@ -25,7 +25,7 @@ MODELS = f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}"  # the assembl
 def _cli(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
     args = [sys.executable, "-m", "dialectica", "graph=support_bot.graph:graph",
             f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}", "participants=surrogate", "llm=llamacpp", "graph.judge=llm",
-            "scenario=recent_flight,old_flight", "episodes=2",
+            "scenario=[recent_flight,old_flight]", "episodes=2",
             "graph.max_turns=3", "llm.max_tokens=48", f"llm.cache={tmp / 'llm.sqlite'}", MODELS, "tracking=none",
             "progress=false", f"hydra.run.dir={tmp / name}", *extra]
     env = {**os.environ, "PYTHONPATH": str(EXAMPLE / "src")}
@@ -64,3 +64,21 @@ def test_the_readme_example_runs_as_written(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("Evaluation(support_bot.graph.graph: 20 episodes, convergence_rate"), proc.stdout[:300]
     assert (tmp_path / "results" / "mlflow.db").exists()  # the project store, beside the run
+
+
+def test_a_factorys_model_is_replaced_by_role_through_llm(tmp_path: Path):
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(ROOT)!r})
+import dialectica
+from tests.unit.test_adapter import bot_factory
+ev = dialectica.evaluate(bot_factory, scenarios=[{{"name": "s", "turns": ["Hello, who are you?"]}}], episodes=1,
+                         llm="llamacpp", overrides=["llm.max_tokens=24", {MODELS!r}], tracking="none", progress=False,
+                         out_dir="run")
+record = json.loads(open("run/episodes.jsonl").readline())
+print(json.dumps([record["usage"]["calls_by_role"], [t["text"] for t in record["transcript"]]]))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    calls, texts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert calls == {"model": 1} and texts[1] not in ("How can I help?", "Which order number?")  # the local model spoke

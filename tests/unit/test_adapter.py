@@ -302,3 +302,31 @@ def test_what_the_user_or_judge_would_miss_is_said_before_anything_runs(tmp_path
     with pytest.raises(ConfigError, match=message):
         _run(tmp_path, "missing", **kw)
     assert not (tmp_path / "missing").exists()
+
+
+def bot_factory(model: BaseChatModel = MODEL, greeting: str = "Hi") -> Any:
+    """A factory that takes the graph's model: the harness passes a role model named ``model``."""
+
+    def bot(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("bot", bot)
+    builder.add_edge(START, "bot")
+    builder.add_edge("bot", END)
+    return builder.compile()
+
+
+def test_a_factorys_model_argument_is_a_role(tmp_path: Path):
+    run = dialectica.evaluate(bot_factory, scenarios=SCENARIOS, user=customer, judge=refunded, episodes=2,
+                              tracking="none", progress=False, out_dir=tmp_path / "factory")
+    record = _records(run)[0]
+    assert record["termination_reason"] == "converged"  # the default model answered
+    assert record["usage"]["calls_by_role"] == {"model": 2}  # metered under its role
+
+    def no_default(model: BaseChatModel) -> Any:
+        return bot_factory(model)
+
+    with pytest.raises(ConfigError, match="the model needs a model: add llm=llamacpp or llm=openai"):
+        dialectica.evaluate(no_default, scenarios=SCENARIOS, user=customer, judge=refunded, episodes=1,
+                            tracking="none", progress=False, out_dir=tmp_path / "nodefault")

@@ -8,13 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 AUTHORS = ("graphs", "examples")  # what a graph author writes
-# (file, module) pairs still allowed: the plugin's test runs episodes and looks the plugin up, which
-# dialectica.graph does not offer; they move to the public ``dialectica.evaluate`` once it exists.
-ALLOWED = {
-    ("examples/custom_graph/tests/test_haggle.py", "dialectica.sim.cast"),
-    ("examples/custom_graph/tests/test_haggle.py", "dialectica.sim.discovery"),
-    ("examples/custom_graph/tests/test_haggle.py", "dialectica.sim.episode"),
-}
+ALLOWED: set[tuple[str, str]] = set()  # (file, private module) pairs allowed: none
 
 
 def _private(module: str) -> bool:

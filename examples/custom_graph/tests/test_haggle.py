@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from haggle import SPEC
-from haggle.graph import HaggleParams, _price
+from haggle.graph import _price
 
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.discovery import load
-from dialectica.sim.episode import EpisodePlan, run_episode
+import dialectica
+from dialectica.graph import CastRequest
 
 
 def test_prices_are_read_from_words_and_a_reply_without_one_keeps_the_last():
@@ -21,17 +21,18 @@ def test_prices_are_read_from_words_and_a_reply_without_one_keeps_the_last():
 
 
 def test_dialectica_finds_the_plugin_by_its_entry_point():
-    assert load("haggle") is SPEC
+    assert entry_points(group="dialectica.graphs")["haggle"].load() is SPEC
 
 
-def test_a_wider_gap_closes_more_deals():
+def test_a_wider_gap_closes_more_deals(tmp_path: Path):
     sofa = {"name": "sofa", "item": "a sofa", "list_price": 1200, "opening_offer": 600, "seller_limit": 950,
             "buyer_limit": 900, "seller_step": 0.15, "buyer_step": 0.15}
     SPEC.casts["scripted"](CastRequest(sofa, 0))  # the cast builds from a scenario alone
 
-    def deals(gap: float) -> int:
-        plans = [EpisodePlan("haggle", i, i, sofa, "scripted") for i in range(8)]
-        return sum(run_episode(SPEC, HaggleParams(gap=gap), p).termination_reason == "converged" for p in plans)
+    def deals(gap: float) -> float:
+        run = dialectica.evaluate(SPEC, scenarios=["sofa"], episodes=8, params={"gap": gap}, tracking="none",
+                                  progress=False, out_dir=tmp_path / str(gap))
+        return run.metrics["convergence_rate"]
 
     assert deals(0.01) == 0 < deals(0.3)
 
