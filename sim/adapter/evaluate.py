@@ -7,6 +7,7 @@ summary are the same, and ``dialectica-compare``, ``dialectica report``, resume 
 from __future__ import annotations
 
 import datetime
+import json
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -107,7 +108,8 @@ def evaluate(app: Any, *, scenarios: Any = None, user: Any = None, judge: Any = 
             or a mapping of ``llm`` keys; None: the local model if one is needed, else none.
         out_dir: The run directory (default ``results/runs/<time>``).
         progress: Show a progress bar.
-        overrides: More Hydra overrides, as on the command line (``["llm.preset=qwen2.5-coder-1.5b"]``).
+        overrides: More Hydra overrides, as on the command line (``["llm.preset=qwen2.5-coder-1.5b"]``;
+            ``["resume=true"]`` with the same ``out_dir`` finishes a killed run, or returns a finished one).
 
     Raises:
         ConfigError: bad input, in one line naming the key and the valid choices; nothing is left behind.
@@ -208,6 +210,13 @@ def _run(spec: Any, run_dir: Path, overrides: Sequence[str], *, scenarios: Any, 
         if isinstance(llm, Mapping):
             cfg.llm = OmegaConf.merge(cfg.llm, dict(llm))
     run_cfg = from_hydra(cfg, run_dir, tuple(args))
+    if run_cfg.resume:  # overrides=["resume=true"] with the same out_dir: as the command line resumes
+        from dialectica.sim import fingerprint
+
+        fingerprint.check(run_dir, run_cfg.resolved)
+        if (run_dir / "summary.json").exists():
+            entry = json.loads((run_dir / "summary.json").read_text())["graphs"][spec.name]
+            return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))
     if run_cfg.tracking.enabled:
         from dialectica.sim.store import probe
 

@@ -330,3 +330,15 @@ def test_a_factorys_model_argument_is_a_role(tmp_path: Path):
     with pytest.raises(ConfigError, match="the model needs a model: add llm=llamacpp or llm=openai"):
         dialectica.evaluate(no_default, scenarios=SCENARIOS, user=customer, judge=refunded, episodes=1,
                             tracking="none", progress=False, out_dir=tmp_path / "nodefault")
+
+
+def test_resume_keeps_what_a_run_finished(tmp_path: Path):
+    first = _run(tmp_path, "resumed", episodes=4)
+    lines = (first.run_dir / "episodes.jsonl").read_text().splitlines()
+    (first.run_dir / "summary.json").unlink()  # as if killed after three episodes
+    (first.run_dir / "episodes.jsonl").write_text("\n".join(lines[:3]) + "\n")
+    again = _run(tmp_path, "resumed", episodes=4, overrides=["resume=true"])
+    assert again.metrics == first.metrics | {k: v for k, v in again.metrics.items() if "seconds" in k}
+    assert (again.run_dir / "episodes.jsonl").read_text().splitlines()[:3] == lines[:3]
+    with pytest.raises(ConfigError, match="resume=true in .* made with another config: seed"):
+        _run(tmp_path, "resumed", episodes=4, seed=9, overrides=["resume=true"])
