@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dialectica.sim.adapter.app import import_object
@@ -10,23 +11,21 @@ from dialectica.sim.adapter.users import ScriptedUser
 from dialectica.sim.params import ConfigError
 
 
-def user_from(target: str) -> Any:
-    """``graph.user``: a user object (``speaker``), or a function ``(messages, scenario, rng) -> str | None``."""
+def _named(key: str, target: str, method: str, wrap: Callable[[Any], Any], expected: str) -> Any:
+    """The object ``target`` names: as it is when it has ``method``, else a function wrapped by ``wrap``."""
     obj = import_object(target)
-    if hasattr(obj, "speaker"):
+    if hasattr(obj, method):
         return obj
     if callable(obj):
-        return ScriptedUser(obj)
-    raise ConfigError(f"graph.user={target}: expected a function (messages, scenario, rng) -> str | None, "
-                      f"got {type(obj).__name__}")
+        return wrap(obj)
+    raise ConfigError(f"{key}={target}: expected {expected}, got {type(obj).__name__}")
+
+
+def user_from(target: str) -> Any:
+    """``graph.user``: a user object (``speaker``), or a function ``(messages, scenario, rng) -> str | None``."""
+    return _named("graph.user", target, "speaker", ScriptedUser, "a function (messages, scenario, rng) -> str | None")
 
 
 def judge_from(target: str) -> Any:
     """``graph.judge``: a judge object (``judge``), or a rule ``(messages, scenario[, state]) -> bool | Verdict``."""
-    obj = import_object(target)
-    if hasattr(obj, "judge"):
-        return obj
-    if callable(obj):
-        return RuleJudge(obj)
-    raise ConfigError(f"graph.judge={target}: expected llm, or a function (messages, scenario) -> bool, "
-                      f"got {type(obj).__name__}")
+    return _named("graph.judge", target, "judge", RuleJudge, "llm, or a function (messages, scenario) -> bool")

@@ -54,15 +54,16 @@ def agent(state: MessagesState, runtime: Runtime[ShopContext]) -> dict[str, Any]
     return {"messages": [reply]}
 
 
-def shop_graph() -> Any:
-    builder = StateGraph(MessagesState, context_schema=ShopContext)
-    builder.add_node("agent", agent)
-    builder.add_edge(START, "agent")
-    builder.add_edge("agent", END)
+def one_node(node: Any, state: Any = MessagesState, context: Any = None) -> Any:
+    """A graph of one node, compiled as a LangGraph tutorial would."""
+    builder = StateGraph(state, context_schema=context)
+    builder.add_node(node.__name__, node)
+    builder.add_edge(START, node.__name__)
+    builder.add_edge(node.__name__, END)
     return builder.compile()
 
 
-SHOP = shop_graph()
+SHOP = one_node(agent, context=ShopContext)
 SCENARIOS = [{"name": "refund", "order": "1234"}, {"name": "forgetful", "order": "77", "forgets": 0.5}]
 
 
@@ -134,11 +135,7 @@ def test_a_graph_that_asks_with_interrupt_gets_the_users_replies(tmp_path: Path)
             answers.append(interrupt({"question": f"What do you think of {state['topic']}? ({len(answers) + 1})"}))
         return {"answers": answers}
 
-    builder = StateGraph(Survey)
-    builder.add_node("ask", ask)
-    builder.add_edge(START, "ask")
-    builder.add_edge("ask", END)
-    graph = builder.compile()  # no checkpointer: the harness brings one
+    graph = one_node(ask, Survey)  # no checkpointer: the harness brings one
 
     def answers(messages: list[BaseMessage], scenario: dict[str, Any], rng: random.Random) -> str:
         return f"{scenario['input']['topic']} is fine, answer {sum(m.type == 'human' for m in messages) + 1}"
@@ -227,11 +224,7 @@ def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
         def bot(state: MessagesState) -> dict[str, Any]:
             return {"messages": [AIMessage(f"reply {i}") for i in range(replies)]}
 
-        builder = StateGraph(MessagesState)
-        builder.add_node("bot", bot)
-        builder.add_edge(START, "bot")
-        builder.add_edge("bot", END)
-        return builder.compile()
+        return one_node(bot)
 
     def enough(messages: list[BaseMessage], scenario: dict[str, Any]) -> bool:
         return sum(m.type == "ai" for m in messages) >= 4
@@ -272,11 +265,7 @@ def test_the_graphs_own_model_calls_are_cached_per_episode_seed(tmp_path: Path):
     def desk(state: MessagesState) -> dict[str, Any]:
         return {"messages": [moody.invoke(state["messages"])]}
 
-    builder = StateGraph(MessagesState)
-    builder.add_node("desk", desk)
-    builder.add_edge(START, "desk")
-    builder.add_edge("desk", END)
-    graph = builder.compile()
+    graph = one_node(desk)
     cache = str(tmp_path / "calls.sqlite")
 
     def run(name: str, seed: int) -> list[dict[str, Any]]:
@@ -310,11 +299,7 @@ def bot_factory(model: BaseChatModel = MODEL, greeting: str = "Hi") -> Any:
     def bot(state: MessagesState) -> dict[str, Any]:
         return {"messages": [model.invoke(state["messages"])]}
 
-    builder = StateGraph(MessagesState)
-    builder.add_node("bot", bot)
-    builder.add_edge(START, "bot")
-    builder.add_edge("bot", END)
-    return builder.compile()
+    return one_node(bot)
 
 
 def test_a_factorys_model_argument_is_a_role(tmp_path: Path):
