@@ -157,7 +157,7 @@ class App:
 
     def graph(self, knobs: Mapping[str, Any]) -> Any:
         """The compiled graph for these factory knobs, with the harness's checkpointer; built once per values."""
-        values = {k: knobs[k] for k in getattr(self, "factory_knobs", {}) if k in knobs}
+        values = {k: knobs.get(k, default) for k, (_, default) in getattr(self, "factory_knobs", {}).items()}
         key = tuple(sorted(values.items()))
         with self._lock:
             if key not in self._graphs:

@@ -235,7 +235,7 @@ def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
     two = dialectica.evaluate(make, scenarios=scenarios, judge=enough, params={"replies": 2}, episodes=3,
                               tracking="none", progress=False, out_dir=tmp_path / "two")
     assert one.metrics["convergence_rate"] == 0.0 and two.metrics["convergence_rate"] == 1.0
-    assert built.count(2) == 1  # compiled once for the value, not per episode
+    assert built == [1, 1, 2]  # per evaluate: the defaults once (its context schema), each other value once; not per episode
 
 
 def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
