@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import random
+import sqlite3
 import time
 import urllib.error
 import urllib.request
@@ -49,8 +50,36 @@ def artifact_root(uri: str) -> str | None:
     return (db.parent / "mlartifacts").resolve().as_uri()
 
 
+def check_sqlite(db: Path, uri: str) -> None:
+    """Raises a one-line ConfigError when the file ``db`` exists but is no usable MLflow store (not a database,
+    cut short, or a database of something else); a missing or empty file is a store yet to be made."""
+    if not db.exists() or (db.is_file() and db.stat().st_size == 0):
+        return
+    why = ""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "experiments" not in tables:
+                why = f"an SQLite database of something else: tables {', '.join(sorted(tables)[:4])}, no 'experiments'"
+            elif tables:
+                con.execute("SELECT count(*) FROM experiments").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        why = f"{exc}"
+    if why:
+        raise ConfigError(f"tracking.uri={scrub_url(uri)}: {db} is not a usable MLflow store ({why}); move that file "
+                          "away, give another tracking.uri, or use tracking=none")
+
+
 def probe(uri: str, timeout: float = PROBE_TIMEOUT_S) -> None:
-    """Raises a one-line ConfigError when ``uri`` names a tracking server that does not answer as MLflow does."""
+    """Raises a one-line ConfigError when ``uri`` names a tracking server that does not answer as MLflow does, or an
+    SQLite file that is not a usable MLflow store."""
+    db = sqlite_path(uri)
+    if db is not None:
+        check_sqlite(db, uri)
+        return
     if not uri.startswith(("http://", "https://")):
         return
     # MLflow's HTTP client retries a dead server for minutes by default; a few tries are enough once it answered.

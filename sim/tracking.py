@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -17,6 +18,13 @@ from dialectica.sim.secrets import scrub, scrub_tree
 
 _PARAM_BATCH = 100
 _METRIC_BATCH = 1000
+_UNSAFE = re.compile(r"[^\w\-. :/]")  # MLflow's names: alphanumerics, _ - . space : / (summary.json keeps the originals)
+
+
+def safe_name(name: str) -> str:
+    """``name`` as MLflow accepts it in a metric or param key: any other character becomes ``_``
+    (``scenario/city_transit (v2)/convergence_rate`` -> ``scenario/city_transit _v2_/convergence_rate``)."""
+    return _UNSAFE.sub("_", name)
 
 
 class RunLog(Protocol):
@@ -52,7 +60,7 @@ class MlflowRun:
     def params(self, values: dict[str, Any]) -> None:
         from mlflow.entities import Param
 
-        items = [Param(scrub(k), scrub(str(v))[:6000]) for k, v in sorted(values.items())]
+        items = [Param(safe_name(scrub(k)), scrub(str(v))[:6000]) for k, v in sorted(values.items())]
         for i in range(0, len(items), _PARAM_BATCH):
             self.client.log_batch(self.run_id, params=items[i : i + _PARAM_BATCH])
 
@@ -60,7 +68,7 @@ class MlflowRun:
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
-        items = [Metric(k, float(v), now, step) for k, v, step in rows if v is not None and math.isfinite(v)]
+        items = [Metric(safe_name(k), float(v), now, step) for k, v, step in rows if v is not None and math.isfinite(v)]
         for i in range(0, len(items), _METRIC_BATCH):
             self.client.log_batch(self.run_id, metrics=items[i : i + _METRIC_BATCH])
 

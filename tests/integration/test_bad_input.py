@@ -362,3 +362,46 @@ def test_an_interrupted_run_says_where_its_episodes_are_and_how_to_resume(tmp_pa
     assert len(lines) == 1 and "Traceback" not in stderr, stderr[-3000:]
     assert lines[0] == (f"dialectica: interrupted ({signal.Signals(signum).name}); the finished episodes are in "
                         f"{episodes}; to resume, run the same command with resume=true hydra.run.dir={run}")
+
+
+def _not_a_store(path: Path, kind: str) -> None:
+    if kind == "random bytes":
+        path.write_bytes(bytes(range(256)) * 8)
+    elif kind == "cut short":
+        path.write_bytes(b"SQLite format 3\x00" + b"\x10\x00\x01\x01" + b"\x00" * 80)
+    else:
+        import sqlite3
+
+        with sqlite3.connect(path) as con:
+            con.execute("CREATE TABLE notes (text)")
+
+
+@pytest.mark.parametrize("graph", ["maieutic", "interview"])
+@pytest.mark.parametrize("kind", ["random bytes", "cut short", "another database"])
+def test_a_tracking_file_that_is_no_mlflow_store_is_one_line(tmp_path, graph, kind):
+    store = tmp_path / "not_mlflow.db"
+    _not_a_store(store, kind)
+    before = set(tmp_path.iterdir())
+    proc = _run(tmp_path, f"graph={graph}", "episodes=1", f"tracking.uri=sqlite:///{store}")
+    _one_line(proc, 2, (f"tracking.uri=sqlite:///{store}", "is not a usable MLflow store", "tracking=none"))
+    assert set(tmp_path.iterdir()) == before
+
+
+def test_a_scenario_name_mlflow_refuses_in_metric_names_is_logged_under_a_safe_one(tmp_path):
+    shutil.copytree(DATASETS / "maieutic", tmp_path / "data" / "maieutic")
+    data = tmp_path / "data" / "maieutic" / "scenarios"
+    text = (data / "curious_justice.yaml").read_text().replace("name: curious_justice", "name: justice (v2)", 1)
+    for path in data.glob("*.yaml"):
+        path.unlink()
+    (data / "justice (v2).yaml").write_text(text)
+    proc = _run(tmp_path, "graph=maieutic", "episodes=2", f"datasets_dir={tmp_path / 'data'}", "embeddings=false",
+                "view.enabled=false")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+
+    from mlflow.tracking import MlflowClient
+
+    entry = json.loads((tmp_path / "run" / "summary.json").read_text())["graphs"]["maieutic"]
+    assert "scenario/justice (v2)/convergence_rate" in entry["metrics"]  # the summary keeps the name as written
+    logged = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}").get_run(entry["mlflow_run_id"]).data.metrics
+    assert "scenario/justice _v2_/convergence_rate" in logged

@@ -82,3 +82,22 @@ print(json.dumps([record["usage"]["calls_by_role"], [t["text"] for t in record["
     assert proc.returncode == 0, proc.stderr[-3000:]
     calls, texts = json.loads(proc.stdout.strip().splitlines()[-1])
     assert calls == {"model": 1} and texts[1] not in ("How can I help?", "Which order number?")  # the local model spoke
+
+
+def test_evaluate_with_an_llm_user_and_an_llm_judge(tmp_path: Path):
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(EXAMPLE / 'src')!r})
+import dialectica
+from support_bot.graph import graph
+ev = dialectica.evaluate(graph, scenarios="examples/support_bot/scenarios.yaml", user=dialectica.LLMUser(),
+                         judge=dialectica.LLMJudge(), episodes=2, max_turns=2, tracking="none", progress=False,
+                         overrides=["llm.max_tokens=48", {MODELS!r}], out_dir="run")
+print(json.dumps([json.loads(line) for line in open("run/episodes.jsonl")]))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert [r["termination_reason"] != "error" for r in records] == [True, True], records[0].get("error")
+    assert all(r["usage"]["calls_by_role"].get("judge") == 1 and r["artifacts"].get("judge") for r in records)
