@@ -79,11 +79,17 @@ def _unknown_keys(keys: Any, valid: tuple[str, ...], prefix: str, hint: str = ""
                           f"{hint if _CREDENTIAL.search(unknown[0]) else ''}")
 
 
+MAX_EPISODES = 1_000_000  # about three hours of the fastest scripted graph; past it a typo, not a plan
+_HIGH = {"episodes": MAX_EPISODES}
+
+
 def int_value(cfg: DictConfig, key: str, low: int) -> int:
-    """``cfg[key]``, an integer >= ``low``."""
+    """``cfg[key]``, an integer >= ``low`` (and at most ``MAX_EPISODES`` episodes)."""
     value = cfg.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{key}={value!r} is invalid; valid values: integers >= {low}")
+    high = _HIGH.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        valid = f"integers {low}..{high:,}" if high is not None else f"integers >= {low}"
+        raise ConfigError(f"{key}={value!r} is invalid; valid values: {valid}")
     return value
 
 

@@ -103,9 +103,9 @@ INPUT_CASES = [
     case("interpolation", "seed=${nope}", "seed=${nope} does not resolve (Interpolation key 'nope' not found); "
          "give a value"),
     # wrong types
-    case("episodes-str", "episodes=abc", "episodes='abc' is invalid; valid values: integers >= 1"),
-    case("episodes-float", "episodes=1.5", "episodes=1.5 is invalid; valid values: integers >= 1"),
-    case("episodes-null", "episodes=null", "episodes=None is invalid; valid values: integers >= 1"),
+    case("episodes-str", "episodes=abc", "episodes='abc' is invalid; valid values: integers 1..1,000,000"),
+    case("episodes-float", "episodes=1.5", "episodes=1.5 is invalid; valid values: integers 1..1,000,000"),
+    case("episodes-null", "episodes=null", "episodes=None is invalid; valid values: integers 1..1,000,000"),
     case("seed-str", "seed=x", "seed='x' is invalid; valid values: integers >= 0"),
     case("progress-str", "progress=maybe", "progress='maybe' is invalid; valid values: true, false"),
     case("embeddings-int", "embeddings=3", "embeddings=3 is invalid; valid values: true, false"),
@@ -145,7 +145,9 @@ INPUT_CASES = [
          "range; valid range: [0, 10]"),
     case("interview-cost", f"{INTERVIEW} graph.question_cost=0", "graph.question_cost=0.0 is out of range; valid "
          "range: [0.001, 1000.0]"),
-    case("episodes-zero", "episodes=0", "episodes=0 is invalid; valid values: integers >= 1"),
+    case("episodes-zero", "episodes=0", "episodes=0 is invalid; valid values: integers 1..1,000,000"),
+    case("episodes-huge", "episodes=10000000000000",
+         "episodes=10000000000000 is invalid; valid values: integers 1..1,000,000"),
     case("seed-negative", "seed=-1", "seed=-1 is invalid; valid values: integers >= 0"),
     case("concurrency-zero", "max_concurrency=0", "max_concurrency=0 is invalid; valid values: integers 1..1024"),
     case("max-error-rate", "max_error_rate=1.5", "max_error_rate=1.5 is out of range; valid range: [0, 1]"),
