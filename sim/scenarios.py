@@ -113,10 +113,33 @@ def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:  # a value of the wrong shape
         raise ConfigError(f"malformed scenario file {path}: a value has the wrong shape "
                           f"({type(exc).__name__}: {exc}); {hint}") from exc
+    try:
+        check_personas(data, spec)
+    except ConfigError as exc:
+        raise ConfigError(f"malformed scenario file {path}: {exc}; {hint}") from None
     if data["name"] != path.stem:
         raise ConfigError(f"malformed scenario file {path}: name {data['name']!r} differs from the file name; "
                           f"rename one of them")
     return data
+
+
+def check_personas(scenario: dict[str, Any], spec: GraphSpec) -> None:
+    """The numeric persona keys a graph declares (its calibration's knobs) hold numbers: ``stubbornness: "very"``
+    would otherwise break an episode minutes in, or pass silently.
+
+    Raises:
+        ConfigError: naming the persona, the key and the expected type.
+    """
+    if spec.calibration is None:
+        return
+    for persona, values in spec.calibration.personas(scenario):
+        for knob in spec.calibration.knobs:
+            value = values.get(knob.name)
+            if knob.name in values and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                        or value != value or (knob.integer and value != int(value))):
+                kind = "a whole number" if knob.integer else "a number"
+                raise ConfigError(f"persona {persona!r}: key {knob.name!r} must be {kind} ({knob.doc or 'a persona knob'}"
+                                  f"; the calibrated range is {knob.low}..{knob.high}), got {value!r}")
 
 
 def load_scenarios(data: Path, spec: GraphSpec, select: str) -> list[dict[str, Any]]:

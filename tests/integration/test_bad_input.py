@@ -236,6 +236,12 @@ def _city(name: str, tail: bytes = b"") -> bytes:
     return text.replace(b"name: city_transit", f"name: {name}".encode()).split(b"experts:")[0] + tail if tail else text
 
 
+def _persona(graph: str, source: str, name: str, old: bytes, new: bytes) -> bytes:
+    """A shipped scenario renamed ``name``, with its first persona value ``old`` written as ``new``."""
+    text = (DATASETS / graph / "scenarios" / f"{source}.yaml").read_bytes()
+    return text.replace(f"name: {source}".encode(), f"name: {name}".encode(), 1).replace(old, new, 1)
+
+
 _HUGE = b'name: huge\nquery: "' + b"x" * (1 << 20) + b'"\n'
 SCENARIO_CASES = [
     pytest.param("socratic_panel", "malformed", b"name: malformed\nquery: [unclosed\n",
@@ -255,6 +261,12 @@ SCENARIO_CASES = [
                  ("shapes.yaml: a value has the wrong shape (TypeError",), id="panel-wrong-shape"),
     pytest.param("socratic_panel", "renamed", _city("renamed"),
                  ("renamed.yaml: name 'city_transit' differs from the file name; rename one of them",), id="wrong-name"),
+    pytest.param("socratic_panel", "words", _persona("socratic_panel", "city_transit", "words", b"stubbornness: 0.3",
+                                                     b'stubbornness: "very"'),
+                 ("persona 'equity_advocate': key 'stubbornness' must be a number", "got 'very'"), id="panel-persona-text"),
+    pytest.param("committee", "words", _persona("committee", "city_congestion_charge", "words", b"confidence: 0.8",
+                                                b'confidence: "quite sure"'),
+                 ("key 'confidence' must be a number", "got 'quite sure'"), id="committee-persona-text"),
     pytest.param("maieutic", "bare", b"name: bare\n", ("bare.yaml: missing or malformed key 'topic'",),
                  id="maieutic-missing-fields"),
     pytest.param("committee", "bare", b"name: bare\n", ("bare.yaml: missing or malformed key 'question'",),
