@@ -41,6 +41,7 @@ ENDINGS = {
     GRAPH: "The graph finished on its own before the judge found the user's goal met",
 }
 PLAIN = (bool, int, float, str)
+HARNESS_KEYS = ("name", "max_turns", "user", "judge", "scenarios", "cache")  # graph.<key>s that are not knobs
 CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
 
 
@@ -143,9 +144,12 @@ class App:
             raise ConfigError(f"{self.name}: expected a compiled LangGraph graph or a function that builds one, "
                               f"got {type(self.target).__name__}")
         self.factory_knobs = _factory_knobs(self.factory) if self.factory else {}
+        for name in HARNESS_KEYS:  # an argument named like the harness's keys keeps its default
+            self.factory_knobs.pop(name, None)
         self.model_roles = model_arguments(self.factory) if self.factory else {}
         schema = getattr(self.graph({}), "context_schema", None)
-        self.context_knobs = {k: v for k, v in _context_knobs(schema).items() if k not in self.factory_knobs}
+        self.context_knobs = {k: v for k, v in _context_knobs(schema).items()
+                              if k not in self.factory_knobs and k not in HARNESS_KEYS}
         self.has_context = schema is not None
         if callable(self.user) and not hasattr(self.user, "speaker"):
             self.user = ScriptedUser(self.user)
@@ -173,10 +177,8 @@ class App:
         own = [("max_turns", int, bounded(self.max_turns, 1, 10_000)), ("user", str | None, None),
                ("judge", str | None, None), ("scenarios", str | None, None), ("cache", str | None, CACHE)]
         knobs = {**self.context_knobs, **self.factory_knobs}
-        clash = sorted(set(knobs) & {n for n, *_ in own})
-        if clash:
-            raise ConfigError(f"{self.name}: knob {clash[0]!r} clashes with the harness's graph.{clash[0]}; rename it")
         fields = [*own, *((k, t, field(default=d)) for k, (t, d) in knobs.items())]
+
         def check_run(params: Any, *args: Any) -> None:  # a function, so that params binds as self
             self._check_run(params, *args)
 

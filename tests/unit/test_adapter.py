@@ -327,3 +327,17 @@ def test_resume_keeps_what_a_run_finished(tmp_path: Path):
     assert (again.run_dir / "episodes.jsonl").read_text().splitlines()[:3] == lines[:3]
     with pytest.raises(ConfigError, match="resume=true in .* made with another config: seed"):
         _run(tmp_path, "resumed", episodes=4, seed=9, overrides=["resume=true"])
+
+
+def test_a_context_field_named_like_a_harness_key_keeps_its_value(tmp_path: Path):
+    @dataclass
+    class Named:
+        user: str = "Ana"  # graph.user is the harness's (who plays the user); this field stays the graph's
+        tone: str = "warm"
+
+    def greet(state: MessagesState, runtime: Runtime[Named]) -> dict[str, Any]:
+        return {"messages": [AIMessage(f"Hello {runtime.context.user}, {runtime.context.tone} regards")]}
+
+    run = dialectica.evaluate(one_node(greet, context=Named), scenarios=[{"name": "s", "turns": ["hi"]}], episodes=1,
+                              params={"tone": "cold"}, tracking="none", progress=False, out_dir=tmp_path / "named")
+    assert _records(run)[0]["transcript"][1]["text"] == "Hello Ana, cold regards"
