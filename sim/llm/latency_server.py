@@ -5,7 +5,8 @@
 any number wait at once, as on a server with spare capacity) and is a function of the request alone: a
 sentence of the last message, or for a JSON-schema request the smallest object valid under it. So a run
 against it writes the same records whatever the order of its requests. With ``--busy-every K``, every
-K-th request is answered 429 with ``Retry-After``, as by a server that is shedding load.
+K-th new request is answered 429 with ``Retry-After``, as by a server that is shedding load; the same request
+sent again is served, so a call meets at most one 429 however the requests of episodes in flight interleave.
 
 It is a benchmark and test instrument (``dialectica-bench --server``), not a model.
 """
@@ -62,6 +63,7 @@ def reply(body: dict[str, Any]) -> str:
 def app(latency_s: float, busy_every: int = 0) -> FastAPI:
     server = FastAPI()
     counter = itertools.count(1)
+    refused: set[str] = set()  # requests answered 429 once: their retry is served, so no call's fate is left to chance
 
     @server.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -70,7 +72,9 @@ def app(latency_s: float, busy_every: int = 0) -> FastAPI:
     @server.post("/v1/chat/completions")
     async def complete(request: Request) -> Any:
         body = await request.json()
-        if busy_every and next(counter) % busy_every == 0:
+        key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        if busy_every and key not in refused and next(counter) % busy_every == 0:
+            refused.add(key)
             return JSONResponse({"error": {"message": "busy", "type": "rate_limit"}}, status_code=429,
                                 headers={"Retry-After": "0.05"})
         await asyncio.sleep(latency_s)

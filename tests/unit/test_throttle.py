@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
@@ -12,28 +11,29 @@ from dialectica.sim.llm.throttle import MAX_WAIT_S, Throttle, retry_after
 
 def test_no_more_than_in_flight_requests_run_at_once():
     throttle = Throttle(in_flight=3)
-    inside, peak = [], 0
-    lock, release = threading.Lock(), threading.Event()
+    inside, peak, arrived = [], 0, 0
+    changed, release = threading.Condition(), threading.Event()
 
     def request() -> None:
-        nonlocal peak
+        nonlocal peak, arrived
+        with changed:
+            arrived += 1
+            changed.notify_all()
         with throttle.slot():
-            with lock:
+            with changed:
                 inside.append(1)
                 peak = max(peak, len(inside))
+                changed.notify_all()
             release.wait(10)  # held until the test lets go: no timing decides who gets in
-            with lock:
+            with changed:
                 inside.pop()
 
     threads = [threading.Thread(target=request) for _ in range(12)]
     for t in threads:
         t.start()
-    for _ in range(1000):  # until three are inside (bounded polling)
-        if len(inside) == 3:
-            break
-        time.sleep(0.005)
-    time.sleep(0.05)  # the other nine have had a chance to push in
-    assert len(inside) == 3
+    with changed:  # woken by each arrival and entry, not by the clock (the timeout only guards a hang)
+        assert changed.wait_for(lambda: arrived == 12 and len(inside) == 3, timeout=10)
+        assert len(inside) == 3  # twelve asked, three are in
     release.set()
     for t in threads:
         t.join()
