@@ -4,7 +4,7 @@ quorum and fallbacks, seeded crashes, and convergence that the thresholds and th
 from __future__ import annotations
 
 import json
-import time
+import threading
 from itertools import cycle, islice
 
 import pytest
@@ -36,9 +36,11 @@ def _evidence(eid, criterion, found=True, tags=()):
             "location": f"file.py:{eid[1:]}", "confidence": 0.9, "tags": list(tags)}
 
 
-def _collector(items, delay=0.0, fail=None):
+def _collector(items, wait=None, fail=None):
+    """A collector returning ``items``; ``wait()`` first, when given (a barrier, or an event never set)."""
     def collect():
-        time.sleep(delay)
+        if wait is not None:
+            wait()
         if fail:
             raise RuntimeError(fail)
         return [dict(i) for i in items]
@@ -71,17 +73,22 @@ def test_deadline_returns_value_error_or_timeout():
     assert run_with_deadline(lambda: 7, 1.0)[:2] == ("ok", 7)
     status, value, _ = run_with_deadline(lambda: 1 / 0, 1.0)
     assert status == "error" and isinstance(value, ZeroDivisionError)
-    start = time.perf_counter()
-    status, value, elapsed = run_with_deadline(lambda: time.sleep(5), 0.1)
-    assert (status, value) == ("timeout", None) and time.perf_counter() - start < 1.0
+    never = threading.Event()
+    try:  # work that never ends by itself: only the deadline returns
+        status, value, _ = run_with_deadline(never.wait, 0.1)
+    finally:
+        never.set()
+    assert (status, value) == ("timeout", None)
 
 
-def test_timed_out_collector_yields_found_false_and_the_run_finishes_in_time():
-    params = TribunalParams(layer_timeout_s=0.2)
-    collectors = {REPO: _collector([_evidence("e1", "c1")]), DOC: _collector([], delay=30)}
-    start = time.perf_counter()
-    state = _run(collectors, _bench({"c1": 3, "c2": 3}), params)
-    assert time.perf_counter() - start < params.layer_timeout_s + 2.0
+def test_timed_out_collector_yields_found_false_and_the_run_finishes():
+    params = TribunalParams(layer_timeout_s=1.0)  # the other collectors return at once: a wide margin under load
+    never = threading.Event()
+    collectors = {REPO: _collector([_evidence("e1", "c1")]), DOC: _collector([], wait=never.wait)}
+    try:  # DOC never returns by itself: the run finishing at all is the deadline at work
+        state = _run(collectors, _bench({"c1": 3, "c2": 3}), params)
+    finally:
+        never.set()
     missing = [e for e in state["evidence"] if e["collector"] == DOC]
     assert len(missing) == 1 and missing[0]["found"] is False and "deadline" in missing[0]["content"]
     result = outcome(state, params)
@@ -128,12 +135,14 @@ def test_a_bench_that_settles_on_reevaluation_converges_in_round_two():
     assert [e["score_spread"] for e in result.per_round] == [3.0, 1.0]
 
 
-def test_parallel_layer_wall_time_is_near_the_longest_branch():
-    collectors = {name: _collector([_evidence(f"e{i}", "c1")], delay=0.3) for i, name in enumerate(COLLECTORS)}
-    state = _run(collectors, _bench({"c1": 3, "c2": 3}))
-    wall = next(t["wall_seconds"] for t in state["layer_timings"] if t["layer"] == "detective")
-    total = sum(b["seconds"] for b in state["branch_timings"] if b["layer"] == "detective")
-    assert total >= 0.85 and wall < 0.8 * total  # sequential would make wall >= total
+def test_the_detective_layer_runs_its_branches_at_once():
+    together = threading.Barrier(len(COLLECTORS))  # passed only when every collector is running at the same time
+    collectors = {name: _collector([_evidence(f"e{i}", "c1")], wait=lambda: together.wait(30))
+                  for i, name in enumerate(COLLECTORS)}
+    state = _run(collectors, _bench({"c1": 3, "c2": 3}), TribunalParams(layer_timeout_s=60.0))
+    assert not state["partial"] and {e["id"] for e in state["evidence"] if e["found"]} == {"e0", "e1", "e2"}
+    timings = [t for t in state["layer_timings"] if t["layer"] == "detective"]
+    assert len(timings) == 1 and timings[0]["wall_seconds"] > 0  # the layer's wall time is still measured
 
 
 # --- rule engine -----------------------------------------------------------------------------------
