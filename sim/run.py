@@ -169,9 +169,10 @@ def app(cfg: DictConfig) -> float | None:
             fingerprint.check(out_dir, run_cfg.resolved)
         except ConfigError as exc:  # the directory is left as it was
             fail(str(exc))
-        if (out_dir / "summary.json").exists():
+        finished = json.loads((out_dir / "summary.json").read_text()) if (out_dir / "summary.json").exists() else None
+        if finished and not any("tracking_error" in e for e in finished.get("graphs", {}).values()):
             print(f"already finished: {out_dir} (resume=true)")
-            return json.loads((out_dir / "summary.json").read_text()).get("objective")
+            return finished.get("objective")
     from dialectica.sim.runner import format_table, run_experiment
 
     signal.signal(signal.SIGTERM, _terminate)
@@ -185,6 +186,11 @@ def app(cfg: DictConfig) -> float | None:
     if parent is None:  # a sweep says it once, at its end
         for line in where_to_look(run_cfg, summary):
             print(line)
+    for name, entry in summary.get("graphs", {}).items():  # the run's work is on disk; only its MLflow run is not
+        if "tracking_error" in entry:
+            print(f"dialectica: warning: graph {name}: logging to MLflow failed ({entry['tracking_error']}); its episodes "
+                  f"and summary are in {out_dir}; once the store is fixed, run the same command with resume=true "
+                  f"{Run.resume_with} to log them", file=sys.stderr)
     for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
         print(f"dialectica: error: {problem}", file=sys.stderr)
         FAILED.append(problem)

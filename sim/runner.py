@@ -27,7 +27,7 @@ from dialectica.sim.figures import draw
 from dialectica.sim.inflight import ordered_map
 from dialectica.sim.params import ConfigError
 from dialectica.sim.scenarios import scenario_paths
-from dialectica.sim.secrets import scrub_tree
+from dialectica.sim.secrets import scrub, scrub_tree
 from dialectica.sim.tracking import Tracker
 
 
@@ -150,7 +150,7 @@ def _finished(cfg: RunConfig, name: str, done: dict[int, dict[str, Any]]) -> dic
     if not path.exists() or not all(i in done for i in range(cfg.episodes)):
         return None
     entry: dict[str, Any] = json.loads(path.read_text())["graphs"][name]
-    return entry if "phase_seconds" in entry else None
+    return entry if "phase_seconds" in entry and "tracking_error" not in entry else None  # not logged: log it now
 
 
 def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
@@ -167,6 +167,32 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
     endings = run.spec.endings()
     if endings:  # what each termination/<reason> metric counts
         note += "\n\nEndings:\n" + "\n".join(f"- `{reason}`: {meaning}" for reason, meaning in endings.items())
+    kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
+    try:
+        t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept)
+    except Exception as exc:  # noqa: BLE001 - after the episodes, a tracking failure must not cost the run
+        if "entry" not in kept:
+            raise
+        t0, t1, t2, t_out = kept["times"]
+        t3 = time.perf_counter()
+        kept["entry"]["tracking_error"] = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+    entry: dict[str, Any] = kept["entry"]
+    graph_dir = cfg.out_dir / name
+    entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
+    (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))  # finished: resume keeps it
+    total = t3 - t0
+    echo(f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
+         f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s")
+    return entry
+
+
+def _run_logged(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
+                tracker: Tracker, episodes: Path, tags: dict[str, str], note: str,
+                kept: dict[str, Any]) -> tuple[float, float, float, float, float]:
+    """The graph's episodes, files and MLflow run; ``kept`` gets its summary entry and phase times as soon as the
+    files are on disk, so that a tracking failure after that point loses nothing."""
+    name = run.spec.name
+    scenarios = [s["name"] for s in run.scenarios]
     with tracker.run(f"{name} {cfg.tracking.label}".strip(), tags, note) as log:
         if run.datasets.is_file():  # one file of scenarios
             log.dataset(f"{name} scenarios", [run.datasets], str(run.datasets))
@@ -188,6 +214,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
         entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
         (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
         t_out = time.perf_counter()
+        kept.update(entry=entry, times=(t0, t1, t2, t_out))
         log.params(flatten(config))
         log.metrics(values)
         log.metric_steps(by_round, "by_round")
@@ -199,12 +226,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
         for path in pages:
             log.artifact(path, "view")
         t3 = time.perf_counter()
-    entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
-    (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))  # finished: resume keeps it
-    total = t3 - t0
-    echo(f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
-         f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s")
-    return entry
+    return t0, t1, t2, t_out, t3
 
 
 TABLE_KEYS = ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "rounds_mean",

@@ -419,3 +419,34 @@ def test_a_scenario_name_mlflow_refuses_in_metric_names_is_logged_under_a_safe_o
     assert "scenario/justice (v2)/convergence_rate" in entry["metrics"]  # the summary keeps the name as written
     logged = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}").get_run(entry["mlflow_run_id"]).data.metrics
     assert "scenario/justice _v2_/convergence_rate" in logged
+
+
+@pytest.mark.parametrize("graph", ["socratic_panel", "interview"])
+def test_a_tracking_failure_after_the_episodes_costs_nothing_and_resume_logs_them(tmp_path, graph):
+    db = tmp_path / "ml.db"
+    args = [f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{db}", "progress=false", "embeddings=false",
+            "view.enabled=false", f"graph={graph}", "episodes=2"]
+    script = _INJECT.format(module="tracking", name="MlflowRun.metrics",
+                            error="RuntimeError('the store went away: http://user:hunter2@store')")
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    said = [line for line in proc.stderr.splitlines() if line.startswith("dialectica:")]  # beside MLflow's own INFO
+    assert proc.returncode == 0 and len(said) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    for fragment in (f"graph {graph}: logging to MLflow failed (RuntimeError: the store went away",
+                     f"its episodes and summary are in {tmp_path / 'run'}",
+                     f"run the same command with resume=true hydra.run.dir={tmp_path / 'run'} to log them"):
+        assert fragment in said[0], said[0]
+    assert "hunter2" not in proc.stderr  # a credential in the error is scrubbed like everywhere
+    import json
+
+    entry = json.loads((tmp_path / "run" / "summary.json").read_text())["graphs"][graph]
+    assert "tracking_error" in entry and entry["metrics"]["episodes"] == 2
+    before = (tmp_path / "run" / "episodes.jsonl").read_text()
+    proc = _run(tmp_path, *args[2:], "resume=true")
+    assert proc.returncode == 0 and "dialectica: warning" not in proc.stderr, proc.stderr[-2000:]
+    assert (tmp_path / "run" / "episodes.jsonl").read_text() == before  # no episode ran again
+    entry = json.loads((tmp_path / "run" / "summary.json").read_text())["graphs"][graph]
+    from mlflow.tracking import MlflowClient
+
+    assert "tracking_error" not in entry
+    assert MlflowClient(f"sqlite:///{db}").get_run(entry["mlflow_run_id"]).data.metrics["episodes"] == 2
