@@ -1,1 +1,1 @@
-"""The built-in graphs, one folder each; every folder exports ``SPEC`` (a ``dialectica.sim.spec.GraphSpec``)."""
+"""The built-in graphs, one folder each; every folder exports ``SPEC`` (a ``dialectica.graph.GraphSpec``)."""

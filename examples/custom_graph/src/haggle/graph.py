@@ -1,7 +1,7 @@
 """The haggle graph: seller asks, buyer offers, a pure router decides whether the gap has closed.
 
 The graph is compiled once; each episode's chat models and thresholds arrive through LangGraph's
-runtime context (``runtime.context`` is a ``dialectica.sim.spec.Episode``).
+runtime context (``runtime.context`` is a ``dialectica.graph.Episode``).
 """
 
 from __future__ import annotations
