@@ -11,6 +11,7 @@ elsewhere) and a report under ``results/calibration/<graph>-<time>/``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -262,10 +263,12 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     bar.close()
     evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
     now = datetime.now(UTC)
-    command = " ".join(["dialectica-calibrate", f"graph={args.graph}", f"reference={reference_dir}",
+    # relative to where it ran (results/validity/...): a set committed to the repository names no machine's paths
+    shown = os.path.relpath(reference_dir, cwd) if reference_dir.resolve().is_relative_to(cwd.resolve()) else reference_dir
+    command = " ".join(["dialectica-calibrate", f"graph={args.graph}", f"reference={shown}",
                         *([f"fit={','.join(map(str, args.fit))}"] if args.fit else []), f"trials={args.trials}"])
     provenance = {
-        "model": reference.model, "reference": str(reference_dir), "seed": reference.seed, "episodes": n,
+        "model": reference.model, "reference": str(shown), "seed": reference.seed, "episodes": n,
         "episode_indices": [0, n - 1], "grid": {k: [p[k] for p in reference.points] for k in reference.points[0]},
         "fit_points": [_label(reference.points[i]) for i in fit],
         "held_out_points": [_label(reference.points[i]) for i in held],

@@ -52,6 +52,8 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
     assert prov["seed"] == 2 and prov["episodes"] == 4 and prov["grid"] == {"budget": [3, 6, 10]}
     assert prov["fit_points"] == ["budget=3", "budget=10"] and prov["held_out_points"] == ["budget=6"]
     assert prov["command"].startswith(f"dialectica-calibrate graph={GRAPH} reference=") and prov["date"]
+    if ref.is_relative_to(root):  # a reference under the working directory is recorded relative to it
+        assert prov["reference"] == str(ref.relative_to(root)) and str(root) not in prov["command"]
     knobs = {k.name: k for k in load(GRAPH).calibration.knobs}
     assert set(saved["shared"]) == set(knobs)
     assert all(knobs[k].low <= v <= knobs[k].high for k, v in saved["shared"].items())
