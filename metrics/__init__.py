@@ -7,3 +7,9 @@ from typing import Any
 Record = dict[str, Any]
 MetricFn = Callable[[Sequence[Record]], dict[str, float]]
 Metric = Callable[[], MetricFn]
+
+
+def converged(record: Record) -> bool:
+    """Whether an episode converged: its record's ``converged`` (an ending its graph counts as convergence);
+    records written before that field converged when they ended ``converged``."""
+    return bool(record.get("converged", record["termination_reason"] == "converged"))

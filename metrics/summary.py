@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from dialectica.metrics import Metric, MetricFn, Record
+from dialectica.metrics import Metric, MetricFn, Record, converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import mean, percentile, wilson_interval
 from dialectica.sim.termination import TerminationReason
@@ -16,11 +16,12 @@ def _ok(records: Iterable[Record]) -> Iterator[Record]:
 
 
 def convergence() -> MetricFn:
-    """Convergence rate over all episodes (errors count as not converged), 95% Wilson interval, error rate."""
+    """Convergence rate over all episodes (the share that ended as their graph counts convergence; errors count
+    as not converged), 95% Wilson interval, error rate."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         n = len(records)
-        k = sum(r["termination_reason"] == TerminationReason.CONVERGED.value for r in records)
+        k = sum(converged(r) for r in records)
         low, high = wilson_interval(k, n)
         errors = sum(r["termination_reason"] == TerminationReason.ERROR.value for r in records)
         return {
@@ -88,7 +89,7 @@ def _scenario_counts(records: Sequence[Record]) -> dict[str, list[int]]:
     counts: dict[str, list[int]] = {}
     for r in records:
         count = counts.setdefault(r["scenario"], [0, 0])
-        count[0] += r["termination_reason"] == "converged"
+        count[0] += converged(r)
         count[1] += 1
     return counts
 
@@ -131,7 +132,7 @@ def by_label() -> MetricFn:
                 groups.setdefault(f"{key}/{value}", []).append(r)
         out = {}
         for prefix, rs in sorted(groups.items()):
-            out[f"{prefix}/convergence_rate"] = sum(r["termination_reason"] == "converged" for r in rs) / len(rs)
+            out[f"{prefix}/convergence_rate"] = sum(converged(r) for r in rs) / len(rs)
             out |= {f"{prefix}/{k}": v for k, v in episode_means()(rs).items()}
         return out
 

@@ -77,8 +77,10 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
             ending = str(outcome.termination) if isinstance(outcome.termination, str) else outcome.termination
             raise ValueError(f"graph {spec.name} ended an episode with {ending!r}, which it does "
                              f"not declare; declared: {', '.join(endings) or '(none: return a string)'}")
+        reason = str(outcome.termination)
         body: dict[str, Any] = {
-            "termination_reason": str(outcome.termination), "metrics": outcome.metrics, "per_round": outcome.per_round,
+            "termination_reason": reason, "metrics": outcome.metrics, "per_round": outcome.per_round,
+            "converged": spec.converges(reason) if outcome.converged is None else bool(outcome.converged),
             "transcript": outcome.transcript, "artifacts": outcome.artifacts, "labels": outcome.labels,
         }
         graph_timings = outcome.timings

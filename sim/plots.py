@@ -8,6 +8,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from dialectica.metrics import converged
+
 
 def subplots(nrows: int = 1, ncols: int = 1, *, squeeze: bool = True, **figure: Any) -> tuple[Figure, Any]:
     """A figure and its axes, like ``pyplot.subplots`` but without pyplot's global state and import cost
@@ -25,7 +27,7 @@ def save(fig: Figure, path: Path, rect: tuple[float, float, float, float] = (0, 
 def converged_by_round(records: Sequence[dict[str, Any]], rounds: int) -> list[float]:
     """Share of all episodes that had converged by each round (1-based), cumulative."""
     n = len(records) or 1
-    ends = [len(r["per_round"]) for r in records if r["termination_reason"] == "converged"]
+    ends = [len(r["per_round"]) for r in records if converged(r)]
     return [sum(e <= i for e in ends) / n for i in range(1, rounds + 1)]
 
 

@@ -14,12 +14,13 @@ from typing import IO, TYPE_CHECKING, Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dialectica.metrics import converged
 from dialectica.sim.secrets import scrub_tree
 
 if TYPE_CHECKING:
     import pandas as pd
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: ``converged``
 FILE = "episodes.jsonl"
 # What a summary needs of a record; transcripts and artifacts stay on disk.
 SLIM_DROP = ("transcript", "artifacts")
@@ -43,7 +44,9 @@ class EpisodeRecord(BaseModel):
     Attributes:
         schema_version: The layout of this record (``SCHEMA_VERSION``).
         graph, episode, seed, scenario, participants: What ran.
-        termination_reason: A ``TerminationReason`` value (``error`` when the episode raised).
+        termination_reason: A ``TerminationReason`` value or one of the graph's endings (``error`` when the
+            episode raised).
+        converged: Whether the episode converged (its ending is one the graph counts as convergence).
         metrics: Episode-level numbers (NaN is written as null).
         per_round: One mapping of numbers per round, in order.
         transcript: The dialogue, turn by turn.
@@ -63,6 +66,7 @@ class EpisodeRecord(BaseModel):
     scenario: str
     participants: str
     termination_reason: str
+    converged: bool = False
     metrics: dict[str, float | None] = Field(default_factory=dict)
     per_round: list[dict[str, Any]] = Field(default_factory=list)
     transcript: list[Turn] = Field(default_factory=list)
@@ -213,7 +217,7 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
         if wanted is not None and record["graph"] not in wanted:
             continue
         row = {k: record.get(k) for k in ("graph", "episode", "seed", "scenario", "participants", "termination_reason")}
-        row["converged"] = record["termination_reason"] == "converged"
+        row["converged"] = converged(record)
         row["rounds_played"] = len(record.get("per_round") or [])
         row |= {f"metric.{k}": (math.nan if v is None else v) for k, v in (record.get("metrics") or {}).items()}
         row |= {f"label.{k}": v for k, v in (record.get("labels") or {}).items()}

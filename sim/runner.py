@@ -17,6 +17,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from dialectica.metrics import converged as is_converged
 from dialectica.metrics.embedding import Embed, add_embedding_agreement
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
 from dialectica.sim import fingerprint
@@ -70,7 +71,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     for index in bar:
         slim = done[index] if index in done else rec.append(sink, next(played))
         slims.add(slim)
-        converged += slim["termination_reason"] == "converged"
+        converged += is_converged(slim)
         errors += slim["termination_reason"] == "error"
         bar.set_postfix(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
     return slims

@@ -44,6 +44,7 @@ class EpisodeOutcome:
         timings: Wall-clock figures the graph measured itself (kept out of ``metrics`` so that
             records stay reproducible apart from ``timings``).
         labels: Categories to break metrics down by (for example the discovery schema).
+        converged: Whether the episode converged; None: as the graph's ``converging`` endings say.
     """
 
     termination: str  # a TerminationReason, or one of the graph's declared endings
@@ -53,6 +54,7 @@ class EpisodeOutcome:
     artifacts: dict[str, str] = field(default_factory=dict)
     timings: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    converged: bool | None = None
 
 
 @dataclass
@@ -161,6 +163,9 @@ class GraphSpec:
             the harness gives an episode that raised), as reason -> one-line meaning (a tuple of the harness's
             ``TerminationReason`` values keeps their standard meanings); an episode ending with another is
             recorded as an error naming the declared ones. Empty: not declared (any reason is accepted).
+        converging: The endings that count as convergence: ``convergence_rate`` is their share, and each
+            record's ``converged`` says whether its ending is one of them (``converged`` unless the graph
+            says otherwise, as the tutor does for ``synthesis`` and ``aporia``).
         calibration: Behaviour statistics and persona knobs for ``dialectica-calibrate`` and
             ``participants=calibrated``; None: the graph cannot be calibrated.
     """
@@ -186,11 +191,23 @@ class GraphSpec:
     description: str = ""
     grid: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     terminations: Mapping[str, str] | tuple[str, ...] = ()
+    converging: tuple[str, ...] = ("converged",)
     calibration: Calibration | None = None
+
+    def __post_init__(self) -> None:
+        endings = self.endings()
+        unknown = [reason for reason in self.converging if endings and reason not in endings]
+        if unknown:
+            raise ValueError(f"graph {self.name}: converging endings {', '.join(unknown)} are not among its declared "
+                             f"endings: {', '.join(endings)}")
 
     def endings(self) -> dict[str, str]:
         """The declared endings, reason -> meaning (empty when the graph declares none)."""
         return declared(self.terminations)
+
+    def converges(self, reason: str) -> bool:
+        """Whether an episode that ended with ``reason`` converged."""
+        return reason in self.converging
 
     def compiled(self) -> Any:
         """The graph compiled once per process."""

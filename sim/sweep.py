@@ -15,6 +15,7 @@ import yaml
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
+from dialectica.metrics import converged as is_converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import wilson_interval
 from dialectica.sim import secrets
@@ -65,7 +66,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
             row = pooled.setdefault((record["graph"], key_overrides), {
                 "tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}, "outcomes": {}})
             task = row["tasks"][record["scenario"]]
-            converged = record["termination_reason"] == "converged"
+            converged = is_converged(record)
             row["outcomes"][(record["seed"], record["scenario"])] = converged
             task[0] += converged
             task[1] += 1

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dialectica.metrics import converged
 from dialectica.metrics.stats import wilson_interval
 from dialectica.sim.calibration import calset
 from dialectica.sim.params import ConfigError
@@ -92,7 +93,7 @@ def outcomes(episodes: Path, graph: str, n: int) -> np.ndarray:
     rows = sorted(read(episodes, graph, keep=False), key=lambda r: r["episode"])
     if len(rows) != n:
         raise RuntimeError(f"{episodes}: {len(rows)} episodes of {graph}, expected {n}")
-    return np.array([r["termination_reason"] == "converged" for r in rows], dtype=float)
+    return np.array([converged(r) for r in rows], dtype=float)
 
 
 def summarise(points: list[dict[str, Any]], agreement: Agreement, calibrated: np.ndarray | None = None) -> dict[str, Any]:

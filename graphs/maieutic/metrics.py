@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from dialectica.graphs.maieutic.critic import CHECKS
 from dialectica.graphs.maieutic.state import MOVES
-from dialectica.metrics import MetricFn, Record
+from dialectica.metrics import MetricFn, Record, converged
 from dialectica.metrics.stats import mean
 
 
@@ -73,7 +73,7 @@ def turns_to_synthesis() -> MetricFn:
     which Sophia answered with the synthesis, included); absent when none did."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        done = [len(r["per_round"]) for r in records if r["termination_reason"] == "converged"]
+        done = [len(r["per_round"]) for r in records if converged(r)]
         return {"turns_to_synthesis_mean": mean(done)} if done else {}
 
     return compute

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics import converged as is_converged
 from dialectica.sim.calibration.model import Calibration, Knob
 from dialectica.sim.params import ConfigError
 
@@ -55,7 +56,7 @@ class Reference:
 def converged(records: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
     """(converged, episodes) of ``records``."""
     rows = list(records)
-    return sum(r["termination_reason"] == "converged" for r in rows), len(rows)
+    return sum(is_converged(r) for r in rows), len(rows)
 
 
 def rate(records: Iterable[Mapping[str, Any]]) -> float:

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from dialectica.metrics import converged
 from dialectica.sim.view.markup import Markup, esc, fmt, join, number, tag
 from dialectica.sim.view.page import document
 from dialectica.sim.view.select import metric_value
@@ -95,7 +96,7 @@ def index_row(record: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
     """What the index shows of one (slim) record: no transcript needed."""
     reason = str(record.get("termination_reason", "unknown"))
     return {"episode": record.get("episode", 0), "scenario": str(record.get("scenario", "?")), "reason": reason,
-            "rounds": len(record.get("per_round") or []), "converged": reason == "converged",
+            "rounds": len(record.get("per_round") or []), "converged": converged({"termination_reason": reason, **record}),
             "metrics": [metric_value(record, m) for m in metrics],
             "seconds": number((record.get("timings") or {}).get("episode_seconds"))}
 

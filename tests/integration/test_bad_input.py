@@ -13,10 +13,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.inject import At, run_at
 
 BIN = Path(sys.executable).parent / "dialectica"
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
@@ -296,37 +297,21 @@ def test_no_scenarios_under_datasets_dir_says_what_to_add(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["datasets"]
 
 
-# The real CLI with one fault injected where the run would not expect it: a bug's exception, not bad input.
-_INJECT = """
-import sys
-import dialectica.sim.{module} as target
-from dialectica.sim.run import main
-def broken(*args, **kwargs):
-    raise {error}
-target.{name} = broken
-sys.argv = ["dialectica", *sys.argv[1:]]
-main()
-"""
-
-
-def _run_injected(tmp: Path, module: str, name: str, error: str, *args: str, env: dict[str, str] | None = None):
-    script = _INJECT.format(module=module, name=name, error=error)
-    return subprocess.run(
-        [sys.executable, "-c", script, f"hydra.run.dir={tmp / 'run'}", "tracking=none", "progress=false",
-         "embeddings=false", "graph=socratic_panel", "episodes=2", *args],
-        capture_output=True, text=True, cwd=tmp, env={**os.environ, **(env or {})}, timeout=600,
-    )
+def _run_injected(tmp: Path, at: At, error: str, *args: str, env: dict[str, str] | None = None):
+    """The real CLI with one fault injected where the run would not expect it: a bug's exception, not bad input."""
+    return run_at(at, [f"hydra.run.dir={tmp / 'run'}", "tracking=none", "progress=false", "embeddings=false",
+                       "graph=socratic_panel", "episodes=2", *args], tmp, error=error, env=env)
 
 
 def test_an_unexpected_error_during_the_run_exits_1_and_keeps_the_run(tmp_path):
-    proc = _run_injected(tmp_path, "runner", "draw", "RuntimeError('the disk is on fire')")
+    proc = _run_injected(tmp_path, At("dialectica.sim.runner", "draw"), "RuntimeError('the disk is on fire')")
     _one_line(proc, 1, ("unexpected RuntimeError: the disk is on fire; a fault during the run",
                         "set HYDRA_FULL_ERROR=1 to see the traceback"))
     assert len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) == 2  # the episodes stay
 
 
 def test_an_unexpected_error_before_the_run_exits_1_and_leaves_nothing(tmp_path):
-    proc = _run_injected(tmp_path, "config", "from_hydra", "AttributeError('a bug')")
+    proc = _run_injected(tmp_path, At("dialectica.sim.config", "from_hydra"), "AttributeError('a bug')")
     _one_line(proc, 1, ("unexpected AttributeError: a bug; before the run started",
                         "set HYDRA_FULL_ERROR=1 to see the traceback"))
     assert not any(tmp_path.iterdir())
@@ -337,40 +322,27 @@ def test_hydra_full_error_shows_the_traceback(tmp_path, where):
     if where == "hydra":  # an error Hydra raises while composing the config
         proc = _run(tmp_path, "per_graph.nope.x=1", env={"HYDRA_FULL_ERROR": "1"})
     else:  # an exception escaping the app
-        proc = _run_injected(tmp_path, "config", "from_hydra", "AttributeError('a bug')", env={"HYDRA_FULL_ERROR": "1"})
+        proc = _run_injected(tmp_path, At("dialectica.sim.config", "from_hydra"), "AttributeError('a bug')",
+                             env={"HYDRA_FULL_ERROR": "1"})
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Traceback (most recent call last)" in proc.stderr
     assert ("ConfigCompositionException" if where == "hydra" else "AttributeError: a bug") in proc.stderr
 
 
-EPISODES = 2000  # far more than a run finishes before the signal lands, even on a loaded machine
+EPISODES = 20
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_run_says_where_its_episodes_are_and_how_to_resume(tmp_path, signum, code):
     run = tmp_path / "run"
-    proc = subprocess.Popen(
-        [str(BIN), f"hydra.run.dir={run}", "tracking=none", "progress=false", "embeddings=false",
-         "graph=socratic_panel", f"episodes={EPISODES}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-        # a shell's background job inherits SIGINT ignored, and Python then keeps ignoring it: a user's
-        # terminal delivers it, so the child gets the default disposition whatever started pytest
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    # the signal arrives as the third record is about to be written, as a user's ^C would mid-run
+    proc = run_at(At("dialectica.sim.records", "append", 3),
+                         [f"hydra.run.dir={run}", "tracking=none", "progress=false", "embeddings=false",
+                          "graph=socratic_panel", f"episodes={EPISODES}"], tmp_path, signum)
+    stderr = proc.stderr
     episodes = run / "episodes.jsonl"
-    try:
-        for _ in range(1200):  # at most about 4 minutes on a loaded machine; a few seconds usually
-            if episodes.exists() and episodes.read_text().count("\n") >= 1 or proc.poll() is not None:
-                break
-            time.sleep(0.2)
-        assert proc.poll() is None, "the run ended before it could be interrupted"
-        proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     done = episodes.read_text().count("\n")
-    assert 1 <= done < EPISODES
+    assert 2 <= done <= 3, done
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert proc.returncode == code, stderr[-3000:]
     assert len(lines) == 1 and "Traceback" not in stderr, stderr[-3000:]
@@ -426,10 +398,8 @@ def test_a_tracking_failure_after_the_episodes_costs_nothing_and_resume_logs_the
     db = tmp_path / "ml.db"
     args = [f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{db}", "progress=false", "embeddings=false",
             "view.enabled=false", f"graph={graph}", "episodes=2"]
-    script = _INJECT.format(module="tracking", name="MlflowRun.metrics",
-                            error="RuntimeError('the store went away: http://user:hunter2@store')")
-    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=600)
+    proc = run_at(At("dialectica.sim.tracking", "MlflowRun.metrics"), args, tmp_path,
+                  error="RuntimeError('the store went away: http://user:hunter2@store')")
     said = [line for line in proc.stderr.splitlines() if line.startswith("dialectica:")]  # beside MLflow's own INFO
     assert proc.returncode == 0 and len(said) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     for fragment in (f"graph {graph}: logging to MLflow failed (RuntimeError: the store went away",

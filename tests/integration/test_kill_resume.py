@@ -1,27 +1,26 @@
-"""SIGKILL at six seeded moments, for a run of every graph and for a sweep: each run resumed with
-``resume=true`` ends with the records, metrics and comparison of the uninterrupted one, and leaves no
-MLflow run RUNNING. The moments are drawn across the uninterrupted run's duration, so kills land in
-start-up, episodes, outputs and tracking alike."""
+"""SIGKILL at six points of a run of every graph and of a sweep (start-up, mid-episodes, outputs, an open
+MLflow run, the sweep's comparison): each run resumed with ``resume=true`` ends with the records, metrics and
+comparison of the uninterrupted one, and leaves no MLflow run RUNNING. The kill lands where the run itself
+gets to (``tests/inject.py``), so a loaded machine moves nothing."""
 
 from __future__ import annotations
 
 import json
-import os
-import random
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
+from tests.inject import At, run_at
+
 BIN = Path(sys.executable).parent / "dialectica"
-MOMENTS = 6  # ten took 4 min 46 s of a 30-minute suite; six still land in every phase of a run
 TIMING_WORDS = ("seconds", "speedup")
 COMMON = ["seed=4", "progress=false", "embeddings=false", "view.enabled=false"]
+SIM = "dialectica.sim"
 
 
 def _records(path: Path) -> list[dict]:
@@ -42,60 +41,66 @@ def _statuses(db: Path) -> list[str]:
     return [r.info.status for r in client.search_runs([experiment.experiment_id])] if experiment else []
 
 
-def _kill_then_resume(args: list[str], cwd: Path, after_s: float) -> subprocess.CompletedProcess:
-    proc = subprocess.Popen(args, cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        proc.wait(timeout=after_s)  # the seeded moment; a run that finished first is resumed all the same
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    return subprocess.run([*args, "resume=true"], capture_output=True, text=True, cwd=cwd, timeout=900)
+def _killed_and_resumed(args: Callable[[str], list[str]], cwd: Path, points: list[At]) -> Iterator[tuple[str, Path]]:
+    """Runs ``args("whole")`` uninterrupted, then for each point kills ``args("k<i>")`` there and resumes it;
+    yields (where it was killed, its directory)."""
+    whole = subprocess.run(args("whole"), capture_output=True, text=True, cwd=cwd)
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    for i, at in enumerate(points):
+        killed = run_at(at, args(f"k{i}")[1:], cwd, signal.SIGKILL)
+        assert killed.returncode == -signal.SIGKILL, f"the run never got {at}: {killed.stderr[-2000:]}"
+        resumed = subprocess.run([*args(f"k{i}"), "resume=true"], capture_output=True, text=True, cwd=cwd)
+        assert resumed.returncode == 0, f"killed {at}: {resumed.stderr[-3000:]}"
+        yield f"killed {at}", cwd / f"k{i}"
 
 
-def _moments(args: list[str], cwd: Path, seed: int) -> list[float]:
-    """The uninterrupted run's duration, spread into seeded moments (it decides only when to kill)."""
-    t0 = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True, cwd=cwd, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    duration = time.monotonic() - t0
-    rng = random.Random(seed)
-    return sorted(rng.uniform(0.1, 1.0) * duration for _ in range(MOMENTS))
+# graph=all plays committee, interview, maieutic, socratic_panel, tribunal: two episodes each
+EVERY_GRAPH = [
+    At(f"{SIM}.fingerprint", "record", 1),  # start-up: nothing written yet
+    At(f"{SIM}.records", "append", 2),  # the first graph's second episode played, not written
+    At(f"{SIM}.runner", "draw", 2),  # the second graph's episodes and metrics done, no figures
+    At(f"{SIM}.tracking", "MlflowRun.metrics", 3),  # the third graph's MLflow run open, its params logged
+    At(f"{SIM}.records", "append", 9),  # the last graph, mid-episodes
+    At(f"{SIM}.runner", "_write_atomic", 1),  # every graph finished and logged, the run's summary not written
+]
 
 
-def _killed_and_resumed(args: Callable[[str], list[str]], cwd: Path, seed: int) -> Iterator[tuple[str, Path]]:
-    """Runs ``args("whole")`` uninterrupted, then for each seeded moment kills ``args("k<i>")`` there and resumes
-    it; yields (when it was killed, its directory)."""
-    for i, moment in enumerate(_moments(args("whole"), cwd, seed)):
-        resumed = _kill_then_resume(args(f"k{i}"), cwd, moment)
-        assert resumed.returncode == 0, f"killed at {moment:.2f}s: {resumed.stderr[-3000:]}"
-        yield f"killed at {moment:.2f}s", cwd / f"k{i}"
-
-
-@pytest.mark.slow  # twenty killed and resumed runs
-def test_a_run_of_every_graph_killed_at_six_moments_resumes_to_the_uninterrupted_result(tmp_path):
+@pytest.mark.slow  # a dozen runs of every graph
+def test_a_run_of_every_graph_killed_at_six_points_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [str(BIN), "episodes=2", *COMMON, f"hydra.run.dir={tmp_path / name}",
                 f"tracking.uri=sqlite:///{tmp_path / name}.db"]
 
     whole = tmp_path / "whole"
-    for when, out in _killed_and_resumed(args, tmp_path, seed=19):
+    for when, out in _killed_and_resumed(args, tmp_path, EVERY_GRAPH):
         assert _records(out / "episodes.jsonl") == _records(whole / "episodes.jsonl"), when
         assert _metrics(out / "summary.json") == _metrics(whole / "summary.json"), when
         statuses = _statuses(out.with_suffix(".db"))
-        assert "RUNNING" not in statuses and statuses.count("FINISHED") == len(_metrics(whole / "summary.json"))
+        assert "RUNNING" not in statuses and statuses.count("FINISHED") == len(_metrics(whole / "summary.json")), when
 
 
-@pytest.mark.slow  # twenty killed and resumed sweeps
-def test_a_sweep_killed_at_six_moments_resumes_to_the_uninterrupted_result(tmp_path):
+# two jobs of six episodes, one after the other in this process
+SWEEP = [
+    At(f"{SIM}.records", "append", 3),  # the first job, mid-episodes
+    At(f"{SIM}.tracking", "MlflowRun.metrics", 1),  # the first job's MLflow run open
+    At(f"{SIM}.fingerprint", "record", 2),  # the second job starting
+    At(f"{SIM}.records", "append", 7),  # the second job's first episode played, not written
+    At(f"{SIM}.runner", "draw", 2),  # the second job's outputs
+    At(f"{SIM}.sweep", "markdown", 1),  # both jobs done, comparison.csv written, the parent run not finished
+]
+
+
+@pytest.mark.slow  # a dozen sweeps
+def test_a_sweep_killed_at_six_points_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [str(BIN), "-m", "graph=socratic_panel", "graph.convergence_threshold=0.6,0.9", "episodes=6", *COMMON,
                 f"hydra.sweep.dir={tmp_path / name}", f"tracking.uri=sqlite:///{tmp_path / name}.db"]
 
     whole = tmp_path / "whole"
-    for when, out in _killed_and_resumed(args, tmp_path, seed=23):
+    for when, out in _killed_and_resumed(args, tmp_path, SWEEP):
         for job in ("0", "1"):
             assert _records(out / job / "episodes.jsonl") == _records(whole / job / "episodes.jsonl"), when
             assert _metrics(out / job / "summary.json") == _metrics(whole / job / "summary.json"), when
         assert (out / "comparison.csv").read_text() == (whole / "comparison.csv").read_text(), when
         statuses = _statuses(out.with_suffix(".db"))
-        assert "RUNNING" not in statuses and statuses.count("FINISHED") == 3  # the parent and two jobs
+        assert "RUNNING" not in statuses and statuses.count("FINISHED") == 3, when  # the parent and two jobs

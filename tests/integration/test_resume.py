@@ -7,10 +7,11 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from mlflow.tracking import MlflowClient
+
+from tests.inject import At, run_at
 
 BIN = Path(sys.executable).parent / "dialectica"
 TIMING_WORDS = ("seconds", "speedup")
@@ -23,18 +24,13 @@ def _statuses(db: Path) -> list[str]:
 
 
 def test_sigterm_ends_the_run_killed_and_keeps_finished_episodes(tmp_path):
-    args = [str(BIN), "graph=socratic_panel", "episodes=400", "progress=false", "embeddings=false",
+    args = ["graph=socratic_panel", "episodes=20", "progress=false", "embeddings=false",
             f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}"]
-    proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    partial = tmp_path / "run" / "episodes.jsonl"  # appended to as each episode finishes
-    deadline = time.time() + 300
-    while time.time() < deadline and not (partial.exists() and len(partial.read_text().splitlines()) >= 3):
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=60)
-    assert proc.returncode != 0 and not (tmp_path / "run" / "summary.json").exists()
+    # SIGTERM as the fourth record is about to be written
+    proc = run_at(At("dialectica.sim.records", "append", 4), args, tmp_path, signal.SIGTERM)
+    assert proc.returncode == 143 and not (tmp_path / "run" / "summary.json").exists(), proc.stderr[-2000:]
     assert _statuses(tmp_path / "ml.db") == ["KILLED"]
-    assert len(partial.read_text().splitlines()) >= 3
+    assert 3 <= len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) <= 4
 
 
 def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_directory(tmp_path):

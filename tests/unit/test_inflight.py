@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import random
 import threading
-import time
 
 import pytest
 
@@ -12,14 +10,12 @@ from dialectica.sim.inflight import ordered_map
 
 
 def test_results_come_back_in_input_order_though_they_finish_out_of_order():
-    delays = random.Random(3).sample([i / 1000 for i in range(40)], 40)
     finished: list[int] = []
     second_done = threading.Event()
 
     def work(i: int) -> int:
         if i == 0:
-            second_done.wait(10)  # the first item finishes only after the second: out of order for sure
-        time.sleep(delays[i])
+            second_done.wait()  # the first item finishes only after the second: out of order for sure
         finished.append(i)
         if i == 1:
             second_done.set()
@@ -35,20 +31,25 @@ def test_one_worker_runs_in_the_callers_thread():
 
 
 def test_at_most_twice_the_workers_wait_to_be_handed_back():
+    workers = 4
     started: list[int] = []
-    gate = threading.Event()
+    lock = threading.Lock()
+    look_ahead_full = threading.Event()
+    seen_by_the_first: list[int] = []
 
     def work(i: int) -> int:
-        started.append(i)
-        if i == 0:
-            gate.wait(5)  # the first result holds up all the others
+        with lock:
+            started.append(i)
+            if len(started) == 2 * workers:
+                look_ahead_full.set()
+        if i == 0:  # the first result holds up all the others until twice the workers have started
+            look_ahead_full.wait()
+            with lock:
+                seen_by_the_first.append(len(started))
         return i
 
-    results = ordered_map(work, range(100), workers=4)
-    threading.Timer(0.3, gate.set).start()
-    assert next(results) == 0
-    assert len(started) <= 2 * 4 + 1
-    assert list(results) == list(range(1, 100))
+    assert list(ordered_map(work, range(100), workers=workers)) == list(range(100))
+    assert seen_by_the_first == [2 * workers]  # no ninth item starts before the first is handed back
 
 
 def test_an_error_comes_out_where_its_result_would_have():
