@@ -1,9 +1,9 @@
 """``graph=maieutic``: Sophia, a Socratic tutor with a Critic loop, questions one learner."""
 
-from dialectica.graph import TerminationReason as End
 from dialectica.graph import builtin_spec
 from dialectica.graphs.maieutic import build, metrics
 from dialectica.graphs.maieutic.calibration import CALIBRATION
+from dialectica.graphs.maieutic.moves import CONVERGING, ENDINGS
 from dialectica.graphs.maieutic.figures import critic_loop_histogram, move_distribution
 from dialectica.graphs.maieutic.panel import VIEW
 from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
@@ -18,7 +18,5 @@ SPEC = builtin_spec(
     figures=(critic_loop_histogram, move_distribution),
     view=VIEW, roles={"interlocutor": "system", "synthesizer": "system", "learner": "participant"},
     embeds=True, agreement=False, calibration=CALIBRATION,
-    grid={"frustration_threshold": (3.0, 5.0, 7.0)}, terminations={
-        End.CONVERGED: "Sophia synthesised the dialogue",
-        End.MAX_TURNS: "The turn limit was reached before a synthesis"},
+    grid={"frustration_threshold": (3.0, 5.0, 7.0)}, terminations=ENDINGS, converging=CONVERGING,
 )

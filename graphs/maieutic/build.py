@@ -102,7 +102,8 @@ def _transcript(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, Any] | None = None) -> EpisodeOutcome:
-    """Converged when Sophia synthesised, else ``max_turns``.
+    """How the dialogue ended (``moves.ENDINGS``: synthesis, aporia or gave_up when Sophia synthesised,
+    else ``max_turns``).
 
     The record keeps what every headline metric is computed from: ``per_round`` (one entry per learner
     turn: move, Critic summary, retrieval, whether the thesis was revised or circled), the transcript
@@ -115,7 +116,7 @@ def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, A
     loops = [t["critic_loops"] for t in turns if t["move"] != "SYNTHESIZE"]
     retrievals = state.get("retrievals", [])
     return EpisodeOutcome(
-        termination=TerminationReason.CONVERGED if state.get("finished") else TerminationReason.MAX_TURNS,
+        termination=state["ending"] if state.get("finished") else TerminationReason.MAX_TURNS,
         metrics={
             "rounds": len(turns),
             "depth": sum(bool(t.get("revised")) for t in turns),

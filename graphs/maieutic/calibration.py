@@ -17,7 +17,7 @@ from dialectica.graphs.maieutic.reading import read_learner
 DOCS = {
     "revise": "share of learner turns that move to a new thesis",
     "circle": "share of learner turns that return to an earlier thesis",
-    "give_up": "share of learner turns that admit ignorance (I don't know, I give up), which ends the dialogue",
+    "give_up": "share of learner turns that admit ignorance or quit (I don't know, I give up), which ends the dialogue",
     "bare_why": "share of learner turns that are a bare \"Why?\"",
     "defensive": "share of learner turns the Analyst reads as defensive (trick questions, already told you...)",
     "frustration": "the Analyst's frustration level (0-10) after a learner turn, on average",
@@ -34,7 +34,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
 
     - ``revise``: share of turns the Analyst reads as a move to a new thesis.
     - ``circle``: share of turns the Analyst reads as a return to an earlier thesis.
-    - ``give_up``: share of turns that admit ignorance ("I don't know", "I give up").
+    - ``give_up``: share of turns that admit ignorance or quit ("I don't know", "I give up", "can we stop").
     - ``bare_why``: share of turns that are a bare "Why?" (or "How so?").
     - ``defensive``: share of turns with a defensive cue ("trick questions", "already told you").
     - ``frustration``: the Analyst's frustration level (0-10) after each turn, averaged.
@@ -53,7 +53,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
         said = [str(t.get("text", "")) for t in record["transcript"] if t.get("role") == "participant"]
         for text in said:
             reading = read_learner(text, None)
-            give_up.append(float(reading.ignorance))
+            give_up.append(float(reading.ignorance or reading.quits))
             bare_why.append(float(reading.bare_why))
             defensive.append(float(reading.sentiment == "defensive"))
         for entry in record.get("per_round") or []:

@@ -69,8 +69,8 @@ def retrieval() -> MetricFn:
 
 
 def turns_to_synthesis() -> MetricFn:
-    """``turns_to_synthesis_mean``: mean learner turns of the episodes that reached synthesis (the last one,
-    which Sophia answered with the synthesis, included); absent when none did."""
+    """``turns_to_synthesis_mean``: mean learner turns of the episodes that converged (synthesis or aporia; the
+    last turn, which Sophia answered with the synthesis, included); absent when none did."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         done = [len(r["per_round"]) for r in records if converged(r)]

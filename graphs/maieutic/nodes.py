@@ -44,8 +44,11 @@ class MaieuticNodes:
             thesis, revised = reading.thesis, not circled
         circles = state.get("circle_count", 0) + circled
         frustration = min(10.0, max(0.0, state.get("frustration_level", 0.0) + reading.frustration_delta))
-        move = moves.choose_move(reading, frustration, circles, revised, not evolution, self.p)
+        turns = state.get("turn_log", [])
+        depth = sum(bool(t.get("revised")) for t in turns) + (revised and bool(current))
+        move = moves.choose_move(reading, frustration, circles, revised, not evolution, self.p, len(turns), depth)
         return {
+            "ending": moves.ending(reading, circles, len(turns), depth, self.p) or "",
             "current_thesis": thesis,
             "thesis_evolution": [thesis] if thesis and thesis != current else [],
             "user_sentiment": reading.sentiment,

@@ -30,8 +30,11 @@ def passages(retrievals: list[dict[str, Any]]) -> Markup:
 
 def _explain(record: dict[str, Any]) -> str:
     m = record.get("metrics") or {}
-    if record.get("termination_reason") == "converged":
-        return f"Sophia synthesised after {fmt(m.get('rounds'))} turns; the thesis was revised {fmt(m.get('depth'))} times."
+    revised = f"the thesis was revised {fmt(m.get('depth'))} times"
+    how = {"synthesis": "the learner affirmed a revised thesis", "aporia": "the learner reached aporia",
+           "gave_up": "the learner gave up early"}.get(str(record.get("termination_reason")))
+    if how:
+        return f"{how}; Sophia synthesised after {fmt(m.get('rounds'))} turns; {revised}."
     return (f"no synthesis within {fmt(m.get('rounds'))} turns; the thesis was revised {fmt(m.get('depth'))} times, "
             f"final frustration {fmt(m.get('frustration_final'))}.")
 

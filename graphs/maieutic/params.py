@@ -16,6 +16,7 @@ class MaieuticParams:
     max_turns: int = bounded(12, 1, 200)
     frustration_threshold: float = bounded(7.0, 0.0, 10.0)  # above it the move is forced to ELICIT
     circling_limit: int = bounded(3, 1, 50)  # returns to an earlier thesis before SYNTHESIZE
+    min_exchanges: int = bounded(3, 0, 200)  # Sophia's turns before an ending counts as synthesis or aporia
     similarity_floor: float = bounded(0.75, -1.0, 1.0)  # Librarian discards passages below it
     top_k: int = bounded(3, 1, 20)
     interlocutor_max_sentences: int = bounded(3, 1, 20)  # the Maieutic Standard's rule 2

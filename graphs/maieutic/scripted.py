@@ -99,6 +99,8 @@ class ScriptedLearner:
             return f"Stop asking me trick questions! I already told you that {self.thesis}."
         if roll() < p["terseness"]:
             return "Why?"
+        if self.rung >= 0 and self.frustration < 1.5 and roll() < p["openness"] * 0.25:
+            return f"Yes, I am convinced now that {self.thesis}."  # at ease with a view it revised to: affirmed
         if len(self.said) >= 2 and roll() < p["circling"]:
             earlier = self.rng.choice(self.said[:-1])
             return self._tone(f"Maybe I was right at first: {earlier}.")
@@ -110,7 +112,7 @@ class ScriptedLearner:
                 self.rung += 1
                 prefix = "Interesting. " if roll() < 0.5 else ""
                 return self._state(f"{prefix}I think {self.thesis}.")
-            return "I don't know what else to say."
+            return f"Yes, I am convinced now that {self.thesis}."  # the top of the ladder: affirmed
         if self.fatigue > 0.6:
             return self._tone(f"Whatever, I guess {self.thesis}.")
         return self._tone(f"I still think {self.thesis}.")

@@ -48,4 +48,5 @@ class MaieuticState(TypedDict, total=False):
     turn_log: Annotated[list[dict[str, Any]], operator.add]
     retrievals: Annotated[list[dict[str, Any]], operator.add]
     synthesis: str
+    ending: str  # synthesis | aporia | gave_up, set when the Analyst calls for the synthesis
     finished: bool

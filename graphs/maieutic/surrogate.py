@@ -17,7 +17,7 @@ def learner_persona(topic: dict[str, Any], persona: dict[str, Any]) -> str:
         persona["character"],
         f"You are {degree(persona['openness'], 'slow', 'willing', 'quick')} to revise your view after a good question, "
         f"and {degree(persona['patience'], 'impatient', 'reasonably patient', 'very patient')} with being questioned.",
-        "Answer in one to three sentences, in the first person. If you give up, say: I don't know. I give up.",
+        "Answer in one to three sentences, in the first person, as this person would: say what you think and why.",
     ])
 
 

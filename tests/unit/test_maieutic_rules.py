@@ -6,6 +6,8 @@ from importlib import import_module
 
 import pytest
 
+from dialectica.graph import ConfigError
+from dialectica.sim.params import build_params
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.reading import LearnerReading, extract_thesis, read_learner
 
@@ -172,3 +174,65 @@ def test_route_after_analyst(move, query, route):
 def test_route_after_critic():
     assert moves.route_after_critic("revise") == "revise"
     assert moves.route_after_critic("pass") == moves.route_after_critic("cap") == "deliver"
+
+
+@pytest.mark.parametrize(
+    ("message", "quits", "ignorance"),
+    [
+        ("I don't know. I give up.", True, True),
+        ("I'm tired of this, can we stop?", True, False),
+        ("Honestly, I'm done.", True, False),
+        ("Let's move on, I have nothing more to add.", True, False),
+        ("Forget it.", True, False),
+        ("I'm lost.", False, True),
+        ("I am not sure anymore.", False, True),
+        ("I don't know, maybe courage is knowing what to fear.", False, False),  # a thesis beside it is held
+        ("I think courage is endurance.", False, False),
+        ("Stop asking me trick questions!", False, False),  # a protest, not a quit: Good Will answers it
+    ],
+)
+def test_quitting_and_confusion_in_the_words_people_use(message, quits, ignorance):
+    reading = read_learner(message, "courage is endurance")
+    assert (reading.quits, reading.ignorance) == (quits, ignorance)
+
+
+@pytest.mark.parametrize(
+    ("message", "affirms", "thesis"),
+    [
+        ("Yes, I am convinced now that justice is giving each their due.", True, "justice is giving each their due"),
+        ("Exactly.", True, None),
+        ("I agree that it does not hold in every case.", True, "it does not hold in every case"),
+        ("Yes, but I still think justice is fairness.", False, "justice is fairness"),
+        ("No, that's wrong, because it ignores intent.", False, "the previous definition (x) is insufficient because it "
+                                                                "ignores intent"),
+    ],
+)
+def test_affirming_a_view_is_read_without_losing_its_thesis(message, affirms, thesis):
+    reading = read_learner(message, "x")
+    assert (reading.affirms, reading.thesis) == (affirms, thesis)
+
+
+@pytest.mark.parametrize(
+    ("reading", "circles", "examined", "depth", "ending"),
+    [
+        (_reading(affirms=True), 0, 3, 1, "synthesis"),  # a revised view affirmed once the examination is deep
+        (_reading(affirms=True), 0, 2, 1, None),  # too soon: Sophia examines it further
+        (_reading(affirms=True), 0, 5, 0, None),  # the opening view affirmed: nothing was revised
+        (_reading(ignorance=True), 0, 3, 0, "aporia"),
+        (_reading(quits=True), 0, 7, 2, "aporia"),
+        (_reading(ignorance=True), 0, 2, 1, "gave_up"),
+        (_reading(quits=True), 0, 0, 0, "gave_up"),  # quitting in the first turn
+        (_reading(), 3, 1, 0, "aporia"),  # circling is aporia at any depth
+        (_reading(), 2, 9, 3, None),
+    ],
+)
+def test_how_a_dialogue_ends(reading, circles, examined, depth, ending):
+    assert moves.ending(reading, circles, examined, depth, P) == ending
+    assert (moves.choose_move(reading, 0, circles, False, False, P, examined, depth) == "SYNTHESIZE") == (ending is not None)
+
+
+def test_the_examinations_depth_is_a_range_checked_key():
+    shallow = MaieuticParams(min_exchanges=0)
+    assert moves.ending(_reading(ignorance=True), 0, 0, 0, shallow) == "aporia"
+    with pytest.raises(ConfigError, match="graph.min_exchanges"):
+        build_params(MaieuticParams, {"min_exchanges": -1}, "graph")
