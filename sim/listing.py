@@ -62,7 +62,8 @@ def describe(spec: GraphSpec) -> str:
     lines += _param_lines(spec.params, "graph.")
     if dataclasses.fields(spec.cast_options):
         lines += _param_lines(spec.cast_options, "graph.cast.")
-    lines += [f"  ends: {reason}: {meaning}" for reason, meaning in spec.endings().items()]
+    lines += [f"  ends: {reason}{' (converged)' if spec.converges(reason) else ''}: {meaning}"
+              for reason, meaning in spec.endings().items()]
     lines.append("  metrics: " + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics))
                  + ("; embedding_agreement" if spec.agreement else ""))
     return "\n".join(line for line in lines if line)

@@ -167,7 +167,9 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
             f"records in {tags['run_dir']}.")
     endings = run.spec.endings()
     if endings:  # what each termination/<reason> metric counts
-        note += "\n\nEndings:\n" + "\n".join(f"- `{reason}`: {meaning}" for reason, meaning in endings.items())
+        marks = {reason: " (converged)" if run.spec.converges(reason) else "" for reason in endings}
+        note += "\n\nEndings (convergence_rate counts those marked converged):\n" + "\n".join(
+            f"- `{reason}`{marks[reason]}: {meaning}" for reason, meaning in endings.items())
     kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
     try:
         t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept)

@@ -3,8 +3,8 @@
 from dialectica.graph import builtin_spec
 from dialectica.graphs.maieutic import build, metrics
 from dialectica.graphs.maieutic.calibration import CALIBRATION
-from dialectica.graphs.maieutic.moves import CONVERGING, ENDINGS
 from dialectica.graphs.maieutic.figures import critic_loop_histogram, move_distribution
+from dialectica.graphs.maieutic.moves import CONVERGING, ENDINGS
 from dialectica.graphs.maieutic.panel import VIEW
 from dialectica.graphs.maieutic.params import MaieuticParams, SophiaCastOptions
 from dialectica.graphs.maieutic.scripted import scripted_maieutic

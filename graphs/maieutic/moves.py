@@ -5,7 +5,6 @@ from __future__ import annotations
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.reading import LearnerReading
 
-
 ENDINGS = {
     "synthesis": "The learner affirmed a thesis they had revised to, after at least graph.min_exchanges examined "
                  "exchanges; Sophia synthesised (clarity)",

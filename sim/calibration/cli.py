@@ -113,7 +113,7 @@ def evaluate(reference: Reference, calibrated: list[list[dict[str, Any]]], fit: 
     for i, point in enumerate(reference.points):
         k, n = sum(converged(r) for r in reference.llm[i]), len(reference.llm[i])
         low, high = wilson_interval(k, n)
-        row = {"config": _label(point), "split": "fit" if i in fit else "held-out", "llm_rate": k / n,
+        row: dict[str, Any] = {"config": _label(point), "split": "fit" if i in fit else "held-out", "llm_rate": k / n,
                "llm_ci95_low": low, "llm_ci95_high": high, "scripted_rate": rate(reference.scripted[i]),
                "calibrated_rate": rate(calibrated[i])}
         row |= {f"{c}_inside_llm_ci": bool(low <= row[f"{c}_rate"] <= high) for c in ("scripted", "calibrated")}
