@@ -37,6 +37,7 @@ class GraphRun:
         scenarios: The selected scenarios, prepared.
         raw: The graph's config as given (for logging).
         datasets: The graph's data folder.
+        fork: Where each episode forks from (``dialectica replay``: an ``episode.Fork``); None in a plain run.
     """
 
     spec: GraphSpec
@@ -45,6 +46,7 @@ class GraphRun:
     scenarios: list[dict[str, Any]]
     raw: dict[str, Any]
     datasets: Path
+    fork: Any = None
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,14 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         cast.check(run.spec, str(participants["kind"]))
     if participants["kind"] == cast.CALIBRATED:
         graph_runs = [calibrated(run) for run in graph_runs]
+    replay = _container(cfg.replay) if cfg.get("replay") else {}
+    if replay.get("run"):
+        from dialectica.sim.replay import fork_runs
+
+        unknown = sorted(set(replay) - {"run", "from_turn"})
+        if unknown:
+            raise ConfigError(f"unknown key replay.{unknown[0]}; valid keys: from_turn, run")
+        graph_runs = fork_runs(graph_runs, replay)
     embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
     if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
         why = cannot_create(embedding_cache)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 import traceback
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,74 @@ from dialectica.sim.meter import EpisodeMeter
 from dialectica.sim.records import EpisodeRecord
 from dialectica.sim.spec import CastOptions, Episode, GraphSpec
 from dialectica.sim.termination import TerminationReason
+
+
+@dataclass(frozen=True)
+class Fork:
+    """An episode replayed from another run: its first ``turn`` turns under ``before`` (the original run's
+    params), the rest under the replay's own (``dialectica replay``).
+
+    Attributes:
+        run: The original run's directory (as the record names it).
+        turn: The turns kept from the original; 0 replays the whole episode under the replay's params.
+        before: The original run's params of the graph.
+    """
+
+    run: str
+    turn: int
+    before: Any
+
+
+@dataclass
+class _Forked(Episode[Any, Any]):
+    """The original's context up to turn ``fork_turn``, ``after`` from there on (for graphs driving turns in play)."""
+
+    after: Episode[Any, Any] | None = None
+    fork_turn: int = 0
+
+    def at_turn(self, turn: int) -> Episode[Any, Any]:
+        return self.after if self.after is not None and turn >= self.fork_turn else self
+
+
+_CHECKPOINTED: dict[str, Any] = {}
+_CHECKPOINTED_LOCK = threading.Lock()
+
+
+def _checkpointed(spec: GraphSpec, compiled: Any) -> Any:
+    """The compiled graph with an in-memory checkpointer, made once per process (a fork pauses at a turn)."""
+    with _CHECKPOINTED_LOCK:
+        if spec.name not in _CHECKPOINTED:
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            _CHECKPOINTED[spec.name] = compiled.copy(update={"checkpointer": InMemorySaver()})
+        return _CHECKPOINTED[spec.name]
+
+
+def _play_forked(spec: GraphSpec, compiled: Any, deps: Any, params: Any, seed: int, fork: Fork,
+                 state: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """Plays the episode's first ``fork.turn`` turns under the original's params and the rest under ``params``.
+
+    A graph with ``play`` asks its episode for each turn's context; a graph run in one ``invoke`` is streamed
+    under the original's params until its state has completed ``fork.turn`` turns (``spec.turns``), and
+    continued from that checkpoint under the replay's: the same cast objects throughout, so every seeded draw
+    of the prefix is the original's.
+    """
+    after = Episode(deps, params, seed)
+    if spec.play is not None:
+        return spec.play(compiled, _Forked(deps, fork.before, seed, after=after, fork_turn=fork.turn), state, config)
+    assert spec.turns is not None  # checked when the replay was configured
+    graph = _checkpointed(spec, compiled)
+    thread = f"fork-{uuid.uuid4().hex}"
+    config = {**config, "configurable": {"thread_id": thread}}
+    try:
+        for values in graph.stream(state, config, context=Episode(deps, fork.before, seed), stream_mode="values"):
+            if spec.turns(values) >= fork.turn:
+                break
+        if graph.get_state(config).next:
+            graph.invoke(None, config, context=after)
+        return dict(graph.get_state(config).values)
+    finally:
+        graph.checkpointer.delete_thread(thread)
 
 
 def episode_seed(seed: int, graph: str, index: int) -> int:
@@ -42,6 +112,7 @@ class EpisodePlan:
     options: Any = field(default_factory=CastOptions)
     crash_rate: float = 0.0
     role_failure_rate: float = 0.0
+    fork: Fork | None = None
 
 
 # LangGraph notes a failed node's task with its run-time id, which no seed fixes ("During task with name 'x'
@@ -61,6 +132,9 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
     graph_timings: dict[str, Any] = {}
     head = {"graph": plan.graph, "episode": plan.index, "seed": plan.seed, "scenario": plan.scenario["name"],
             "participants": plan.participants}
+    fork = plan.fork if plan.fork is not None and plan.fork.turn > 0 else None
+    if plan.fork is not None:
+        head["fork"] = {"run": plan.fork.run, "turn": plan.fork.turn}
     t0 = time.perf_counter()
     try:
         request = CastRequest(plan.scenario, plan.seed, plan.failure_rate, embed=embed, datasets=plan.datasets,
@@ -68,9 +142,15 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
                               role_failure_rate=plan.role_failure_rate)
         episode = Episode(build_deps(spec, plan.participants, request), params, plan.seed)
         compiled = spec.compiled()
-        state = spec.initial_state(plan.scenario, params)
-        config: dict[str, Any] = {"recursion_limit": spec.recursion_limit(params), "callbacks": [meter]}
-        final = spec.play(compiled, episode, state, config) if spec.play else compiled.invoke(state, config, context=episode)
+        state = spec.initial_state(plan.scenario, fork.before if fork else params)
+        limit = max(spec.recursion_limit(params), spec.recursion_limit(fork.before) if fork else 0)
+        config: dict[str, Any] = {"recursion_limit": limit, "callbacks": [meter]}
+        if fork is not None:
+            final = _play_forked(spec, compiled, episode.deps, params, plan.seed, fork, state, config)
+        elif spec.play is not None:
+            final = spec.play(compiled, episode, state, config)
+        else:
+            final = compiled.invoke(state, config, context=episode)
         outcome = spec.outcome(final, params, plan.scenario)
         endings = spec.endings()
         if not isinstance(outcome.termination, str) or (endings and outcome.termination not in endings):

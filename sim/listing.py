@@ -17,6 +17,8 @@ usage: dialectica [KEY=VALUE ...]          run every graph (or graph=NAME), Hydr
        dialectica list [NAME ...]          the graphs found (or named), their scenarios, params and metrics
        dialectica graph=package.module:attr graph.scenarios=FILE [graph.user=M:F] [graph.judge=M:F|llm]
                                            a LangGraph graph used as it is (also path/to/file.py:attr)
+       dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]
+                                           every episode of RUN forked after turn T under KEY=VALUE, paired
 
 keys: graph=all|{graphs}  episodes=20  seed=0  scenario=all|[NAME,NAME]
       participants=scripted|calibrated|surrogate  llm=scripted|llamacpp|openai  tracking=sqlite|none

@@ -55,6 +55,8 @@ class EpisodeRecord(BaseModel):
         timings: Wall-clock figures: ``episode_seconds``, ``node_seconds`` per node, model time.
         usage: Model calls and tokens, in all and by node and role.
         error: The traceback, when the episode raised.
+        fork: For a replayed episode (``dialectica replay``): the run it forks from (``run``) and the turn after
+            which the replay's config took over (``turn``); the episode index and seed are the original's.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -75,6 +77,7 @@ class EpisodeRecord(BaseModel):
     timings: dict[str, Any] = Field(default_factory=dict)
     usage: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    fork: dict[str, Any] | None = None
 
 
 class GraphRecords:
@@ -103,11 +106,12 @@ def json_safe(value: Any) -> Any:
 
 
 def to_line(record: EpisodeRecord) -> str:
-    """The record as one sorted-key JSON line; ``error`` only when there is one; every string scrubbed of
+    """The record as one sorted-key JSON line; ``error`` and ``fork`` only when there is one; every string scrubbed of
     the run's secrets (``secrets.scrub``): transcripts, artifacts and tracebacks can echo a key or a URL."""
     data = scrub_tree(record.model_dump(exclude_none=False))
-    if data.get("error") is None:
-        data.pop("error", None)
+    for key in ("error", "fork"):  # only when there is one
+        if data.get(key) is None:
+            data.pop(key, None)
     return json.dumps(json_safe(data), sort_keys=True) + "\n"
 
 

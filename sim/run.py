@@ -183,6 +183,11 @@ def app(cfg: DictConfig) -> float | None:
         fail(str(exc))
     print(format_table(summary))
     print(f"outputs: {out_dir}")
+    forks = {(run.fork.run, run.fork.turn) for run in run_cfg.graphs if run.fork is not None}
+    for source, turn in forks:  # one: every graph of a replay forks from the same run and turn
+        from dialectica.sim.replay import markdown, write_report
+
+        print(markdown(write_report(Path(source), out_dir, turn)), end="")
     if parent is None:  # a sweep says it once, at its end
         for line in where_to_look(run_cfg, summary):
             print(line)
@@ -235,6 +240,10 @@ def main() -> None:
             from dialectica.sim.report import main as report
 
             sys.exit(report(args[1:]))
+        if args[:1] == ["replay"]:  # the original run's command with the fork's keys on top
+            from dialectica.sim.replay import arguments
+
+            args = arguments(args[1:])
         if args[:1] in (["--help"], ["-h"]):
             print(listing.usage())
             return

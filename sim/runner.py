@@ -58,7 +58,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     def play(index: int) -> rec.EpisodeRecord:
         plan = EpisodePlan(name, index, episode_seed(cfg.seed, name, index), run.scenarios[index % len(run.scenarios)],
                            cfg.participants, cfg.failure_rate, run.datasets, cfg.voices, run.options,
-                           crash_rate=cfg.crash_rate, role_failure_rate=cfg.role_failure_rate)
+                           crash_rate=cfg.crash_rate, role_failure_rate=cfg.role_failure_rate, fork=run.fork)
         record = run_episode(run.spec, run.params, plan, embed)
         if agreement is not None:
             add_embedding_agreement(record, agreement)
@@ -159,6 +159,10 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
     name = run.spec.name
     tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes),
             "run_dir": str(cfg.out_dir.resolve())}
+    if run.fork is not None:  # the MLflow run of the episodes it forks (sim/replay.py)
+        from dialectica.sim.replay import source_tags
+
+        tags |= source_tags(run.fork, name)
     if cfg.resume:
         tracker.end_stale(tags["run_dir"], name)
     scenarios = [s["name"] for s in run.scenarios]

@@ -73,6 +73,12 @@ class Episode(Generic[D, P]):
     _nodes: dict[Callable[..., Any], Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def at_turn(self, turn: int) -> Episode[D, P]:
+        """The context for the graph's turn ``turn`` (0-based). A graph that drives its turns in ``play`` asks for
+        it each turn, so that a replay (``dialectica replay``) can change the params from a turn on; in a plain
+        run it is this episode."""
+        return self
+
     def nodes(self, cls: Callable[[D, P], N]) -> N:
         """The episode's one instance of a node class built as ``cls(deps, params)`` (thread-safe, for
         parallel branches), so node objects may keep per-episode state."""
@@ -166,6 +172,9 @@ class GraphSpec:
         converging: The endings that count as convergence: ``convergence_rate`` is their share, and each
             record's ``converged`` says whether its ending is one of them (``converged`` unless the graph
             says otherwise, as the tutor does for ``synthesis`` and ``aporia``).
+        turns: ``turns(state)`` -> how many turns (rounds) a state of one ``invoke`` has completed, so that
+            ``dialectica replay`` can fork an episode after turn T; graphs with ``play`` count turns there
+            (:meth:`Episode.at_turn`); None: the graph cannot be replayed from a later turn.
         calibration: Behaviour statistics and persona knobs for ``dialectica-calibrate`` and
             ``participants=calibrated``; None: the graph cannot be calibrated.
     """
@@ -192,6 +201,7 @@ class GraphSpec:
     grid: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     terminations: Mapping[str, str] | tuple[str, ...] = ()
     converging: tuple[str, ...] = ("converged",)
+    turns: Callable[[dict[str, Any]], int] | None = None
     calibration: Calibration | None = None
 
     def __post_init__(self) -> None:
@@ -237,7 +247,8 @@ def _compiled(spec: GraphSpec) -> Any:
 
 def builtin_spec(name: str, build: ModuleType, **fields: Any) -> GraphSpec:
     """The spec of a graph folder of this package: the functions of its build module (``build_<name>``,
-    ``initial_state``, ``outcome``, ``recursion_limit``, ``prepare_scenario`` and, if it has one, ``play``),
+    ``initial_state``, ``outcome``, ``recursion_limit``, ``prepare_scenario`` and, if it has them, ``play`` and
+    ``turns``),
     its ``conf/graph/<name>.yaml`` and its ``datasets/<name>/``; ``fields`` give the rest."""
     from dialectica.sim.resources import builtin_graph
 
@@ -245,5 +256,6 @@ def builtin_spec(name: str, build: ModuleType, **fields: Any) -> GraphSpec:
     return GraphSpec(
         name=name, build=getattr(build, f"build_{name}"), initial_state=build.initial_state, outcome=build.outcome,
         recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario,
-        play=getattr(build, "play", None), config=config, datasets=datasets, **fields,
+        play=getattr(build, "play", None), turns=getattr(build, "turns", None), config=config, datasets=datasets,
+        **fields,
     )

@@ -43,6 +43,11 @@ def build_committee() -> Any:
     return g.compile()
 
 
+def turns(state: dict[str, Any]) -> int:
+    """The turns a state has completed (rounds): ``dialectica replay`` forks an episode after one."""
+    return len(state.get("round_log", []))
+
+
 def recursion_limit(params: CommitteeParams) -> int:
     return 4 + 7 * params.max_rounds + 10
 

@@ -30,6 +30,11 @@ def build_interview() -> Any:
     return g.compile()
 
 
+def turns(state: dict[str, Any]) -> int:
+    """The turns a state has completed (questions answered): ``dialectica replay`` forks an episode after one."""
+    return len(state.get("turn_log", []))
+
+
 def recursion_limit(params: InterviewParams) -> int:
     """Five supersteps per question the budget allows, with slack."""
     return 5 * int(params.budget / params.question_cost + 1) + 10

@@ -57,15 +57,18 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
     """The dialogue loop: learner turns until Sophia synthesises or ``max_turns`` learner turns pass.
 
     The episode's turns share one checkpointer thread, deleted at the end so that a process running
-    many episodes through the one compiled graph does not keep them all.
+    many episodes through the one compiled graph does not keep them all. Each turn runs under
+    ``episode.at_turn(turn)``, so that a replay can change the thresholds from a turn on.
     """
-    deps, params = episode.deps, episode.params
+    deps = episode.deps
     thread = f"episode-{uuid.uuid4().hex}"
     config = {**config, "configurable": {"thread_id": thread}}
     tutor: str | None = None
     final = state
+    turn = 0
     try:
-        for _ in range(params.max_turns):
+        while turn < episode.at_turn(turn).params.max_turns:
+            current, turn = episode.at_turn(turn), turn + 1
             prompt = learner_prompt(question=deps.question, character=deps.character, tutor=tutor)
             # One retry; a learner who still does not answer is silent this turn (a fallback), and Sophia goes on.
             def answer(prompt: list[BaseMessage] = prompt) -> str:
@@ -73,7 +76,7 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
 
             said, _, error = attempt(answer)
             message = HumanMessage(said) if error is None else HumanMessage("", additional_kwargs={"fallback": error})
-            final = compiled.invoke({**state, "messages": [message]}, config, context=episode)
+            final = compiled.invoke({**state, "messages": [message]}, config, context=current)
             state = {}
             if final.get("finished"):
                 break

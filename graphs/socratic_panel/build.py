@@ -42,6 +42,11 @@ def build_socratic_panel() -> Any:
     return workflow.compile()
 
 
+def turns(state: dict[str, Any]) -> int:
+    """The turns a state has completed (rounds): ``dialectica replay`` forks an episode after one."""
+    return len(state.get("round_log", []))
+
+
 def recursion_limit(params: PanelParams) -> int:
     """Five supersteps a round plus the closing two, with slack."""
     return 5 * params.max_rounds + 10

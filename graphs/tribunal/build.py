@@ -45,6 +45,11 @@ def build_tribunal() -> Any:
     return g.compile()
 
 
+def turns(state: dict[str, Any]) -> int:
+    """The turns a state has completed (evaluation rounds ruled on): ``dialectica replay`` forks an episode after one."""
+    return len(state.get("rulings", []))
+
+
 def recursion_limit(params: TribunalParams) -> int:
     """Four supersteps for the detectives, three per judicial round, one to close, with slack."""
     return 4 + 3 * (params.max_reevaluations + 1) + 6

@@ -1,0 +1,92 @@
+"""Counterfactual replay (``dialectica replay RUN from_turn=T ...``): a fork with the original's config
+reproduces its records at any turn, for every graph; a fork under another threshold keeps each episode's
+first turns and reports the pairs; bad input is one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+BIN = Path(sys.executable).parent / "dialectica"
+COMMON = ["progress=false", "embeddings=false", "view.enabled=false"]
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN), *args], capture_output=True, text=True, cwd=cwd)
+
+
+def _records(run: Path) -> dict[tuple[str, int], dict]:
+    rows = (json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines())
+    return {(r["graph"], r["episode"]): r for r in rows}
+
+
+def _same(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k not in ("timings", "fork")}
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("replay")
+    proc = _run(tmp, "episodes=3", "seed=2", "tracking=none", *COMMON, f"hydra.run.dir={tmp / 'orig'}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp / "orig"
+
+
+@pytest.mark.parametrize("turn", [0, 2])
+def test_a_fork_under_the_original_config_reproduces_every_graphs_records(original, turn):
+    out = original.parent / f"same-t{turn}"
+    proc = _run(original.parent, "replay", str(original), f"from_turn={turn}", f"out={out}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before, after = _records(original), _records(out)
+    assert {g for g, _ in before} == {"committee", "interview", "maieutic", "socratic_panel", "tribunal"}
+    assert {k: _same(r) for k, r in after.items()} == {k: _same(r) for k, r in before.items()}
+    assert all(r["fork"] == {"run": str(original), "turn": turn} for r in after.values())
+    report = json.loads((out / "replay.json").read_text())
+    assert all(g["diff"] == 0 and not g["changed"] and not g["prefix_differs"] for g in report["graphs"].values())
+    assert "| socratic_panel | 3 |" in proc.stdout
+
+
+def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endings(tmp_path):
+    db = f"sqlite:///{tmp_path / 'ml.db'}"
+    first = _run(tmp_path, "graph=maieutic", "episodes=16", "seed=1", f"tracking.uri={db}", *COMMON,
+                 f"hydra.run.dir={tmp_path / 'orig'}")
+    assert first.returncode == 0, first.stderr[-3000:]
+    proc = _run(tmp_path, "replay", str(tmp_path / "orig"), "from_turn=2", "graph.min_exchanges=8",
+                f"out={tmp_path / 'fork'}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before, after = _records(tmp_path / "orig"), _records(tmp_path / "fork")
+    for key, record in after.items():  # the first two learner turns and Sophia's answers are the original's
+        kept = [t for t in before[key]["transcript"] if t["round"] <= 2]
+        assert [t for t in record["transcript"] if t["round"] <= 2] == kept, key
+        assert record["seed"] == before[key]["seed"] and record["scenario"] == before[key]["scenario"]
+    changed = [k for k in after if after[k]["termination_reason"] != before[k]["termination_reason"]]
+    assert changed, "a deeper examination changed no ending"
+    graph = json.loads((tmp_path / "fork" / "replay.json").read_text())["graphs"]["maieutic"]
+    assert graph["pairs"] == 16 and {c["episode"] for c in graph["changed"]} == {k[1] for k in changed}
+    assert graph["diff"] == pytest.approx(graph["replay_rate"] - graph["original_rate"])
+    assert graph["diff_ci95_low"] <= graph["diff"] <= graph["diff_ci95_high"] and 0 <= graph["p_mcnemar"] <= 1
+    client = MlflowClient(db)
+    runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
+    (forked,) = [r for r in runs if "replay_of" in r.data.tags]
+    original_id = json.loads((tmp_path / "orig" / "summary.json").read_text())["graphs"]["maieutic"]["mlflow_run_id"]
+    assert forked.data.tags["replay_of_run_id"] == original_id and forked.data.tags["replay_from_turn"] == "2"
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["replay"], ("usage: dialectica replay RUN",)),
+    (["replay", "nowhere"], ("nowhere holds no summary.json",)),
+    (["replay", "{orig}", "from_turn=-1"], ("replay.from_turn=-1 is invalid", "integers >= 0")),
+    (["replay", "{orig}", "graph=interview", "replay.nope=1"], ("unknown key replay.nope",)),
+])
+def test_bad_replays_are_one_line(original, tmp_path, args, words):
+    out = [f"out={tmp_path / 'x'}"] if len(args) > 1 else []
+    proc = _run(tmp_path, *[a.format(orig=original) for a in args], *out)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert all(w in lines[0] for w in words), lines[0]
+    assert not (tmp_path / "x").exists()
