@@ -45,9 +45,11 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
         if not config.is_file():
             raise ConfigError(f"replay.run={source} has no graph {run.spec.name} ({config} is missing); its graphs: "
                               f"{', '.join(sorted(p.parent.name for p in source.glob('*/config.json')))}")
-        if turn > 0 and run.spec.play is None and run.spec.turns is None:
-            raise ConfigError(f"graph {run.spec.name} cannot be forked after a turn (its spec has neither play nor "
-                              "turns); valid: replay.from_turn=0")
+        adapted = hasattr(run.params, "scenarios")  # a graph used as it is plays its own dialogue loop
+        if turn > 0 and (adapted or (run.spec.play is None and run.spec.turns is None)):
+            why = "a graph used as it is" if adapted else "its spec has neither play nor turns"
+            raise ConfigError(f"graph {run.spec.name} cannot be forked after a turn yet ({why}); valid: "
+                              "replay.from_turn=0")
         raw = json.loads(config.read_text())["graph"]
         before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
         forked.append(replace(run, fork=Fork(str(source), turn, before)))

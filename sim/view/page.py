@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from dialectica.sim.view.explain import explain
@@ -55,6 +56,27 @@ def _artifacts(record: dict[str, Any]) -> Markup:
     return join(items) if items else tag("p", "No artifacts.", class_="muted")
 
 
+def _fork(record: dict[str, Any]) -> Markup:
+    """A replayed episode beside its original: where it forks, both endings, and both continuations after the
+    fork (the turns before it are the same)."""
+    from dialectica.sim import records
+
+    fork, episode = record["fork"], record.get("episode")
+    original = records.GraphRecords(Path(fork["run"]) / records.FILE, str(record.get("graph"))).pick({episode}).get(episode)
+    where = f"Forked from {fork['run']}, episode {episode}, after turn {fork['turn']}"
+    if original is None:
+        return tag("p", f"{where}; that run no longer holds the episode.", class_="muted")
+
+    def after(r: dict[str, Any]) -> list[dict[str, Any]]:
+        return [t for t in r.get("transcript") or [] if not isinstance(t.get("round"), int) or t["round"] > fork["turn"]]
+
+    head = tag("p", f"{where}: the first {fork['turn']} turns are the original's. The original ended "
+                    f"{original.get('termination_reason')}; this replay ended {record.get('termination_reason')}.")
+    sides = (("The original, after the fork", original, "col-left"), ("This replay, after the fork", record, "col-right"))
+    columns = [tag("div", Markup(tag("h3", title) + timeline(after(r), {})), class_=side) for title, r, side in sides]
+    return join([head, tag("div", join(columns), class_="columns")])
+
+
 def _usage(record: dict[str, Any]) -> Markup:
     usage = record.get("usage") or {}
     return table(["model calls", "tokens"], [[usage.get("llm_calls"), usage.get("tokens_total")]])
@@ -80,7 +102,8 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
     below += [section("artifacts", "Artifacts", guarded(_artifacts, record)),
               section("usage", "Usage", guarded(_usage, record))]
     error = section("error", "Error", tag("pre", record["error"], class_="traceback")) if record.get("error") else ""
-    body = join([_header(record, why, reason_text, nav), error,
+    fork = section("fork", "Fork: both continuations", guarded(_fork, record)) if record.get("fork") else EMPTY
+    body = join([_header(record, why, reason_text, nav), error, fork,
                  tag("div", join([tag("div", left, class_="col-left"), tag("div", join(right), class_="col-right")]),
                      class_="columns"), *below])
     title = f"{record.get('graph', '?')} episode {record.get('episode', '?')}: {record.get('termination_reason', '?')}"

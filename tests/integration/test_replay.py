@@ -70,6 +70,12 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
     assert graph["pairs"] == 16 and {c["episode"] for c in graph["changed"]} == {k[1] for k in changed}
     assert graph["diff"] == pytest.approx(graph["replay_rate"] - graph["original_rate"])
     assert graph["diff_ci95_low"] <= graph["diff"] <= graph["diff_ci95_high"] and 0 <= graph["p_mcnemar"] <= 1
+    from dialectica.sim.view.page import render_page
+
+    page = render_page(after[changed[0]])  # the fork's page: where it forks, both endings, both continuations
+    assert "Fork: both continuations" in page and "after turn 2" in page
+    assert f"The original ended {before[changed[0]]['termination_reason']}; this replay ended " \
+           f"{after[changed[0]]['termination_reason']}." in page
     client = MlflowClient(db)
     runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
     (forked,) = [r for r in runs if "replay_of" in r.data.tags]
