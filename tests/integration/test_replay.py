@@ -51,6 +51,23 @@ def test_a_fork_under_the_original_config_reproduces_every_graphs_records(origin
     assert "| socratic_panel | 3 |" in proc.stdout
 
 
+@pytest.mark.parametrize(("graph", "override"), [
+    ("socratic_panel", "graph.convergence_threshold=0.95"), ("committee", "graph.consensus_threshold=0.95"),
+    ("interview", "graph.question_cost=2.0"), ("tribunal", "graph.dispersion_threshold=0.5"),
+    ("maieutic", "graph.frustration_threshold=1.0"),
+])
+def test_every_graph_keeps_its_first_turn_when_forked_under_another_threshold(original, graph, override):
+    out = original.parent / f"fork-{graph}"
+    proc = _run(original.parent, "replay", str(original), "from_turn=1", f"graph={graph}", override, f"out={out}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before, after = _records(original), _records(out)
+    assert {g for g, _ in after} == {graph}
+    for key, record in after.items():
+        assert [t for t in record["transcript"] if t["round"] <= 1] == \
+               [t for t in before[key]["transcript"] if t["round"] <= 1], key
+    assert not json.loads((out / "replay.json").read_text())["graphs"][graph]["prefix_differs"]
+
+
 def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endings(tmp_path):
     db = f"sqlite:///{tmp_path / 'ml.db'}"
     first = _run(tmp_path, "graph=maieutic", "episodes=16", "seed=1", f"tracking.uri={db}", *COMMON,
