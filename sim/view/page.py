@@ -61,7 +61,7 @@ def _fork(record: dict[str, Any]) -> Markup:
     fork (the turns before it are the same)."""
     from dialectica.sim import records
 
-    fork, episode = record["fork"], record.get("episode")
+    fork, episode = record["fork"], int(record.get("episode", -1))
     original = records.GraphRecords(Path(fork["run"]) / records.FILE, str(record.get("graph"))).pick({episode}).get(episode)
     where = f"Forked from {fork['run']}, episode {episode}, after turn {fork['turn']}"
     if original is None:
