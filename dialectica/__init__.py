@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.judges import Verdict as Verdict
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.records import load_episodes as load_episodes
+    from dialectica.sim.replay import replay as replay
     from dialectica.sim.sweep_data import load_sweep as load_sweep
 
 try:
@@ -24,7 +25,8 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Evaluation", "LLMJudge", "LLMUser", "Verdict", "__version__", "evaluate", "load_episodes", "load_sweep"]
+__all__ = ["Evaluation", "LLMJudge", "LLMUser", "Verdict", "__version__", "evaluate", "load_episodes", "load_sweep",
+           "replay"]
 _ADAPTER = {"evaluate": "evaluate", "Evaluation": "evaluate", "LLMJudge": "judges", "Verdict": "judges",
             "LLMUser": "users"}
 
@@ -34,6 +36,10 @@ def __getattr__(name: str) -> Any:
         from importlib import import_module
 
         return getattr(import_module(f"dialectica.sim.adapter.{_ADAPTER[name]}"), name)
+    if name == "replay":  # lazy, like the rest
+        from dialectica.sim.replay import replay
+
+        return replay
     if name == "load_episodes":  # lazy: keeps ``import dialectica`` free of pandas and pydantic
         from dialectica.sim.records import load_episodes
 

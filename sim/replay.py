@@ -158,3 +158,34 @@ def arguments(args: list[str]) -> list[str]:
     original = [o for o in json.loads(summary.read_text()).get("overrides", [])
                 if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}]
     return [*original, *given, f"replay.run='{run}'", f"replay.from_turn={turn}", f"hydra.run.dir={out}"]
+
+
+def replay(run: str | Path, from_turn: int = 0, overrides: list[str] | tuple[str, ...] = (),
+           out_dir: str | Path | None = None) -> dict[str, Any]:
+    """``dialectica replay`` from Python: forks every episode of ``run`` after ``from_turn`` under the original
+    command with ``overrides`` on top, into ``out_dir`` (default ``RUN-replay-tT``).
+
+    Returns:
+        The paired report (also in ``replay.json``): per graph the pairs, both rates, the difference with its
+        paired 95% interval, McNemar's p, the episodes whose ending changed; ``replay`` names the new run.
+
+    Raises:
+        ConfigError: one line naming the bad key, file or value.
+    """
+    from omegaconf import open_dict
+
+    from dialectica.sim.config import compose, from_hydra
+    from dialectica.sim.runner import run_experiment
+
+    args = arguments([str(run), f"from_turn={from_turn}", *overrides, *([f"out={out_dir}"] if out_dir else [])])
+    out = Path(args[-1].partition("=")[2])  # hydra.run.dir=..., last
+    cfg = compose(args[:-1], Path.cwd())
+    with open_dict(cfg):
+        cfg.progress = False
+    run_cfg = from_hydra(cfg, out, tuple(args[:-1]))
+    if run_cfg.tracking.enabled:
+        from dialectica.sim.store import probe
+
+        probe(run_cfg.tracking.uri)
+    run_experiment(run_cfg, echo=lambda line: None)
+    return write_report(Path(run), out, from_turn)

@@ -113,3 +113,17 @@ def test_bad_replays_are_one_line(original, tmp_path, args, words):
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert all(w in lines[0] for w in words), lines[0]
     assert not (tmp_path / "x").exists()
+
+
+def test_replay_from_python_is_the_command(original, monkeypatch):
+    import dialectica
+
+    monkeypatch.chdir(original.parent)
+    report = dialectica.replay(original, from_turn=1, overrides=["graph=interview", "graph.question_cost=2.0"],
+                               out_dir=original.parent / "py")
+    cli = original.parent / "fork-interview"  # the same fork through the command line (test above), if it ran
+    assert report["replay"] == str(original.parent / "py") and set(report["graphs"]) == {"interview"}
+    assert report["graphs"]["interview"]["pairs"] == 3
+    if cli.exists():
+        assert {k: _same(r) for k, r in _records(original.parent / "py").items()} == \
+               {k: _same(r) for k, r in _records(cli).items()}
