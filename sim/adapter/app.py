@@ -279,7 +279,7 @@ class App:
         return EpisodeOutcome(termination=reason, metrics=metrics, per_round=[per_round[k] for k in sorted(per_round)],
                               transcript=dialogue.transcript,
                               artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {},
-                              timings=final["timings"])
+                              timings=final["timings"], converged=verdict.passed if verdict is not None else None)
 
     def _roles(self) -> dict[str, str]:
         """The roles the run's ``llm`` config may play (``llm.roles.user``, ``llm.roles.judge``): not those that

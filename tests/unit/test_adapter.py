@@ -155,17 +155,22 @@ def test_a_graph_that_asks_with_interrupt_gets_the_users_replies(tmp_path: Path)
 def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
     def gave_up(messages: list[BaseMessage], scenario: dict[str, Any]) -> Verdict:
         forgot = any("forgot" in str(m.content) for m in messages if m.type == "human")
-        return Verdict(False, "the customer could not find the order", ending="gave_up") if forgot \
-            else refunded(messages, scenario)
+        if forgot:
+            return Verdict(False, "the customer could not find the order", ending="gave_up")
+        verdict = refunded(messages, scenario)  # a refund is recorded as its own ending, and still converged
+        return Verdict(verdict.passed, verdict.reason, ending="refunded" if verdict.passed else None)
 
-    run = _run(tmp_path, judge=gave_up, endings={"gave_up": "The customer gave up"}, episodes=12, seed=0)
+    run = _run(tmp_path, judge=gave_up, endings={"gave_up": "The customer gave up", "refunded": "Refunded"},
+               episodes=12, seed=0)
     reasons = [r["termination_reason"] for r in _records(run)]
     assert "gave_up" in reasons and run.metrics["termination/gave_up"] == reasons.count("gave_up") / 12
+    assert "refunded" in reasons and [r["converged"] for r in _records(run)] == [x == "refunded" for x in reasons]
+    assert run.metrics["convergence_rate"] == reasons.count("refunded") / 12  # the verdict decides convergence
     page = next((run.run_dir / run.name / "view").glob("episode_*.html")).read_text()
-    assert "The judge found" in page or "The customer gave up" in page
+    assert any(meaning in page for meaning in ("The judge found", "The customer gave up", "Refunded"))
     bad = _run(tmp_path, "undeclared", judge=gave_up, episodes=12, seed=0)
     errors = [r for r in _records(bad) if r["termination_reason"] == "error"]
-    assert errors and "'gave_up', which it does not declare; declared: converged, user_stopped" in errors[0]["error"]
+    assert any("'gave_up', which it does not declare; declared: converged, user_stopped" in e["error"] for e in errors)
 
 
 def test_fixed_turns_and_no_judge(tmp_path: Path):
