@@ -221,9 +221,6 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     if replay.get("run"):
         from dialectica.sim.replay import fork_runs
 
-        unknown = sorted(set(replay) - {"run", "from_turn"})
-        if unknown:
-            raise ConfigError(f"unknown key replay.{unknown[0]}; valid keys: from_turn, run")
         graph_runs = fork_runs(graph_runs, replay)
     embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
     if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):

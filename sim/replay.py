@@ -28,10 +28,13 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
     """The graph runs with their forks: the original run's params of each graph (its ``<graph>/config.json``).
 
     Raises:
-        ConfigError: naming ``replay.run`` or ``replay.from_turn`` and what is wrong.
+        ConfigError: naming ``replay.run``, ``replay.from_turn`` or an unknown ``replay`` key and what is wrong.
     """
     from dialectica.sim.episode import Fork
 
+    unknown = sorted(set(replay) - {"run", "from_turn"})
+    if unknown:
+        raise ConfigError(f"unknown key replay.{unknown[0]}; valid keys: from_turn, run")
     source = Path(str(replay["run"]))
     turn = replay.get("from_turn", 0)
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:

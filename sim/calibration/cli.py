@@ -21,12 +21,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from dialectica.metrics import converged
 from dialectica.sim.calibration import calset as calsets
 from dialectica.sim.calibration.calset import CalibratedSet
 from dialectica.sim.calibration.fit import (
     Reference,
     authored_mean,
+    converged,
     load_reference,
     rate,
     search,
@@ -111,7 +111,7 @@ def evaluate(reference: Reference, calibrated: list[list[dict[str, Any]]], fit: 
 
     rows = []
     for i, point in enumerate(reference.points):
-        k, n = sum(converged(r) for r in reference.llm[i]), len(reference.llm[i])
+        k, n = converged(reference.llm[i])
         low, high = wilson_interval(k, n)
         row: dict[str, Any] = {"config": _label(point), "split": "fit" if i in fit else "held-out", "llm_rate": k / n,
                "llm_ci95_low": low, "llm_ci95_high": high, "scripted_rate": rate(reference.scripted[i]),

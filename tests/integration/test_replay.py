@@ -121,9 +121,11 @@ def test_replay_from_python_is_the_command(original, monkeypatch):
     monkeypatch.chdir(original.parent)
     report = dialectica.replay(original, from_turn=1, overrides=["graph=interview", "graph.question_cost=2.0"],
                                out_dir=original.parent / "py")
-    cli = original.parent / "fork-interview"  # the same fork through the command line (test above), if it ran
     assert report["replay"] == str(original.parent / "py") and set(report["graphs"]) == {"interview"}
     assert report["graphs"]["interview"]["pairs"] == 3
-    if cli.exists():
-        assert {k: _same(r) for k, r in _records(original.parent / "py").items()} == \
-               {k: _same(r) for k, r in _records(cli).items()}
+    cli = original.parent / "cli-interview"  # the same fork through the command line
+    proc = _run(original.parent, "replay", str(original), "from_turn=1", "graph=interview", "graph.question_cost=2.0",
+                f"out={cli}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert {k: _same(r) for k, r in _records(original.parent / "py").items()} == \
+           {k: _same(r) for k, r in _records(cli).items()}

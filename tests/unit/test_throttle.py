@@ -31,7 +31,7 @@ def test_no_more_than_in_flight_requests_run_at_once():
     threads = [threading.Thread(target=request) for _ in range(12)]
     for t in threads:
         t.start()
-    with changed:  # woken by each arrival and entry, not by the clock (the timeout only guards a hang)
+    with changed:  # woken by each arrival and entry, not by the clock
         assert changed.wait_for(lambda: arrived == 12 and len(inside) == 3)
         assert len(inside) == 3  # twelve asked, three are in
     release.set()
