@@ -22,5 +22,5 @@ setup(
     packages=["dialectica", *(p for folder in CODE + DATA for p in _packages(folder))],
     package_dir={"dialectica": "dialectica", **{f"dialectica.{folder}": folder for folder in CODE + DATA}},
     package_data={f"dialectica.{folder}": ["**/*.yaml", "**/*.md", "**/*.json"] for folder in DATA}
-    | {"dialectica": ["py.typed"], "dialectica.sim.report": ["*.ipynb"]},
+    | {"dialectica": ["py.typed"], "dialectica.sim.analysis.report": ["*.ipynb"]},
 )

@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.judges import LLMJudge as LLMJudge
     from dialectica.sim.adapter.judges import Verdict as Verdict
     from dialectica.sim.adapter.users import LLMUser as LLMUser
-    from dialectica.sim.records import load_episodes as load_episodes
-    from dialectica.sim.replay import replay as replay
-    from dialectica.sim.sweep_data import load_sweep as load_sweep
+    from dialectica.sim.engine.records import load_episodes as load_episodes
+    from dialectica.sim.engine.replay import replay as replay
+    from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
 
 try:
     __version__ = version("dialectica")
@@ -37,15 +37,15 @@ def __getattr__(name: str) -> Any:
 
         return getattr(import_module(f"dialectica.sim.adapter.{_ADAPTER[name]}"), name)
     if name == "replay":  # lazy, like the rest
-        from dialectica.sim.replay import replay
+        from dialectica.sim.engine.replay import replay
 
         return replay
     if name == "load_episodes":  # lazy: keeps ``import dialectica`` free of pandas and pydantic
-        from dialectica.sim.records import load_episodes
+        from dialectica.sim.engine.records import load_episodes
 
         return load_episodes
     if name == "load_sweep":
-        from dialectica.sim.sweep_data import load_sweep
+        from dialectica.sim.tracking.sweep_data import load_sweep
 
         return load_sweep
     raise AttributeError(f"module 'dialectica' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """``python -m dialectica``: the same as the ``dialectica`` command."""
 
-from dialectica.sim.run import main
+from dialectica.sim.cli.main import main
 
 main()

@@ -18,29 +18,29 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 # From the private modules, sorted by module; __all__ below groups the names by what they are for.
-from dialectica.sim.calibration.model import Calibration, Knob
-from dialectica.sim.cast import CastRequest, build_deps
-from dialectica.sim.faults import attempt, retry
+from dialectica.sim.analysis.calibration.model import Calibration, Knob
+from dialectica.sim.authoring.cast import CastRequest, build_deps
+from dialectica.sim.authoring.faults import FaultRates, attempt, retry
+from dialectica.sim.authoring.params import ConfigError, bounded
+from dialectica.sim.authoring.persona import bullet, degree
+from dialectica.sim.authoring.reducers import merge_lists_by_key, upsert_by_id
+from dialectica.sim.authoring.scripted import ScriptedChatModel, last_human
+from dialectica.sim.authoring.spec import CastOptions, Episode, EpisodeOutcome, GraphSpec, GraphView, builtin_spec, step
+from dialectica.sim.authoring.termination import TerminationReason
+from dialectica.sim.config.scenarios import read_yaml
 from dialectica.sim.llm.structured import ask, read_json, response_format
-from dialectica.sim.params import ConfigError, bounded
-from dialectica.sim.persona import bullet, degree
-from dialectica.sim.reducers import merge_lists_by_key, upsert_by_id
-from dialectica.sim.scenarios import read_yaml
-from dialectica.sim.scripted import ScriptedChatModel, last_human
-from dialectica.sim.spec import CastOptions, Episode, EpisodeOutcome, GraphSpec, GraphView, builtin_spec, step
-from dialectica.sim.termination import TerminationReason
 from dialectica.sim.view.charts import LANE_LEFT, hbars, lane_frame, legend
 from dialectica.sim.view.markup import Markup, esc, fmt, join, markdown, md_section, note, number, table, tag
 
 if TYPE_CHECKING:  # imported on first use (see __getattr__); here for type checkers
-    from dialectica.sim.plots import save as save
-    from dialectica.sim.plots import subplots as subplots
-    from dialectica.sim.retrieval import Library as Library
+    from dialectica.sim.authoring.plots import save as save
+    from dialectica.sim.authoring.plots import subplots as subplots
+    from dialectica.sim.authoring.retrieval import Library as Library
 
 _LAZY = {
-    "Library": "dialectica.sim.retrieval",  # numpy
-    "save": "dialectica.sim.plots",  # matplotlib
-    "subplots": "dialectica.sim.plots",
+    "Library": "dialectica.sim.authoring.retrieval",  # numpy
+    "save": "dialectica.sim.authoring.plots",  # matplotlib
+    "subplots": "dialectica.sim.authoring.plots",
 }
 
 __all__ = [
@@ -51,8 +51,9 @@ __all__ = [
     # Params: range-checked dataclass fields, and the error a bad value or a bad scenario raises.
     "bounded", "ConfigError",
     # Casts: what a cast factory receives, building one, the seeded offline chat model and the text it
-    # answers (last_human), persona numbers phrased for a prompt (bullet, degree).
-    "CastRequest", "build_deps", "ScriptedChatModel", "last_human", "bullet", "degree",
+    # answers (last_human), persona numbers phrased for a prompt (bullet, degree); how often speakers and tools
+    # fail (FaultRates, the request's ``faults``).
+    "CastRequest", "FaultRates", "build_deps", "ScriptedChatModel", "last_human", "bullet", "degree",
     # Model calls inside nodes: retries with backoff, structured (JSON) replies.
     "retry", "attempt", "ask", "read_json", "response_format",
     # State and data: reducers for accumulating fields, data files, vector search over passages.

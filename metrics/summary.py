@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dialectica.metrics import Metric, MetricFn, Record, converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import mean, percentile, wilson_interval
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.termination import TerminationReason
 
 
 def _ok(records: Iterable[Record]) -> Iterator[Record]:

@@ -31,7 +31,7 @@ def wrapped(*args, **kwargs):
         os.kill(os.getpid(), int(signum))
     return original(*args, **kwargs)
 setattr(owner, name, wrapped)
-from dialectica.sim.run import main
+from dialectica.sim.cli.main import main
 sys.argv = ["dialectica", *argv]
 main()
 """

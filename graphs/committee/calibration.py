@@ -1,4 +1,4 @@
-"""Behaviour statistics of a committee's members and the scripted members' persona knobs (``dialectica-calibrate``).
+"""Behaviour statistics of a committee's members and the scripted members' persona knobs (``dialectica calibrate``).
 
 Every statistic is read from what both casts leave on record: each member statement's position, confidence,
 cited evidence and rebuttal target as the graph parsed them, each vote, and the vote share per round.
@@ -6,11 +6,11 @@ cited evidence and rebuttal target as the graph parsed them, each vote, and the 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dialectica.graph import Calibration, Knob
+from dialectica.metrics.stats import mean
 
 DOCS = {
     "position_change": "share of a member's statements whose position differs from its previous statement's",
@@ -21,9 +21,6 @@ DOCS = {
     "vote_switch": "share of a member's votes (after its first) that differ from its previous vote",
 }
 
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
 
 
 def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -63,8 +60,8 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
         rounds = record.get("per_round") or []
         if rounds and isinstance(rounds[0].get("vote_share"), int | float):
             opening.append(float(rounds[0]["vote_share"]))
-    return {"position_change": _mean(changes), "confidence": _mean(confidence), "citations": _mean(citations),
-            "rebuttals": _mean(rebuttals), "opening_vote_share": _mean(opening), "vote_switch": _mean(switches)}
+    return {"position_change": mean(changes), "confidence": mean(confidence), "citations": mean(citations),
+            "rebuttals": mean(rebuttals), "opening_vote_share": mean(opening), "vote_switch": mean(switches)}
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

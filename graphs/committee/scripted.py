@@ -4,7 +4,7 @@ A member holds a stance, a confidence and the evidence it knows. It listens to t
 statements in its prompt, weighs the evidence the others cite (by strength, against
 its side), and moves one step (support -> nuanced -> oppose) with a chance set by its
 persuadability; stubborn members never move. With ``participants.failure_rate`` a
-member's call raises (``dialectica.sim.faults``, its own seeded stream, so the
+member's call raises (``dialectica.sim.authoring.faults``, its own seeded stream, so the
 deliberation's draws stay as they are).
 """
 

@@ -1,4 +1,4 @@
-"""Behaviour statistics of an interviewee and the scripted experts' persona knobs (``dialectica-calibrate``).
+"""Behaviour statistics of an interviewee and the scripted experts' persona knobs (``dialectica calibrate``).
 
 Every statistic is read from what both casts leave on record: the answers in the transcript and, per question,
 the field asked and what the interpreter read from the answer (``ascr_turns.json``), scored against the
@@ -15,6 +15,7 @@ from typing import Any
 from dialectica.graph import Calibration, Knob
 from dialectica.graphs.interview.ascr import facts, merge_ascr
 from dialectica.graphs.interview.interpret import _EVASIVE
+from dialectica.metrics.stats import mean
 
 DOCS = {
     "empty": "share of answers from which the interpreter reads no field (vague, off topic or garbled)",
@@ -25,9 +26,6 @@ DOCS = {
     "false_facts": "share of the facts named in answers that contradict the persona's truth",
 }
 
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
 
 
 def _answers(record: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -70,8 +68,8 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             if kinds.get(asked) == "list" and scr.get(asked):
                 items.append(float(len(scr[asked])))
             known = merge_ascr(known, scr)
-    return {"empty": _mean(empty), "evasive": _mean(evasive), "off_target": _mean(off_target),
-            "new_facts": _mean(new), "list_items": _mean(items),
+    return {"empty": mean(empty), "evasive": mean(evasive), "off_target": mean(off_target),
+            "new_facts": mean(new), "list_items": mean(items),
             "false_facts": wrong / named if named else math.nan}
 
 

@@ -1,4 +1,4 @@
-"""Behaviour statistics of a learner and the scripted learners' persona knobs (``dialectica-calibrate``).
+"""Behaviour statistics of a learner and the scripted learners' persona knobs (``dialectica calibrate``).
 
 Every statistic is read from what both casts leave on record: the learner's turns in the transcript, read
 again as the Analyst reads them (:func:`read_learner`), and the Analyst's own reading of each turn in
@@ -7,12 +7,12 @@ again as the Analyst reads them (:func:`read_learner`), and the Analyst's own re
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dialectica.graph import Calibration, Knob
 from dialectica.graphs.maieutic.reading import read_learner
+from dialectica.metrics.stats import mean
 
 DOCS = {
     "revise": "share of learner turns that move to a new thesis",
@@ -24,9 +24,6 @@ DOCS = {
     "turns": "learner turns per dialogue",
 }
 
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
 
 
 def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -61,8 +58,8 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             circle.append(float(bool(entry.get("circled"))))
             frustration.append(float(entry.get("frustration") or 0.0))
         turns.append(float(len(said)))
-    return {"revise": _mean(revise), "circle": _mean(circle), "give_up": _mean(give_up), "bare_why": _mean(bare_why),
-            "defensive": _mean(defensive), "frustration": _mean(frustration), "turns": _mean(turns)}
+    return {"revise": mean(revise), "circle": mean(circle), "give_up": mean(give_up), "bare_why": mean(bare_why),
+            "defensive": mean(defensive), "frustration": mean(frustration), "turns": mean(turns)}
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

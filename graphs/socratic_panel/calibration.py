@@ -1,4 +1,4 @@
-"""Behaviour statistics of a panel's experts and the scripted experts' persona knobs (``dialectica-calibrate``).
+"""Behaviour statistics of a panel's experts and the scripted experts' persona knobs (``dialectica calibrate``).
 
 Every statistic is read from what both casts leave on record: each expert answer's claims as the moderator
 read them (the turn's ``claims``), the panel's agreement per round, and the episode's assumption and
@@ -7,11 +7,11 @@ evidence counts, which the graph's own reading computes from the answers whoever
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dialectica.graph import Calibration, Knob
+from dialectica.metrics.stats import mean
 
 DOCS = {
     "claims_per_answer": "claims the moderator reads from one expert answer",
@@ -22,9 +22,6 @@ DOCS = {
     "evidence_completeness": "share of the surfaced assumptions that some cited evidence bears on, at the end",
 }
 
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
 
 
 def _distance(a: set[str], b: set[str]) -> float:
@@ -69,9 +66,9 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             surfaced.append((metrics.get("assumptions") or 0) / metrics["rounds"])
         if isinstance(metrics.get("evidence_completeness"), int | float):
             evidence.append(metrics["evidence_completeness"])
-    return {"claims_per_answer": _mean(claims), "stance_change": _mean(changes), "agreement_first": _mean(first),
-            "agreement_drift": _mean(drift), "assumptions_per_round": _mean(surfaced),
-            "evidence_completeness": _mean(evidence)}
+    return {"claims_per_answer": mean(claims), "stance_change": mean(changes), "agreement_first": mean(first),
+            "agreement_drift": mean(drift), "assumptions_per_round": mean(surfaced),
+            "evidence_completeness": mean(evidence)}
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

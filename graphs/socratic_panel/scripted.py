@@ -200,7 +200,7 @@ class ScriptedExpert:
 
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         # This draw once decided a simulated timeout (now ``participants.failure_rate``, drawn apart in
-        # dialectica.sim.faults); it stays, so that a seeded expert says what it always said.
+        # dialectica.sim.authoring.faults); it stays, so that a seeded expert says what it always said.
         self.rng.random()
         prompt = last_human(messages)
         match = re.search(r"^Round \d+ question: (.*)$", prompt, re.MULTILINE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +22,8 @@ def build_tribunal() -> Any:
     and routes to the judicial layer or the ErrorHandler; judicial_dispatch fans out to the three judges;
     chief_justice waits for all three and routes to report, re-evaluation or the ErrorHandler."""
     g = StateGraph(TribunalState, context_schema=Episode)
-    g.add_node("detective_dispatch", step(TribunalNodes, "detective_dispatch"))
-    for name in COLLECTORS:
-        g.add_node(name, step(TribunalNodes, "collect", name))
-        g.add_edge("detective_dispatch", name)
-    g.add_node("evidence_aggregator", step(TribunalNodes, "evidence_aggregator"))
-    g.add_edge(list(COLLECTORS), "evidence_aggregator")
-    g.add_node("judicial_dispatch", step(TribunalNodes, "judicial_dispatch"))
-    for name in JUDGES:
-        g.add_node(name, step(TribunalNodes, "deliberate", name))
-        g.add_edge("judicial_dispatch", name)
-    g.add_node("chief_justice", step(TribunalNodes, "chief_justice"))
-    g.add_edge(list(JUDGES), "chief_justice")
+    _layer(g, "detective_dispatch", COLLECTORS, "collect", "evidence_aggregator")
+    _layer(g, "judicial_dispatch", JUDGES, "deliberate", "chief_justice")
     g.add_node("error_handler", step(TribunalNodes, "error_handler"))
     g.add_node("report_generator", step(TribunalNodes, "report_generator"))
     g.add_edge(START, "detective_dispatch")
@@ -43,6 +34,17 @@ def build_tribunal() -> Any:
     g.add_edge("error_handler", END)
     g.add_edge("report_generator", END)
     return g.compile()
+
+
+def _layer(g: StateGraph[Any, Any, Any, Any], dispatch: str, branches: Iterable[str], method: str, join: str) -> None:
+    """One parallel layer: ``dispatch`` fans out to a node per branch (``method`` for that branch); ``join`` waits
+    for all of them (fan-in)."""
+    g.add_node(dispatch, step(TribunalNodes, dispatch))
+    for name in branches:
+        g.add_node(name, step(TribunalNodes, method, name))
+        g.add_edge(dispatch, name)
+    g.add_node(join, step(TribunalNodes, join))
+    g.add_edge(list(branches), join)
 
 
 def turns(state: dict[str, Any]) -> int:

@@ -1,4 +1,4 @@
-"""Behaviour statistics of the tribunal's judges and the scripted judges' persona knobs (``dialectica-calibrate``).
+"""Behaviour statistics of the tribunal's judges and the scripted judges' persona knobs (``dialectica calibrate``).
 
 The tribunal has no participant role: in the validity comparison an LLM plays its three judges (system roles),
 so the statistics describe the bench. Every one is read from what both casts leave on record: the judges'
@@ -12,7 +12,6 @@ that a fit cannot erase the personas.
 from __future__ import annotations
 
 import json
-import math
 import re
 import statistics
 from collections.abc import Iterable, Mapping
@@ -20,6 +19,7 @@ from typing import Any
 
 from dialectica.graph import Calibration, Knob
 from dialectica.graphs.tribunal.scripted import JUDGE_KEYS, judge_personas
+from dialectica.metrics.stats import mean
 
 DOCS = {
     "spread": "max - min of a criterion's scores at the first reading (criteria with two scores or more)",
@@ -34,9 +34,6 @@ DOCS = {
 
 Scores = dict[int, dict[str, dict[str, int]]]  # round -> criterion -> judge -> score
 
-
-def _mean(values: list[float]) -> float:
-    return statistics.fmean(values) if values else math.nan
 
 
 _EVIDENCE = re.compile(r"^- (\S+) \([\w-]+, (?:found|not found)\): ", re.MULTILINE)  # report.md's evidence list
@@ -129,9 +126,9 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
                 shift += [float(abs(now[j] - was[j])) for j in sorted(was.keys() & now.keys())]
                 if (a := _range(was)) is not None and (b := _range(now)) is not None:
                     narrowing.append(a - b)
-    return {"spread": _mean(spread), "gap": _mean(gap), "discrimination": _mean(discrimination),
-            "disputed": _mean(disputed), "shift": _mean(shift), "narrowing": _mean(narrowing),
-            "citations": _mean(citations), "unscored": _mean(unscored)}
+    return {"spread": mean(spread), "gap": mean(gap), "discrimination": mean(discrimination),
+            "disputed": mean(disputed), "shift": mean(shift), "narrowing": mean(narrowing),
+            "citations": mean(citations), "unscored": mean(unscored)}
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

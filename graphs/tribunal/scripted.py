@@ -182,7 +182,7 @@ def scripted_tribunal(request: CastRequest) -> TribunalDeps:
     case = request.scenario
     hang_s = request.options.hang_s
     return TribunalDeps(
-        collectors={c["id"]: collector(c, hang_s, crashes(request.seed, c["id"], request.crash_rate), request.sleep)
+        collectors={c["id"]: collector(c, hang_s, crashes(request.seed, c["id"], request.faults.crash), request.sleep)
                     for c in case["collectors"]},
         judges={name: request.system(name, _judge(name, case, request.seed)) for name in JUDGE_DEFAULTS},
     )

@@ -30,9 +30,9 @@ from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict
 from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
-from dialectica.sim.params import ConfigError, bounded
-from dialectica.sim.spec import EpisodeOutcome, GraphSpec, GraphView
-from dialectica.sim.termination import declared
+from dialectica.sim.authoring.params import ConfigError, bounded
+from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
+from dialectica.sim.authoring.termination import declared
 
 ENDINGS = {
     "converged": "The judge found that the user got what they came for",

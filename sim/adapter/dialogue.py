@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import Command
 
 from dialectica.sim.adapter.users import Speaker, _text
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 USER, GRAPH, TURNS = "user_stopped", "graph_ended", "max_turns"  # who ended the dialogue
 

@@ -1,13 +1,12 @@
 """``dialectica.evaluate(app, ...)``: a graph used as it is, run like ``dialectica graph=...`` from Python.
 
 It composes the same Hydra config as the command line, so the run directory, records, pages, MLflow run and
-summary are the same, and ``dialectica-compare``, ``dialectica report``, resume and sweeps work on it.
+summary are the same, and ``dialectica compare``, ``dialectica report``, resume and sweeps work on it.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ import yaml
 from dialectica.sim.adapter.app import App, import_object
 from dialectica.sim.adapter.judges import LLMJudge
 from dialectica.sim.adapter.users import LLMUser
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,7 +45,7 @@ class Evaluation:
     @cached_property
     def episodes(self) -> pd.DataFrame:
         """One row per episode (``dialectica.load_episodes``)."""
-        from dialectica.sim.records import load_episodes
+        from dialectica.sim.engine.records import load_episodes
 
         return load_episodes(self.run_dir, [self.name])
 
@@ -114,8 +113,8 @@ def evaluate(app: Any, *, scenarios: Any = None, user: Any = None, judge: Any = 
     Raises:
         ConfigError: bad input, in one line naming the key and the valid choices; nothing is left behind.
     """
-    from dialectica.sim import discovery
-    from dialectica.sim.spec import GraphSpec
+    from dialectica.sim.authoring.spec import GraphSpec
+    from dialectica.sim.config import discovery
 
     if isinstance(app, GraphSpec):  # a native graph: its own casts and scenarios
         return _native(app, scenarios=scenarios, user=user, judge=judge, episodes=episodes, seed=seed,
@@ -155,7 +154,7 @@ def _guarded(run_dir: Path, run: Callable[[], Evaluation]) -> Evaluation:
 def _native(spec: Any, *, scenarios: Any, user: Any, judge: Any, out_dir: str | Path | None, overrides: Sequence[str],
             **kw: Any) -> Evaluation:
     """A native graph (a ``GraphSpec``): its casts play, ``scenarios`` selects by name (None: all of them)."""
-    from dialectica.sim import discovery
+    from dialectica.sim.config import discovery
 
     if user is not None or judge is not None:
         raise ConfigError(f"graph {spec.name} is a GraphSpec: its cast plays the participants and its outcome decides "
@@ -190,11 +189,11 @@ def _run(spec: Any, run_dir: Path, overrides: Sequence[str], *, scenarios: Any, 
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf, open_dict
 
-    from dialectica.sim.config import compose, from_hydra
-    from dialectica.sim.resources import conf_dir
-    from dialectica.sim.runner import run_experiment
+    from dialectica.sim.config.resources import CONF_DIR
+    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.engine.batch import run_experiment
 
-    if not (conf_dir() / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
+    if not (CONF_DIR / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
         ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
     args = [f"graph={spec.name}", *([f"llm={llm}"] if isinstance(llm, str) else []),
             *(["tracking=none"] if tracking == "none" else []), *overrides]
@@ -211,14 +210,15 @@ def _run(spec: Any, run_dir: Path, overrides: Sequence[str], *, scenarios: Any, 
             cfg.llm = OmegaConf.merge(cfg.llm, dict(llm))
     run_cfg = from_hydra(cfg, run_dir, tuple(args))
     if run_cfg.resume:  # overrides=["resume=true"] with the same out_dir: as the command line resumes
-        from dialectica.sim import fingerprint
+        from dialectica.sim.engine import checkpoint
 
-        fingerprint.check(run_dir, run_cfg.resolved)
-        if (run_dir / "summary.json").exists():
-            entry = json.loads((run_dir / "summary.json").read_text())["graphs"][spec.name]
+        checkpoint.check(run_dir, run_cfg.resolved)
+        finished = checkpoint.finished_run(run_dir)
+        if finished is not None:
+            entry = finished["graphs"][spec.name]
             return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))
     if run_cfg.tracking.enabled:
-        from dialectica.sim.store import probe
+        from dialectica.sim.tracking.store import probe
 
         probe(run_cfg.tracking.uri)
     summary = run_experiment(run_cfg, echo=lambda line: None)

@@ -17,8 +17,8 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from dialectica.sim.adapter.users import Cast, _text
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.structured import instruction, read_json, response_format
-from dialectica.sim.params import ConfigError
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 _MODELS: ContextVar[Mapping[str, BaseChatModel] | None] = ContextVar("dialectica_role_models", default=None)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 TEXT = ("persona", "instructions", "rubric", "stop")
 LINES = ("turns", "opening")

@@ -8,7 +8,7 @@ from typing import Any
 from dialectica.sim.adapter.app import import_object
 from dialectica.sim.adapter.judges import RuleJudge
 from dialectica.sim.adapter.users import ScriptedUser
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 
 def _named(key: str, target: str, method: str, wrap: Callable[[Any], Any], expected: str) -> Any:

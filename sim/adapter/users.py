@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 Speaker = Callable[[list[BaseMessage]], "str | None"]
 UserFn = Callable[[list[BaseMessage], dict[str, Any], random.Random], "str | None"]

@@ -16,11 +16,11 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Backend, backend
 from dialectica.sim.llm.cache import open_cache
 from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
-from dialectica.sim.params import ConfigError
 
 SYSTEM, PARTICIPANT = "system", "participant"
 _BACKENDS: dict[str, Backend] = {}

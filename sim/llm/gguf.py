@@ -18,7 +18,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 DEFAULT_DIR = Path.home() / ".cache" / "dialectica" / "models"
 

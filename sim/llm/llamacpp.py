@@ -18,9 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.gguf import model_file, read_metadata
-from dialectica.sim.params import ConfigError
 
 Turns = tuple[tuple[str, str], ...]
 

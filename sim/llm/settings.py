@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dialectica.sim.authoring.params import ConfigError, bounded, build_params
 from dialectica.sim.llm.gguf import DEFAULT_PRESET
-from dialectica.sim.params import ConfigError, bounded, build_params
 
 SCRIPTED, LLM = "scripted", "llm"
 

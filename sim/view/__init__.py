@@ -1,1 +1,1 @@
-"""Episode viewer: self-contained HTML pages for selected episodes of a run (``dialectica-view``)."""
+"""Episode viewer: self-contained HTML pages for selected episodes of a run (``dialectica view``)."""

@@ -1,3 +1,8 @@
-from dialectica.sim.view.cli import entry
+"""``python -m dialectica.sim.view``: the same as ``dialectica view``."""
 
-entry()
+import sys
+
+from dialectica.sim.cli.errors import guarded
+from dialectica.sim.cli.view import main
+
+sys.exit(guarded(main, sys.argv[1:]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialectica.sim.termination import MEANINGS
+from dialectica.sim.authoring.termination import MEANINGS
 
 REASONS = MEANINGS  # the harness's reasons; a graph's declared endings add their own meanings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim import records as rec
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.engine import records as rec
 from dialectica.sim.view.topology import Topology
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
-class ViewError(Exception):
+class ViewError(ConfigError):
     """Bad input for the viewer; the message is one line naming the path or run id."""
 
 

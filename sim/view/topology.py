@@ -85,8 +85,8 @@ def loop_counts(topology: Topology, visits: dict[str, int]) -> dict[tuple[str, s
 
 def default_topology(graph: str) -> Topology | None:
     """The shape of ``graph``, for runs that saved none; None for a graph not installed here."""
-    from dialectica.sim import discovery
-    from dialectica.sim.params import ConfigError
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.config import discovery
 
     try:
         return graph_topology(discovery.load(graph))

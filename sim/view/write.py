@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.secrets import scrub
+from dialectica.sim.config.secrets import scrub
 from dialectica.sim.view.index import HEADLINE, index_row, metric_columns, render_index
 from dialectica.sim.view.markup import join, tag
 from dialectica.sim.view.options import ViewOptions
@@ -26,9 +26,9 @@ def page_name(record: dict[str, Any]) -> str:
 
 
 def remake_command(out_dir: Path, graph: str) -> str:
-    """``dialectica-view RUN --graph GRAPH``, the run being the folder that holds ``<graph>/view/``."""
+    """``dialectica view RUN --graph GRAPH``, the run being the folder that holds ``<graph>/view/``."""
     run = out_dir.parent.parent if out_dir.name == "view" else out_dir
-    return f"dialectica-view {shlex.quote(str(run))} --graph {shlex.quote(graph)}"
+    return f"dialectica view {shlex.quote(str(run))} --graph {shlex.quote(graph)}"
 
 
 def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options: ViewOptions,

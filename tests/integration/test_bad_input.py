@@ -304,14 +304,14 @@ def _run_injected(tmp: Path, at: At, error: str, *args: str, env: dict[str, str]
 
 
 def test_an_unexpected_error_during_the_run_exits_1_and_keeps_the_run(tmp_path):
-    proc = _run_injected(tmp_path, At("dialectica.sim.runner", "draw"), "RuntimeError('the disk is on fire')")
+    proc = _run_injected(tmp_path, At("dialectica.sim.engine.batch", "draw"), "RuntimeError('the disk is on fire')")
     _one_line(proc, 1, ("unexpected RuntimeError: the disk is on fire; a fault during the run",
                         "set HYDRA_FULL_ERROR=1 to see the traceback"))
     assert len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) == 2  # the episodes stay
 
 
 def test_an_unexpected_error_before_the_run_exits_1_and_leaves_nothing(tmp_path):
-    proc = _run_injected(tmp_path, At("dialectica.sim.config", "from_hydra"), "AttributeError('a bug')")
+    proc = _run_injected(tmp_path, At("dialectica.sim.config.typed", "from_hydra"), "AttributeError('a bug')")
     _one_line(proc, 1, ("unexpected AttributeError: a bug; before the run started",
                         "set HYDRA_FULL_ERROR=1 to see the traceback"))
     assert not any(tmp_path.iterdir())
@@ -322,7 +322,7 @@ def test_hydra_full_error_shows_the_traceback(tmp_path, where):
     if where == "hydra":  # an error Hydra raises while composing the config
         proc = _run(tmp_path, "per_graph.nope.x=1", env={"HYDRA_FULL_ERROR": "1"})
     else:  # an exception escaping the app
-        proc = _run_injected(tmp_path, At("dialectica.sim.config", "from_hydra"), "AttributeError('a bug')",
+        proc = _run_injected(tmp_path, At("dialectica.sim.config.typed", "from_hydra"), "AttributeError('a bug')",
                              env={"HYDRA_FULL_ERROR": "1"})
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Traceback (most recent call last)" in proc.stderr
@@ -336,7 +336,7 @@ EPISODES = 20
 def test_an_interrupted_run_says_where_its_episodes_are_and_how_to_resume(tmp_path, signum, code):
     run = tmp_path / "run"
     # the signal arrives as the third record is about to be written, as a user's ^C would mid-run
-    proc = run_at(At("dialectica.sim.records", "append", 3),
+    proc = run_at(At("dialectica.sim.engine.records", "append", 3),
                          [f"hydra.run.dir={run}", "tracking=none", "progress=false", "embeddings=false",
                           "graph=socratic_panel", f"episodes={EPISODES}"], tmp_path, signum)
     stderr = proc.stderr
@@ -398,7 +398,7 @@ def test_a_tracking_failure_after_the_episodes_costs_nothing_and_resume_logs_the
     db = tmp_path / "ml.db"
     args = [f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{db}", "progress=false", "embeddings=false",
             "view.enabled=false", f"graph={graph}", "episodes=2"]
-    proc = run_at(At("dialectica.sim.tracking", "MlflowRun.metrics"), args, tmp_path,
+    proc = run_at(At("dialectica.sim.tracking.runs", "MlflowRun.metrics"), args, tmp_path,
                   error="RuntimeError('the store went away: http://user:hunter2@store')")
     said = [line for line in proc.stderr.splitlines() if line.startswith("dialectica:")]  # beside MLflow's own INFO
     assert proc.returncode == 0 and len(said) == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]

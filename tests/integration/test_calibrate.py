@@ -1,6 +1,6 @@
-"""``dialectica-calibrate`` end to end against an OpenAI-compatible server on loopback: a reference validity run,
+"""``dialectica calibrate`` end to end against an OpenAI-compatible server on loopback: a reference validity run,
 a fit on part of its grid, a calibrated set with its provenance, ``participants=calibrated`` playing it exactly
-as the fit measured it, the validity report's calibrated column, and ``dialectica-behaviour``."""
+as the fit measured it, the validity report's calibrated column, and ``dialectica behaviour``."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ import pytest
 import yaml
 from mlflow.tracking import MlflowClient
 
-from dialectica.sim.calibration import behaviour, cli
-from dialectica.sim.config import compose, from_hydra
-from dialectica.sim.discovery import load
-from dialectica.sim.llm.latency_server import serving
-from dialectica.sim.resources import builtin_graph
-from dialectica.sim.runner import run_experiment
-from dialectica.sim.validity import run as validity
+from dialectica.sim.analysis.calibration import behaviour, cli
+from dialectica.sim.analysis.validity import run as validity
+from dialectica.sim.cli.main import dispatch
+from dialectica.sim.config.discovery import load
+from dialectica.sim.config.resources import builtin_graph
+from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.dev.latency_server import serving
+from dialectica.sim.engine.batch import run_experiment
 
 GRAPH = "interview"
 
@@ -51,7 +52,7 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
     assert prov["model"]["backend"] == "openai" and prov["model"]["model"] == "latency"
     assert prov["seed"] == 2 and prov["episodes"] == 4 and prov["grid"] == {"budget": [3, 6, 10]}
     assert prov["fit_points"] == ["budget=3", "budget=10"] and prov["held_out_points"] == ["budget=6"]
-    assert prov["command"].startswith(f"dialectica-calibrate graph={GRAPH} reference=") and prov["date"]
+    assert prov["command"].startswith(f"dialectica calibrate graph={GRAPH} reference=") and prov["date"]
     if ref.is_relative_to(root):  # a reference under the working directory is recorded relative to it
         assert prov["reference"] == str(ref.relative_to(root)) and str(root) not in prov["command"]
     knobs = {k.name: k for k in load(GRAPH).calibration.knobs}
@@ -91,10 +92,8 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
 
 def test_behaviour_side_by_side_names_both_runs_and_every_statistic(reference, capsys):
     _, _, ref, _ = reference
-    behaviour.main([str(ref / "0-scripted"), str(ref / "0-llm")])
+    assert dispatch("behaviour", [str(ref / "0-scripted"), str(ref / "0-llm")]) == 0
     text = capsys.readouterr().out
     stats = behaviour.run_statistics(ref / "0-llm")[GRAPH]
     assert f"## {GRAPH}" in text and all(f"| {name} |" in text for name in stats)
-    with pytest.raises(SystemExit) as info:
-        behaviour.main([str(ref / "0-llm"), str(ref / "nowhere")])
-    assert info.value.code == 2
+    assert dispatch("behaviour", [str(ref / "0-llm"), str(ref / "nowhere")]) == 2

@@ -89,8 +89,8 @@ def test_a_list_of_scenarios_runs_those_scenarios(tmp_path, form):
 # The real CLI with one injected fault: every episode's cast raises (on scenario "saas_pricing" only when asked).
 _FAULTY = """
 import sys
-import dialectica.sim.episode as episode
-from dialectica.sim.run import main
+import dialectica.sim.engine.episode as episode
+from dialectica.sim.cli.main import main
 real = episode.build_deps
 def build_deps(spec, kind, request):
     if request.scenario["name"] in FAULTY:
@@ -133,7 +133,7 @@ def test_max_error_rate_decides_the_exit_code(tmp_path, max_error_rate, code):
 
 @pytest.mark.slow  # a long run: every graph or several jobs
 def test_no_graph_argument_runs_every_registered_graph(tmp_path):
-    from dialectica.sim.discovery import load, names
+    from dialectica.sim.config.discovery import load, names
 
     proc = _run(tmp_path, "episodes=2", "tracking=none")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -151,7 +151,7 @@ def test_no_graph_argument_runs_every_registered_graph(tmp_path):
 
 
 def test_list_and_help_answer_without_a_run(tmp_path):
-    from dialectica.sim.discovery import names
+    from dialectica.sim.config.discovery import names
 
     proc = subprocess.run([sys.executable, "-m", "dialectica", "list"], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)

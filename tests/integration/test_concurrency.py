@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dialectica.sim.llm.latency_server import serving
+from dialectica.sim.dev.latency_server import serving
 
 pytestmark = pytest.mark.slow  # six runs of every graph, about 3 minutes
 

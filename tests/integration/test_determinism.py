@@ -13,13 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dialectica.sim.episode
+import dialectica.sim.engine.episode
 from dialectica.graphs.socratic_panel import SPEC
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.sim.config import GraphRun, RunConfig, TrackingConfig
-from dialectica.sim.discovery import builtin_names
-from dialectica.sim.episode import EpisodePlan, run_episode
-from dialectica.sim.runner import run_experiment
+from dialectica.sim.authoring.faults import FaultRates
+from dialectica.sim.config.discovery import builtin_names
+from dialectica.sim.config.typed import GraphRun, RunConfig, TrackingConfig
+from dialectica.sim.engine.batch import run_experiment
+from dialectica.sim.engine.build import EpisodePlan
+from dialectica.sim.engine.episode import run_episode
 
 ROOT = Path(__file__).resolve().parents[2]
 # No real sleeping between retries: the scripted cast's failures would otherwise cost seconds.
@@ -27,7 +29,7 @@ PARAMS = PanelParams(retry_backoff_s=0.0)
 
 
 def _plan(scenario: dict, seed: int, failure_rate: float = 0.2) -> EpisodePlan:
-    return EpisodePlan("socratic_panel", 0, seed, scenario, "scripted", failure_rate)
+    return EpisodePlan("socratic_panel", 0, seed, scenario, "scripted", FaultRates(participant=failure_rate))
 
 
 def _strip(record: dict) -> dict:
@@ -65,10 +67,12 @@ _SCRIPT = """
 import json, sys, yaml
 from dialectica.graphs.socratic_panel import SPEC
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.sim.episode import EpisodePlan, run_episode
-from dialectica.sim.resources import datasets_dir
+from dialectica.sim.authoring.faults import FaultRates
+from dialectica.sim.engine.build import EpisodePlan
+from dialectica.sim.engine.episode import run_episode
+from dialectica.sim.config.resources import datasets_dir
 scenario = yaml.safe_load((datasets_dir() / "socratic_panel" / "scenarios" / "drug_launch.yaml").read_text())
-plan = EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", 0.2, SPEC.datasets)
+plan = EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", FaultRates(participant=0.2), SPEC.datasets)
 record = run_episode(SPEC, PanelParams(retry_backoff_s=0.0), plan).model_dump()
 record.pop("timings")
 print(json.dumps(record, sort_keys=True))
@@ -90,7 +94,8 @@ def _config(out_dir: Path, scenarios: list[dict], episodes: int) -> RunConfig:
     return RunConfig(
         graphs=[GraphRun(SPEC, PARAMS, SPEC.cast_options(), scenarios, raw={}, datasets=SPEC.datasets)], episodes=episodes,
         seed=7, participants="scripted",
-        failure_rate=0.2, tracking=TrackingConfig(False, "none", "none"), out_dir=out_dir, progress=False, resolved={},
+        faults=FaultRates(participant=0.2), tracking=TrackingConfig(False, "none", "none"), out_dir=out_dir, progress=False,
+        resolved={},
     )
 
 
@@ -109,14 +114,14 @@ def test_run_experiment_twice_writes_identical_episodes(tmp_path, tiny_scenario)
 
 
 def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path, tiny_scenario, monkeypatch):
-    real = dialectica.sim.episode.build_deps
+    real = dialectica.sim.engine.episode.build_deps
 
     def build_deps(spec, kind, request):
         if request.scenario["name"] == "cursed":
             raise RuntimeError("the cast exploded")
         return real(spec, kind, request)
 
-    monkeypatch.setattr(dialectica.sim.episode, "build_deps", build_deps)
+    monkeypatch.setattr(dialectica.sim.engine.episode, "build_deps", build_deps)
     cursed = {**tiny_scenario, "name": "cursed"}
     summary = run_experiment(_config(tmp_path, [tiny_scenario, cursed], episodes=4), embed=fake_embed,
                              echo=lambda line: None)
@@ -136,8 +141,8 @@ def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path,
 
 @pytest.mark.parametrize("graph", builtin_names())
 def test_every_graph_is_reproducible_from_its_seed(graph):
-    from dialectica.sim.discovery import load
-    from dialectica.sim.scenarios import load_scenarios
+    from dialectica.sim.config.discovery import load
+    from dialectica.sim.config.scenarios import load_scenarios
 
     spec = load(graph)
     params = spec.params()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dialectica.sim import embedding
+from dialectica.sim.engine import embedding
 
 
 def test_offline_model_separates_paraphrase_from_unrelated(monkeypatch):

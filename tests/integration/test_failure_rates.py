@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dialectica.sim.config import compose, from_hydra
-from dialectica.sim.params import ConfigError
-from dialectica.sim.runner import run_experiment
+from dialectica.sim.authoring.faults import FaultRates
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.engine.batch import run_experiment
 
 GRAPHS = ("socratic_panel", "committee", "interview", "maieutic", "tribunal")
 QUICK = ("++per_graph.socratic_panel.retry_backoff_s=0", "++per_graph.tribunal.cast.hang_s=0.01")
@@ -65,9 +66,9 @@ def test_rates_are_validated_like_failure_rate(tmp_path):
     with pytest.raises(ConfigError, match=r"^participants\.role_failure_rate=1 is out of range; valid range: \[0, 1\)$"):
         _config(tmp_path, "bad", "participants.role_failure_rate=1")
     cfg = _config(tmp_path, "ok", "participants.role_failure_rate=0.25", "participants.failure_rate=0.5")
-    assert (cfg.role_failure_rate, cfg.failure_rate) == (0.25, 0.5)
+    assert cfg.faults == FaultRates(participant=0.5, role=0.25)
     surrogate = compose(["participants=surrogate"], tmp_path).participants
-    assert (surrogate.failure_rate, surrogate.role_failure_rate) == (0.0, 0.0)
+    assert surrogate.faults == FaultRates()
 
 
 def test_at_zero_nothing_fails(runs):

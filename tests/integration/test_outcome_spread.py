@@ -11,9 +11,8 @@ import json
 
 import pytest
 
-from dialectica.sim import discovery
-from dialectica.sim.config import compose, from_hydra
-from dialectica.sim.runner import run_experiment
+from dialectica.sim.config.typed import compose, discovery, from_hydra
+from dialectica.sim.engine.batch import run_experiment
 
 EPISODES = 24
 QUICK = "++per_graph.tribunal.cast.hang_s=0.01"  # the tribunal's planted slow collector, kept short
@@ -21,7 +20,7 @@ QUICK = "++per_graph.tribunal.cast.hang_s=0.01"  # the tribunal's planted slow c
 
 @pytest.fixture(scope="module")
 def embed():
-    from dialectica.sim.embedding import Embedder
+    from dialectica.sim.engine.embedding import Embedder
 
     return Embedder(None)
 

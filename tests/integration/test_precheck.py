@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dialectica.sim.precheck import MAX_JOBS, expand
+from dialectica.sim.config.precheck import MAX_JOBS, expand
 
 BIN = Path(sys.executable).parent / "dialectica"
 

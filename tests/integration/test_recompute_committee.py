@@ -261,7 +261,7 @@ def test_headline_means_in_the_summary(recomputed):
 # Casts that do not decide: the same episodes under other seeds and consensus thresholds.
 @functools.cache
 def _embedder():
-    from dialectica.sim.embedding import Embedder
+    from dialectica.sim.engine.embedding import Embedder
 
     return Embedder()  # in memory, shared by the grid's episodes
 
@@ -269,8 +269,9 @@ def _embedder():
 def _convergence(seed: int, threshold: float, episodes: int = 12) -> float:
     from dialectica.graphs.committee import SPEC
     from dialectica.graphs.committee.params import CommitteeParams
-    from dialectica.sim.episode import EpisodePlan, episode_seed, run_episode
-    from dialectica.sim.scenarios import load_scenarios
+    from dialectica.sim.config.scenarios import load_scenarios
+    from dialectica.sim.engine.build import EpisodePlan, episode_seed
+    from dialectica.sim.engine.episode import run_episode
 
     scenarios = load_scenarios(SPEC.datasets, SPEC, "all")
     params = CommitteeParams(consensus_threshold=threshold)

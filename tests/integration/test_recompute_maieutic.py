@@ -217,9 +217,9 @@ def test_no_ending_is_fixed_by_the_cast(tmp_path):
     """Every scenario ends more than one way across seeds; the convergence rate moves with the seed and with
     each threshold of the grid. Bounded by episodes: 8 runs of 24."""
     from dialectica.metrics.summary import COMMON, aggregate
-    from dialectica.sim.config import compose, from_hydra
-    from dialectica.sim.embedding import Embedder
-    from dialectica.sim.runner import run_graph
+    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.engine.batch import run_graph
+    from dialectica.sim.engine.embedding import Embedder
 
     embed = Embedder()
     # One batch for the texts most searches ask for (the canon, each topic's theses, the Garbage-In query):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from mlflow.tracking import MlflowClient
 
-from dialectica.sim.config import TrackingConfig
-from dialectica.sim.tracking import NullRun, Tracker
+from dialectica.sim.config.typed import TrackingConfig
+from dialectica.sim.tracking.runs import NullRun, Tracker
 
 
 def _tracker(tmp_path) -> tuple[Tracker, MlflowClient]:

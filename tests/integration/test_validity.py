@@ -1,4 +1,4 @@
-"""``dialectica-validity`` end to end against an OpenAI-compatible server on loopback: both casts on the
+"""``dialectica validity`` end to end against an OpenAI-compatible server on loopback: both casts on the
 same seeds, the report files, and an MLflow parent run holding the grid's runs."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import pytest
 from mlflow.tracking import MlflowClient
 
-from dialectica.sim.llm.latency_server import serving
-from dialectica.sim.validity import run
+from dialectica.sim.analysis.validity import run
+from dialectica.sim.dev.latency_server import serving
 
 
 @pytest.fixture(scope="module")

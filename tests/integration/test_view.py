@@ -77,7 +77,7 @@ def test_bad_input_is_one_line_and_exit_2(interview_run, target, words):
     tmp, _ = interview_run
     proc = _python("-m", "dialectica.sim.view", target, "--tracking-uri", f"sqlite:///{tmp / 'ml.db'}", cwd=tmp)
     assert proc.returncode == 2 and words in proc.stderr
-    assert proc.stderr.strip().count("\n") == 0 and proc.stderr.startswith("dialectica-view: error:")
+    assert proc.stderr.strip().count("\n") == 0 and proc.stderr.startswith("dialectica: error:")
 
 
 def test_serve_answers_on_loopback(interview_run):

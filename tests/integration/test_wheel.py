@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dialectica.sim.discovery import builtin_names
+from dialectica.sim.config.discovery import builtin_names
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +40,7 @@ def test_the_installed_wheel_runs_from_an_empty_folder(wheel: Path, tmp_path: Pa
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
                    check=True, capture_output=True)
     env = {**os.environ, "PYTHONPATH": str(target)}  # ahead of the editable install of the source tree
-    where = subprocess.run([sys.executable, "-c", "import dialectica.sim.resources as r; print(r.conf_dir())"],
+    where = subprocess.run([sys.executable, "-c", "import dialectica.sim.config.resources as r; print(r.conf_dir())"],
                            capture_output=True, text=True, cwd=empty, env=env, check=True).stdout.strip()
     assert Path(where).is_relative_to(target)
     proc = subprocess.run([sys.executable, "-m", "dialectica", "graph=interview", "episodes=3", "tracking=none",

@@ -1,4 +1,4 @@
-"""dialectica-bench runs end to end on a tiny budget and writes every figure it prints."""
+"""dialectica bench runs end to end on a tiny budget and writes every figure it prints."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dialectica.sim.bench import main
+from dialectica.sim.cli.bench import measure as main
 
 pytestmark = pytest.mark.slow
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from dialectica.sim.compare import compare
+from dialectica.sim.analysis.compare import compare
 
 pytestmark = pytest.mark.slow
 
@@ -127,7 +127,8 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
     for script in ("dialectica", "dialectica-compare"):
         assert (project / ".venv" / "bin" / script).exists()
     where = subprocess.run([str(project / ".venv" / "bin" / "python"), "-c",
-                            "import importlib.metadata as m, dialectica.sim.compare as c, haggle; print(c.__file__); "
+                            "import importlib.metadata as m, dialectica.sim.analysis.compare as c, haggle; "
+                            "print(c.__file__); "
                             "print(haggle.__file__); print(m.distribution('dialectica').locate_file(''))"],
                            cwd=project, capture_output=True, text=True, check=True).stdout.split()
     assert where == [str(site / "dialectica" / "sim" / "compare.py"), str(project / "src" / "haggle" / "__init__.py"),
@@ -148,7 +149,7 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
     config.write_text(re.sub(r"^max_rounds: 8\b", "max_rounds: 6", config.read_text(), count=1, flags=re.M))
     assert "max_rounds: 6" in config.read_text()
     summary.unlink()
-    first = next(i for i, s in enumerate(steps) if "dialectica-compare" in s.get("run", ""))
+    first = next(i for i, s in enumerate(steps) if "dialectica compare" in s.get("run", ""))
     again = _run_steps(steps[first:], project, env)
     codes = {name: code for name, (code, _, _) in again.items()}
     print(f"step seconds, again: { {name: round(seconds, 1) for name, (_, _, seconds) in again.items()} }")

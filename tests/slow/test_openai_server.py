@@ -74,7 +74,7 @@ def test_structured_reply_through_the_server_follows_the_schema(server, monkeypa
 
 
 def test_a_wrong_key_is_refused_in_one_line(server, monkeypatch):
-    from dialectica.sim.params import ConfigError
+    from dialectica.sim.authoring.params import ConfigError
 
     monkeypatch.setenv("DIALECTICA_TEST_KEY", "sk-wrong")
     with pytest.raises(ConfigError, match="refused the key in \\$DIALECTICA_TEST_KEY"):

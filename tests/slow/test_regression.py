@@ -1,11 +1,15 @@
-"""dialectica-compare against the committed baselines: the code as it is passes; an injected
+"""dialectica compare against the committed baselines: the code as it is passes; an injected
 change of a default threshold fails with a readable table."""
 
 from __future__ import annotations
 
 import pytest
 
-from dialectica.sim.compare import main
+from dialectica.sim.cli.main import dispatch
+
+
+def main(argv: list[str]) -> int:
+    return dispatch("compare", argv)
 
 pytestmark = pytest.mark.slow
 

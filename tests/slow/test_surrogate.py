@@ -15,7 +15,7 @@ from pathlib import Path
 import mlflow
 import pytest
 
-from dialectica.sim.discovery import builtin_names, load
+from dialectica.sim.config.discovery import builtin_names, load
 
 pytestmark = pytest.mark.slow
 

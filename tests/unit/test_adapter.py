@@ -18,7 +18,7 @@ from langgraph.types import interrupt
 
 import dialectica
 from dialectica import LLMJudge, LLMUser, Verdict
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
 
 
 class EchoModel(BaseChatModel):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from dialectica.graphs.committee.calibration import CALIBRATION, behaviour
-from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.simulate import simulate
-from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.typed import compose, from_hydra
 
 
 def _said(speaker, position, confidence=0.5, cited=(), target=None, fallback=False):

@@ -9,11 +9,11 @@ import random
 import pytest
 import yaml
 
-from dialectica.sim.calibration import calset
-from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.fit import RATE_SCALE, authored_mean, loss, search, split
-from dialectica.sim.calibration.model import Calibration, Knob
-from dialectica.sim.params import ConfigError
+from dialectica.sim.analysis.calibration import calset
+from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.analysis.calibration.fit import RATE_SCALE, authored_mean, loss, search, split
+from dialectica.sim.analysis.calibration.model import Calibration, Knob
+from dialectica.sim.authoring.params import ConfigError
 
 
 def _behaviour(records):
@@ -101,7 +101,7 @@ def test_a_calibrated_set_is_applied_to_copies_of_every_persona(tmp_path):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (None, "no calibrated set for graph toy at .*dialectica-calibrate graph=toy"),
+    (None, "no calibrated set for graph toy at .*dialectica calibrate graph=toy"),
     ("graph: toy\nshared: {speed: 1}\n", r"shared.speed is not a calibrated key; valid keys: vagueness, length"),
     ("graph: toy\nshared: {vagueness: 2}\n", r"shared.vagueness=2 is out of range; valid range: \[0.0, 1.0\]"),
     ("graph: toy\npersonas: {a: {length: yes}}\n", r"personas.a.length=True is out of range"),

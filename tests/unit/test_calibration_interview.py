@@ -12,9 +12,9 @@ import yaml
 
 from dialectica.graphs.interview import SPEC
 from dialectica.graphs.interview.calibration import CALIBRATION, behaviour
-from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.simulate import simulate
-from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.typed import compose, from_hydra
 
 SCHEMA = [{"name": "steps", "kind": "list", "required": True, "min_items": 3},
           {"name": "mode", "kind": "choice", "required": True, "min_items": 1},

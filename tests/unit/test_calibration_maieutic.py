@@ -14,9 +14,9 @@ import yaml
 
 from dialectica.graphs.maieutic import SPEC
 from dialectica.graphs.maieutic.calibration import CALIBRATION, behaviour
-from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.simulate import simulate
-from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.typed import compose, from_hydra
 
 
 def _record(turns: list[tuple[str, bool, bool, float]]) -> dict:

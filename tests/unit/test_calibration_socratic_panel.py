@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from dialectica.graphs.socratic_panel.calibration import CALIBRATION, behaviour
-from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.calibration.simulate import simulate
-from dialectica.sim.config import compose, from_hydra
+from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.typed import compose, from_hydra
 
 
 def _turn(speaker, claims, round_=1, fallback=False):

@@ -15,9 +15,9 @@ from dialectica.graphs.tribunal import SPEC
 from dialectica.graphs.tribunal.build import prepare_scenario
 from dialectica.graphs.tribunal.calibration import CALIBRATION, DOCS, behaviour, personas
 from dialectica.graphs.tribunal.scripted import JUDGE_DEFAULTS, JUDGE_KEYS, judge_personas
-from dialectica.sim.calibration.calset import CalibratedSet
-from dialectica.sim.params import ConfigError
-from dialectica.sim.scenarios import load_scenarios
+from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config.scenarios import load_scenarios
 
 P, D, T = "prosecutor", "defense", "tech_lead"
 
@@ -149,7 +149,7 @@ EPISODES = 12  # two per scenario
 
 @pytest.fixture(scope="module")
 def tribunal_run(tmp_path_factory):
-    from dialectica.sim.config import compose, from_hydra
+    from dialectica.sim.config.typed import compose, from_hydra
 
     # the collector planted to hang would sleep hang_s (it never crosses the deadline): no need to wait for it;
     # the collectors' short delays (a tenth of a second) still run
@@ -159,7 +159,7 @@ def tribunal_run(tmp_path_factory):
 
 
 def _stats(run, values):
-    from dialectica.sim.calibration.simulate import simulate
+    from dialectica.sim.analysis.calibration.simulate import simulate
 
     rows = simulate(run, [{}], episodes=EPISODES, seed=0, calset=CalibratedSet("tribunal", values))[0]
     assert all(r["termination_reason"] != "error" for r in rows)

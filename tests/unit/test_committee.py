@@ -14,10 +14,10 @@ from dialectica.graphs.committee.consensus import detect_consensus, vote_share
 from dialectica.graphs.committee.nodes import CommitteeDeps, CommitteeNodes, divergence
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.reading import Ballot, read_statement, read_vote
-from dialectica.sim.retrieval import Library
-from dialectica.sim.scripted import ScriptedChatModel
-from dialectica.sim.spec import Episode
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.retrieval import Library
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.spec import Episode
+from dialectica.sim.authoring.termination import TerminationReason
 
 
 def unit_embed(texts):
@@ -175,7 +175,7 @@ def test_below_quorum_semantic_agreement_is_undefined_and_there_is_no_consensus(
 
 
 def test_quorum_defaults_to_a_majority_of_the_seated_members_and_is_range_checked():
-    from dialectica.sim.params import ConfigError, build_params
+    from dialectica.sim.authoring.params import ConfigError, build_params
 
     assert CommitteeParams().seated_quorum == 4 and CommitteeParams(committee_size=10).seated_quorum == 6
     assert CommitteeParams(quorum=7).seated_quorum == 7

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialectica.sim.compare import compare, compared, table
+from dialectica.sim.analysis.compare import compare, compared, table
 
 BASE = {"episodes": 150, "convergence_rate": 0.5, "convergence_rate_ci95_low": 0.42, "convergence_rate_ci95_high": 0.58,
         "depth_mean": 4.0, "episode_seconds_p50": 0.05, "node_seconds_p50/x": 0.01, "gone_mean": 1.0}
@@ -43,7 +43,7 @@ def test_ci_reports_junit_markdown_and_json(tmp_path):
     import json
     import xml.etree.ElementTree as ET
 
-    from dialectica.sim.ci_report import write
+    from dialectica.sim.analysis.ci_report import write
 
     baseline = {"convergence_rate": 0.5, "convergence_rate_ci95_low": 0.4, "convergence_rate_ci95_high": 0.6,
                 "rounds_mean": 3.0, "depth_mean": 2.0}
@@ -62,7 +62,7 @@ def test_ci_reports_junit_markdown_and_json(tmp_path):
     assert sorted(c.get("name") for c in g.findall("testcase") if c.find("failure") is not None) == sorted(regressions)
     assert "outside the baseline's 95% interval [0.4, 0.6]" in cases["convergence_rate"].find("failure").get("message")
     assert cases["rounds_mean"].find("failure") is None and cases["brand_new"].find("skipped") is not None
-    assert h.get("failures") == "1" and "dialectica-compare --update" in h.find("testcase/failure").get("message")
+    assert h.get("failures") == "1" and "dialectica compare --update" in h.find("testcase/failure").get("message")
 
     report = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert report["regression"] is True and report["graphs"]["h"]["baseline"] is None
@@ -78,9 +78,9 @@ def test_ci_reports_junit_markdown_and_json(tmp_path):
 
 
 def test_no_baselines_is_bad_input_before_any_run(tmp_path, capsys):
-    from dialectica.sim.compare import main
+    from dialectica.sim.cli.main import dispatch
 
-    assert main(["--baselines", str(tmp_path / "none")]) == 2
+    assert dispatch("compare", ["--baselines", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert f"no baselines in {tmp_path / 'none'}" in err and "--update" in err
 

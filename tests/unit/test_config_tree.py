@@ -7,8 +7,9 @@ import dataclasses
 import pytest
 from omegaconf import DictConfig, OmegaConf
 
-from dialectica.sim.config import CONF_DIR, compose, from_hydra
-from dialectica.sim.discovery import load, names
+from dialectica.sim.config.discovery import load, names
+from dialectica.sim.config.resources import CONF_DIR
+from dialectica.sim.config.typed import compose, from_hydra
 
 GRAPH_NAMES = names()
 
@@ -62,7 +63,7 @@ def test_cast_options_are_graph_keys_and_per_graph_overrides_one_graph(tmp_path)
     (or params) for one graph of a multi-graph run."""
     from hydra.errors import ConfigCompositionException
 
-    from dialectica.sim.params import ConfigError
+    from dialectica.sim.authoring.params import ConfigError
 
     run = from_hydra(_compose(["graph=maieutic", "graph.cast.discipline=0.5"], tmp_path), tmp_path / "out")
     (maieutic,) = run.graphs
@@ -85,8 +86,8 @@ def test_cast_options_are_graph_keys_and_per_graph_overrides_one_graph(tmp_path)
 
 
 def test_discovery_finds_the_graph_folders_and_refuses_an_unknown_name():
-    from dialectica.sim.discovery import builtin_names, loadable
-    from dialectica.sim.params import ConfigError
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.config.discovery import builtin_names, loadable
 
     assert builtin_names() == ("committee", "interview", "maieutic", "socratic_panel", "tribunal")
     assert loadable() == (GRAPH_NAMES, [])  # no plugin is installed in the test environment

@@ -1,4 +1,4 @@
-"""Simulated faults (``dialectica.sim.faults``): the seeded failing wrapper, retries, and where casts apply them."""
+"""Simulated faults (``dialectica.sim.authoring.faults``): the seeded failing wrapper, retries, where casts apply them."""
 
 from __future__ import annotations
 
@@ -7,13 +7,21 @@ import contextlib
 import pytest
 from langchain_core.messages import HumanMessage
 
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.faults import FaultyChatModel, ParticipantUnavailable, RoleUnavailable, attempt, faulty, retry
+from dialectica.sim.authoring.cast import CastRequest
+from dialectica.sim.authoring.faults import (
+    FaultRates,
+    FaultyChatModel,
+    ParticipantUnavailable,
+    RoleUnavailable,
+    attempt,
+    faulty,
+    retry,
+)
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM
 from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
-from dialectica.sim.meter import EpisodeMeter
-from dialectica.sim.scripted import ScriptedChatModel
 from tests.unit.test_llm_chat import FakeBackend
 
 ASK = [HumanMessage("Where do you stand?")]
@@ -174,7 +182,7 @@ def test_a_cast_request_applies_each_rate_to_its_own_kind_of_speaker():
     assert plain.participant("member", "You are M1.", "m1") is voices.llm
     assert plain.scripted_participant("m1", scripted) is scripted
 
-    both = CastRequest({}, 5, failure_rate=0.2, role_failure_rate=0.3, voices=voices)  # type: ignore[arg-type]
+    both = CastRequest({}, 5, FaultRates(participant=0.2, role=0.3), voices=voices)  # type: ignore[arg-type]
     system, llm, own = (both.system("moderator", lambda: scripted), both.participant("member", "You are M1.", "m1"),
                         both.scripted_participant("m1", scripted))
     assert (system.kind, system.rate, system.speaker, system.inner) == (SYSTEM, 0.3, "moderator", scripted)
@@ -183,5 +191,5 @@ def test_a_cast_request_applies_each_rate_to_its_own_kind_of_speaker():
     # a speaker draws the same faults whether a script or an LLM plays it
     assert [llm.draws.random() for _ in range(5)] == [own.draws.random() for _ in range(5)]
 
-    only_roles = CastRequest({}, 5, role_failure_rate=0.3, voices=voices)  # type: ignore[arg-type]
+    only_roles = CastRequest({}, 5, FaultRates(role=0.3), voices=voices)  # type: ignore[arg-type]
     assert only_roles.participant("member", "You are M1.", "m1") is voices.llm

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from dialectica.sim.inflight import ordered_map
+from dialectica.sim.engine.inflight import ordered_map
 
 
 def test_results_come_back_in_input_order_though_they_finish_out_of_order():

@@ -13,9 +13,9 @@ from dialectica.graphs.interview.interpret import interpret
 from dialectica.graphs.interview.nodes import InterviewDeps
 from dialectica.graphs.interview.params import InterviewParams
 from dialectica.graphs.interview.schema import DiscoverySchema
-from dialectica.sim.scripted import ScriptedChatModel
-from dialectica.sim.spec import Episode
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.spec import Episode
+from dialectica.sim.authoring.termination import TerminationReason
 
 SCHEMA = {
     "id": "warm_up",

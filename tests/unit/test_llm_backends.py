@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm import gguf
 from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma
 from dialectica.sim.llm.server import ServerBackend
 from dialectica.sim.llm.settings import LLMSettings
-from dialectica.sim.params import ConfigError
 
 
 def _fake_preset(tmp_path, monkeypatch, chunks: list[bytes], digest: str | None = None) -> list:

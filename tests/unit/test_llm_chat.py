@@ -8,12 +8,12 @@ import random
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache
 from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
 from dialectica.sim.llm.structured import ask, read_json
-from dialectica.sim.meter import EpisodeMeter
 
 SCHEMA = {"type": "object", "properties": {"vote": {"enum": ["yes", "no"]}}, "required": ["vote"]}
 
@@ -146,14 +146,14 @@ def test_settings_pick_a_model_per_role():
     ({"backend": "llamacpp", "colour": 1}, "llm.colour"),
 ])
 def test_bad_settings_name_the_key(values, key):
-    from dialectica.sim.params import ConfigError
+    from dialectica.sim.authoring.params import ConfigError
 
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         LLMSettings.from_dict(values)
 
 
 def test_surrogate_participants_need_an_llm():
-    from dialectica.sim.params import ConfigError
+    from dialectica.sim.authoring.params import ConfigError
 
     with pytest.raises(ConfigError, match="participants=surrogate needs an LLM"):
         LLMSettings().for_role("expert", "participant")

@@ -12,10 +12,10 @@ from dialectica.graphs.maieutic.build import build_maieutic, outcome, play, recu
 from dialectica.graphs.maieutic.nodes import MaieuticDeps
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.scripted import ScriptedSophia
-from dialectica.sim.retrieval import Library
-from dialectica.sim.scripted import ScriptedChatModel
-from dialectica.sim.spec import Episode
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.retrieval import Library
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.spec import Episode
+from dialectica.sim.authoring.termination import TerminationReason
 
 PASSAGES = [
     {"id": "rep_331c", "work": "Republic", "author": "Plato", "locus": "331c", "topics": ["justice"], "kind": "argument",

@@ -9,7 +9,7 @@ import pytest
 from dialectica.graph import ConfigError
 from dialectica.graphs.maieutic.params import MaieuticParams
 from dialectica.graphs.maieutic.reading import LearnerReading, extract_thesis, read_learner
-from dialectica.sim.params import build_params
+from dialectica.sim.authoring.params import build_params
 
 # The modules by their full names: the package's own attributes ``critic`` and ``moves`` are its metric
 # factories (graphs/maieutic/__init__.py imports them from .metrics), which shadow these submodules.

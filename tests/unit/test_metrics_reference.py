@@ -25,7 +25,7 @@ from dialectica.metrics.summary import (
     timings,
     undefined_agreement,
 )
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.termination import TerminationReason
 
 SIZES = [1, 2, 5, 17]
 VOCAB = [f"claim{i}" for i in range(12)]

@@ -9,10 +9,11 @@ import pytest
 from dialectica.graphs.socratic_panel.build import build_socratic_panel, initial_state, recursion_limit
 from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps, PanelNodes
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.sim.cast import CastRequest, build_deps
-from dialectica.sim.discovery import load
-from dialectica.sim.scripted import ScriptedChatModel
-from dialectica.sim.spec import Episode
+from dialectica.sim.authoring.cast import CastRequest, build_deps
+from dialectica.sim.authoring.faults import FaultRates
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.spec import Episode
+from dialectica.sim.config.discovery import load
 
 QUESTION = "What exactly do you mean by your position?"
 ANSWERS = {
@@ -158,7 +159,7 @@ NODE_NAMES = ("formulate_question", "collect_responses", "analyze_responses", "t
 @pytest.mark.parametrize("seed", [0, 1])
 def test_nodes_never_mutate_their_input_state(tiny_scenario, seed):
     params = PanelParams(max_rounds=4)
-    request = CastRequest(tiny_scenario, seed, failure_rate=0.3, sleep=lambda s: None)
+    request = CastRequest(tiny_scenario, seed, FaultRates(participant=0.3), sleep=lambda s: None)
     deps = build_deps(load("socratic_panel"), "scripted", request)
     graph = build_socratic_panel()
     states = list(graph.stream(initial_state(tiny_scenario, params), {"recursion_limit": recursion_limit(params)},

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from dialectica.metrics.passk import mean_pass_hat_k, pass_hat_k
-from dialectica.sim.sweep import _config_keys, markdown
+from dialectica.sim.tracking.sweep import _config_keys, markdown
 
 
 def test_pass_hat_k_by_hand():

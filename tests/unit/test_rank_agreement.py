@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dialectica.sim.params import ConfigError
-from dialectica.sim.validity import Agreement, _parse, grid_points, summarise
+from dialectica.sim.analysis.validity import Agreement, _parse, grid_points, summarise
+from dialectica.sim.authoring.params import ConfigError
 
 
 def _outcomes(rates: list[float], episodes: int, seed: int) -> np.ndarray:
@@ -49,7 +49,7 @@ def test_a_cast_whose_rates_are_all_equal_has_no_ranking():
 @pytest.mark.parametrize(("argv", "message"), [
     (["episodes=3"], "graph=None is required and must be one of: committee"),
     (["graph=nope"], "graph='nope' is required and must be one of"),
-    (["graph=interview", "budget"], "'budget' is not key=value; usage: dialectica-validity graph=NAME"),
+    (["graph=interview", "budget"], "'budget' is not key=value; usage: dialectica validity graph=NAME"),
 ])
 def test_bad_arguments_are_one_line_errors(argv, message):
     with pytest.raises(ConfigError, match=message):
@@ -57,7 +57,7 @@ def test_bad_arguments_are_one_line_errors(argv, message):
 
 
 def test_every_builtin_graph_declares_a_grid_and_a_grid_override_replaces_it():
-    from dialectica.sim.discovery import builtin_names, load
+    from dialectica.sim.config.discovery import builtin_names, load
 
     for name in builtin_names():
         graph, grid, _ = _parse([f"graph={name}"])

@@ -1,5 +1,5 @@
 """Config copies that reach disk (config.json, MLflow params and tags, fingerprint.json) hold no secret; secrets
-are scrubbed by value (``sim/secrets.py``) from text, records, log records and a backend's replies and errors."""
+are scrubbed by value (``sim/config/secrets.py``) from text, records, log records and a backend's replies and errors."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ import traceback
 
 import pytest
 
-from dialectica.sim import secrets
-from dialectica.sim.config import redact, redact_overrides, scrub_url
+from dialectica.sim.config.typed import redact, redact_overrides, scrub_url, secrets
+from dialectica.sim.engine.records import EpisodeRecord, to_line
 from dialectica.sim.llm.backends import Reply, Request, Scrubbed
-from dialectica.sim.records import EpisodeRecord, to_line
 
 
 def test_url_credentials_are_scrubbed_wherever_they_sit():

@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.sim.params import ConfigError, build_params
-from dialectica.sim.reducers import merge_lists_by_key, upsert_by_id
+from dialectica.sim.authoring.params import ConfigError, build_params
+from dialectica.sim.authoring.reducers import merge_lists_by_key, upsert_by_id
 
 
 def test_upsert_by_id_appends_new_replaces_known_and_keeps_order():

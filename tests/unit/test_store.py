@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from dialectica.sim.params import ConfigError
-from dialectica.sim.store import RetryingClient, is_locked, probe, sqlite_path
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.tracking.store import RetryingClient, is_locked, probe, sqlite_path
 
 
 class Flaky:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dialectica.sim import discovery
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.termination import TerminationReason
+from dialectica.sim.config import discovery
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW = re.compile(r"^\| `(?P<graph>\w+)` \| (?P<reasons>.+) \|$")
@@ -56,8 +56,9 @@ def test_an_undeclared_ending_is_recorded_as_an_error_naming_the_declared_ones()
     from langgraph.graph import END, START, StateGraph
     from typing_extensions import TypedDict
 
-    from dialectica.sim.episode import EpisodePlan, run_episode
-    from dialectica.sim.spec import Episode, EpisodeOutcome, GraphSpec
+    from dialectica.sim.authoring.spec import Episode, EpisodeOutcome, GraphSpec
+    from dialectica.sim.engine.build import EpisodePlan
+    from dialectica.sim.engine.episode import run_episode
 
     class State(TypedDict, total=False):
         n: int

@@ -17,13 +17,14 @@ from dialectica.graphs.tribunal.nodes import COLLECTORS, TribunalDeps
 from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParams
 from dialectica.graphs.tribunal.rules import contested, decide, judge_criterion
 from dialectica.graphs.tribunal.scripted import crashes, scripted_tribunal
-from dialectica.sim.cast import CastRequest
-from dialectica.sim.episode import episode_seed
-from dialectica.sim.params import ConfigError, build_params
-from dialectica.sim.scenarios import load_scenarios
-from dialectica.sim.scripted import ScriptedChatModel
-from dialectica.sim.spec import Episode
-from dialectica.sim.termination import TerminationReason
+from dialectica.sim.authoring.cast import CastRequest
+from dialectica.sim.authoring.faults import FaultRates
+from dialectica.sim.authoring.params import ConfigError, build_params
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.spec import Episode
+from dialectica.sim.authoring.termination import TerminationReason
+from dialectica.sim.config.scenarios import load_scenarios
+from dialectica.sim.engine.build import episode_seed
 
 CRITERIA = [
     {"id": "c1", "dimension": "security", "title": "Secrets", "description": "no secrets in git"},
@@ -234,7 +235,7 @@ SCENARIOS = load_scenarios(SPEC.datasets, SPEC, "all")
 
 def _episode(scenario, seed, params, crash_rate=0.0):
     """One scripted episode, in process, with no simulated delays."""
-    request = CastRequest(scenario, seed, crash_rate=crash_rate, sleep=lambda s: None, options=TribunalCastOptions())
+    request = CastRequest(scenario, seed, FaultRates(crash=crash_rate), sleep=lambda s: None, options=TribunalCastOptions())
     state = SPEC.compiled().invoke(SPEC.initial_state(scenario, params), {"recursion_limit": recursion_limit(params)},
                                    context=Episode(scripted_tribunal(request), params, seed))
     return outcome(state, params, scenario)

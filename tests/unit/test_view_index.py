@@ -1,4 +1,4 @@
-"""A graph's index over all its episodes, and ``dialectica-view --episode``: every episode listed, exactly those
+"""A graph's index over all its episodes, and ``dialectica view --episode``: every episode listed, exactly those
 with a page linked, sort and filter controls, escaping, and a bad episode refused in one line."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from dialectica.sim.records import SlimRecords, slim
-from dialectica.sim.view.cli import entry
+from dialectica.sim.cli.main import dispatch
+from dialectica.sim.engine.records import SlimRecords, slim
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.write import write_graph_pages
 
@@ -53,7 +53,7 @@ def test_the_index_lists_every_episode_and_links_exactly_those_with_pages(interv
     linked = {e for e, row in rows.items() if f'href="episode_{e}.html"' in row}
     assert linked == {1, 3} and "asked for" in rows[1]
     for e in (0, 2, 4):  # the run is the folder above <graph>/view
-        assert f"<code>dialectica-view {tmp_path} --graph interview --episode {e}</code>" in rows[e]
+        assert f"<code>dialectica view {tmp_path} --graph interview --episode {e}</code>" in rows[e]
     # the graph's page metric, its headline metrics and convergence, each cell with its exact value to sort by
     assert '<td class="num" data-v="0.4">0.4</td>' in rows[4] and '<td class="num" data-v="1.0">yes</td>' in rows[3]
     for column in ("ascr_recall", "depth", "converged", "rounds", "seconds", "scenario", "ended"):
@@ -91,7 +91,7 @@ def test_hostile_text_in_scenarios_reasons_and_metrics_is_escaped(interview_reco
     records[1]["termination_reason"] = "<img src=x onerror=alert(1)>"
     records[1]["metrics"]["ascr_recall"] = "<b>bold</b>"
     html = write_graph_pages(records, tmp_path / "view", ViewOptions(first=0, errors=0),
-                             remake="dialectica-view '<i>run</i>' --graph interview")[0].read_text()
+                             remake="dialectica view '<i>run</i>' --graph interview")[0].read_text()
     assert html.count("<script") == 1 and "<img src=x" not in html and "<b>bold" not in html and "<i>run" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;img src=x onerror=alert(1)&gt;" in html
     assert 'data-scenario="&quot;&gt;&lt;script&gt;' in html
@@ -112,12 +112,12 @@ def _pages(folder) -> set[str]:
 
 
 def test_episode_writes_exactly_those_pages_for_every_graph_or_one(run_dir, capsys):
-    entry([str(run_dir), "--episode", "1,3", "--episode", "2"])
+    assert dispatch("view", [str(run_dir), "--episode", "1,3", "--episode", "2"]) == 0
     for graph in ("interview", "socratic_panel"):
         assert _pages(run_dir / graph / "view") == {"episode_1.html", "episode_2.html", "episode_3.html"}
         assert 'data-episodes="4"' in (run_dir / graph / "view" / "index.html").read_text()
     assert "interview: 3 episode pages in" in capsys.readouterr().out
-    entry([str(run_dir), "--episode", "0", "--graph", "interview", "--first", "1"])
+    assert dispatch("view", [str(run_dir), "--episode", "0", "--graph", "interview", "--first", "1"]) == 0
     assert _pages(run_dir / "interview" / "view") == {f"episode_{i}.html" for i in range(4)}
     assert _pages(run_dir / "socratic_panel" / "view") == {"episode_1.html", "episode_2.html", "episode_3.html"}
     run_index = (run_dir / "view.html").read_text()  # still links the graph left alone
@@ -131,9 +131,8 @@ def test_episode_writes_exactly_those_pages_for_every_graph_or_one(run_dir, caps
     (["--graph", "nope"], "--graph nope: RUN has no such graph; its graphs: interview, socratic_panel"),
 ])
 def test_a_bad_episode_or_graph_is_one_line_exit_2_and_writes_nothing(run_dir, capsys, args, words):
-    with pytest.raises(SystemExit) as exit_:
-        entry([str(run_dir), *args])
+    code = dispatch("view", [str(run_dir), *args])
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.startswith("dialectica-view: error: ") and err.count("\n") == 1
+    assert code == 2 and err.startswith("dialectica: error: ") and err.count("\n") == 1
     assert words.replace("RUN", str(run_dir)) in err
     assert not (run_dir / "interview" / "view").exists() and not (run_dir / "view.html").exists()

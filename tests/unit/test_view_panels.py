@@ -12,7 +12,7 @@ from dialectica.graphs.interview import panel as interview
 from dialectica.graphs.maieutic import panel as maieutic
 from dialectica.graphs.socratic_panel import panel as socratic_panel
 from dialectica.graphs.tribunal import panel as tribunal
-from dialectica.sim.discovery import names
+from dialectica.sim.config.discovery import names
 from dialectica.sim.view.explain import explain
 from dialectica.sim.view.page import render_page
 from dialectica.sim.view.registry import GENERIC, view_for

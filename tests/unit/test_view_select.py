@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dialectica.sim.config import compose, from_hydra
-from dialectica.sim.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config.typed import compose, from_hydra
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.select import select_episodes
 

@@ -1,0 +1,183 @@
+"""``dialectica bench``: performance figures measured side by side in one run.
+
+Prints a table and writes ``results/benchmarks/<timestamp>.json`` (and ``latest.json``):
+scripted episodes per second per graph; the harness's time against calling the same compiled
+graph directly; embedding-agreement throughput against a raw ``SentenceTransformer.encode`` of the
+same sentences; MLflow's share of a 200-episode job; start-up time of a one-episode run; peak
+resident memory of a long panel run against a short one. With ``--surrogate``, also the harness's
+own time outside model calls in surrogate runs on the local LLM.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from dialectica.sim.config.typed import RunConfig, compose, from_hydra
+
+OUT = Path("results") / "benchmarks"  # relative to the working directory
+FAST_HANG = "++per_graph.tribunal.cast.hang_s=0.2"  # the planted hanging collector, kept short
+
+
+def _run_config(graph: str, episodes: int, tmp: Path, *extra: str) -> RunConfig:
+    cfg = compose([f"graph={graph}", f"episodes={episodes}", "tracking=none", "progress=false", "seed=7",
+                   FAST_HANG, "embedding_cache=null", *extra], tmp)
+    return from_hydra(cfg, tmp / graph)
+
+
+def episodes_per_second(graph: str, episodes: int, tmp: Path, embed: Any) -> float:
+    from dialectica.sim.engine.batch import run_graph
+
+    cfg = _run_config(graph, episodes, tmp)
+    with (tmp / f"{graph}.jsonl").open("w") as sink:
+        run_graph(cfg.graphs[0], _run_config(graph, 1, tmp), embed, sink)  # warm-up: imports, the one compile
+        start = time.perf_counter()
+        run_graph(cfg.graphs[0], cfg, embed, sink)
+    return episodes / (time.perf_counter() - start)
+
+
+def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[str, float]:
+    """``run_episode`` (cast, metered invoke, typed record) against the same compiled graph's own invoke (or
+    play loop) with the same deps, built beforehand. Both paths run each episode once untimed first, so
+    they find the embedding cache equally warm; the two are timed in alternation, so load on the machine
+    falls on both alike."""
+    from dialectica.sim.authoring.cast import CastRequest, build_deps
+    from dialectica.sim.authoring.spec import Episode
+    from dialectica.sim.engine.build import EpisodePlan, episode_seed
+    from dialectica.sim.engine.episode import run_episode
+
+    run = _run_config(graph, episodes, tmp).graphs[0]
+    spec, params, compiled = run.spec, run.params, run.spec.compiled()
+    harness = direct = 0.0
+    for i in range(episodes):
+        scenario, seed = run.scenarios[i % len(run.scenarios)], episode_seed(7, graph, i)
+        plan = EpisodePlan(graph, i, seed, scenario, "scripted", datasets=run.datasets, options=run.options)
+        request = CastRequest(scenario, seed, embed=embed, datasets=run.datasets, options=run.options)
+        run_episode(spec, params, plan, embed)  # warm-up
+        episode = Episode(build_deps(spec, "scripted", request), params, seed)
+        state, config = spec.initial_state(scenario, params), {"recursion_limit": spec.recursion_limit(params)}
+        start = time.perf_counter()
+        _ = spec.play(compiled, episode, state, config) if spec.play else compiled.invoke(state, config, context=episode)
+        direct += time.perf_counter() - start
+        start = time.perf_counter()
+        run_episode(spec, params, plan, embed)
+        harness += time.perf_counter() - start
+    return {"harness_seconds": harness, "direct_seconds": direct, "harness_overhead_ratio": harness / direct}
+
+
+def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
+    """(ours seconds, raw seconds, raw/ours): agreement over a panel run's answers, cold caches both."""
+    from dialectica.metrics.embedding import embedding_agreement, round_answers
+    from dialectica.metrics.text import sentences
+    from dialectica.sim.engine import records
+    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.engine.embedding import Embedder, _model
+
+    run_experiment(_run_config("socratic_panel", 60, tmp, "embeddings=false", "view.enabled=false"), echo=lambda _: None)
+    full = list(records.read(tmp / "socratic_panel" / records.FILE))
+    distinct = sorted({s for r in full for answers in round_answers(r).values() for a in answers for s in sentences(a)})
+    model = _model()
+    model.encode(distinct[:64])  # warm-up
+    start = time.perf_counter()
+    model.encode(distinct, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    raw = time.perf_counter() - start
+    start = time.perf_counter()
+    embedding_agreement(full, Embedder())
+    ours = time.perf_counter() - start
+    return ours, raw, raw / ours
+
+
+def _child(args: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, peak resident MiB) of ``dialectica ARGS`` in a fresh process.
+
+    A small wrapper process runs it and reads the peak from its children's rusage, so that only this
+    run counts (the run itself ends with ``os._exit``, past any hook of its own).
+    """
+    wrapper = ("import resource, subprocess, sys\n"
+               "subprocess.run([sys.executable, '-m', 'dialectica', *sys.argv[1:]], check=True, capture_output=True)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", wrapper, *args], check=True, capture_output=True, text=True, cwd=cwd)
+    wall = time.perf_counter() - start
+    return wall, int(proc.stdout.split()[-1]) / 1024
+
+
+def memory_growth(tmp: Path, episodes: int) -> dict[str, float]:
+    """Peak RSS of a panel run of ``episodes`` episodes against one of a tenth as many (same settings)."""
+    common = ["graph=socratic_panel", "tracking=none", "embeddings=false", "progress=false", "view.enabled=false"]
+    short_wall, short = _child([*common, f"episodes={max(1, episodes // 10)}", f"hydra.run.dir={tmp / 'rss_short'}"], tmp)
+    long_wall, long = _child([*common, f"episodes={episodes}", f"hydra.run.dir={tmp / 'rss_long'}"], tmp)
+    return {"episodes": episodes, "peak_rss_mib": long, "peak_rss_mib_tenth": short, "growth_ratio": long / short,
+            "wall_seconds": long_wall}
+
+
+def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
+    """(tracking seconds, share of the job's wall time) for a 200-episode panel job into SQLite."""
+    from dialectica.sim.engine.batch import run_experiment
+
+    cfg = compose(["graph=socratic_panel", f"episodes={episodes}", "progress=false", "seed=7",
+                   f"tracking.uri=sqlite:///{tmp / 'ml' / 'mlflow.db'}"], tmp)
+    start = time.perf_counter()
+    summary = run_experiment(from_hydra(cfg, tmp / "tracked"), echo=lambda _: None)
+    total = time.perf_counter() - start
+    seconds = summary["graphs"]["socratic_panel"]["phase_seconds"]["tracking"]
+    return seconds, seconds / total
+
+
+def startup_seconds(tmp: Path, repeats: int = 3) -> float:
+    """Best wall time of ``dialectica`` for one interview episode, tracking and embeddings off (a fresh process)."""
+    args = ["graph=interview", "episodes=1", "tracking=none", "embeddings=false", "progress=false"]
+    return min(_child([*args, f"hydra.run.dir={tmp / f'startup{i}'}"], tmp)[0] for i in range(repeats))
+
+
+def surrogate_overhead(records: list[dict[str, Any]]) -> float:
+    """Share of the episodes' wall time spent outside model calls: the harness's own time in an LLM run."""
+    wall = sum(r["timings"]["episode_seconds"] for r in records)
+    return 1 - sum(r["timings"]["llm_seconds"] for r in records) / wall if wall else float("nan")
+
+
+def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
+    """A cold (no call cache) ``participants=surrogate llm=llamacpp`` run of ``graph`` in a fresh process:
+    the harness's share of the episodes' time and of the whole process (start-up and MLflow included)."""
+    exe = Path(sys.executable).parent / "dialectica"
+    out = tmp / "surrogate" / graph
+    start = time.perf_counter()
+    subprocess.run([str(exe), f"graph={graph}", "participants=surrogate", "llm=llamacpp", f"episodes={episodes}",
+                    "llm.cache=null", "progress=false", f"hydra.run.dir={out}",
+                    f"tracking.uri=sqlite:///{tmp / 'surrogate' / 'mlflow.db'}"], check=True, capture_output=True, cwd=tmp)
+    wall = time.perf_counter() - start
+    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    model = sum(r["timings"]["llm_seconds"] for r in records)
+    return {"wall_seconds": wall, "llm_seconds": model, "harness_share_of_episodes": surrogate_overhead(records),
+            "harness_share_of_process": (wall - model) / wall}
+
+
+def _server_run(url: str, tmp: Path, name: str, episodes: int, concurrency: int) -> tuple[float, list[dict[str, Any]]]:
+    exe = Path(sys.executable).parent / "dialectica"
+    out = tmp / "server" / name
+    start = time.perf_counter()
+    subprocess.run([str(exe), "graph=interview", "participants=surrogate", "llm=openai", f"llm.base_url={url}",
+                    "llm.model=latency", "llm.cache=null", f"episodes={episodes}", f"max_concurrency={concurrency}",
+                    "progress=false", "tracking=none", f"hydra.run.dir={out}"], check=True, capture_output=True, cwd=tmp)
+    wall = time.perf_counter() - start
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    return wall, [{k: v for k, v in json.loads(line).items() if k != "timings"} for line in lines]
+
+
+def server_concurrency(tmp: Path, latency_s: float = 0.3, in_flight: int = 16, episodes: int = 16) -> dict[str, Any]:
+    """Surrogate interview runs (every role on the server) against ``latency_server`` in fresh processes,
+    start-up included: ``episodes`` one at a time and ``in_flight`` at a time (same records?), then
+    ``8 * in_flight`` episodes in flight for the throughput."""
+    from dialectica.sim.dev.latency_server import serving
+
+    with serving(latency_s) as url:
+        one, seq = _server_run(url, tmp, "sequential", episodes, 1)
+        many, par = _server_run(url, tmp, "parallel", episodes, in_flight)
+        long_wall, _ = _server_run(url, tmp, "long", 8 * in_flight, in_flight)
+    return {"latency_s": latency_s, "in_flight": in_flight, "episodes": episodes, "sequential_seconds": one,
+            "parallel_seconds": many, "speedup": one / many, "same_records": seq == par,
+            "throughput_ratio": (8 * in_flight / long_wall) / (episodes / one)}

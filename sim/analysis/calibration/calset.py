@@ -1,0 +1,102 @@
+"""A calibrated set: fitted persona values and their provenance, ``datasets/<graph>/calibrated.yaml``.
+
+``shared`` values apply to every persona of the graph, ``personas.<id>`` values (fitted where a persona had
+enough reference episodes) override them for one persona. ``participants=calibrated`` plays the scripted
+cast with the scenarios' personas so set.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dialectica.sim.analysis.calibration.model import Calibration
+from dialectica.sim.authoring.params import ConfigError
+
+FILE = "calibrated.yaml"
+HEADER = ("# Calibrated persona values for the scripted cast, written by dialectica calibrate (see provenance).\n"
+          "# participants=calibrated plays the scripted cast with them; rerun the command in provenance to refit.\n")
+
+
+@dataclass(frozen=True)
+class CalibratedSet:
+    graph: str
+    shared: dict[str, float]
+    personas: dict[str, dict[str, float]] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    fit: dict[str, Any] = field(default_factory=dict)
+
+    def values_for(self, persona: str) -> dict[str, float]:
+        return {**self.shared, **self.personas.get(persona, {})}
+
+    def apply(self, scenario: dict[str, Any], calibration: Calibration) -> dict[str, Any]:
+        """A copy of the prepared ``scenario`` whose personas carry the calibrated values."""
+        out = copy.deepcopy(scenario)
+        for persona, mapping in calibration.personas(out):
+            mapping.update(self.values_for(persona))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"graph": self.graph, "shared": self.shared, "personas": self.personas,
+                "provenance": self.provenance, "fit": self.fit}
+
+
+def path_for(datasets: Path) -> Path:
+    return datasets / FILE
+
+
+def _values(where: str, values: Any, calibration: Calibration) -> dict[str, float]:
+    knobs = {k.name: k for k in calibration.knobs}
+    if not isinstance(values, Mapping):
+        raise ConfigError(f"{where} must be a mapping of persona keys to numbers; valid keys: {', '.join(knobs)}")
+    out: dict[str, float] = {}
+    for key, value in values.items():
+        if key not in knobs:
+            raise ConfigError(f"{where}.{key} is not a calibrated key; valid keys: {', '.join(knobs)}")
+        knob = knobs[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not knob.low <= value <= knob.high:
+            raise ConfigError(f"{where}.{key}={value!r} is out of range; valid range: [{knob.low}, {knob.high}]")
+        out[key] = knob.clip(value)
+    return out
+
+
+def read(path: Path, graph: str, calibration: Calibration) -> CalibratedSet:
+    """The calibrated set at ``path``, checked against the graph's knobs.
+
+    Raises:
+        ConfigError: one line naming the file (or its key) and what to do.
+    """
+    if not path.is_file():
+        raise ConfigError(f"no calibrated set for graph {graph} at {path}; write one with "
+                          f"`dialectica calibrate graph={graph}`, or use participants=scripted")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"malformed calibrated set {path}: {type(exc).__name__}; rewrite it with "
+                          f"`dialectica calibrate graph={graph}`") from exc
+    if not isinstance(data, dict) or data.get("graph") != graph:
+        raise ConfigError(f"malformed calibrated set {path}: expected a mapping with graph: {graph}")
+    personas = data.get("personas") or {}
+    if not isinstance(personas, Mapping):
+        raise ConfigError(f"malformed calibrated set {path}: personas must map persona ids to values")
+    return CalibratedSet(
+        graph=graph, shared=_values(f"{path}: shared", data.get("shared") or {}, calibration),
+        personas={str(p): _values(f"{path}: personas.{p}", v, calibration) for p, v in personas.items()},
+        provenance=dict(data.get("provenance") or {}), fit=dict(data.get("fit") or {}),
+    )
+
+
+def write(path: Path, calset: CalibratedSet) -> Path:
+    """Writes the set whole or not at all (a temporary file renamed into place)."""
+    from dialectica.sim.engine.records import json_safe
+
+    text = HEADER + yaml.safe_dump(json_safe(calset.to_dict()), sort_keys=False, allow_unicode=True, width=110)
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+    return path

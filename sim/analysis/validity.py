@@ -1,0 +1,258 @@
+"""``dialectica validity``: does the ranking of configurations found with scripted casts hold with LLM casts?
+
+One grid of the graph's thresholds (its spec's ``grid``, or ``grid.<param>=a,b,c``) runs twice on the
+same seeds and scenarios: once with every role scripted, once with an LLM playing the graph's
+participants (``participants=surrogate``; a graph without participant roles has its own roles played
+by the LLM instead). Per configuration the headline rate (episodes ending ``converged``) of each cast,
+with Wilson intervals; across configurations the Spearman and Kendall coefficients between the two
+casts' rates, with a bootstrap 95% interval that resamples episodes (the same episode indices for every
+configuration and both casts, since they share seeds). Where the graph has a calibrated set
+(``dialectica calibrate``), a third cast, ``participants=calibrated``, runs too: its rate per configuration,
+whether it lies inside the LLM's interval, and its own rank agreement with the LLM. Writes
+``validity.json``, ``validity.md`` and ``validity.png`` under ``results/validity/<graph>-<time>/`` and logs
+them to an MLflow parent run whose children are the grid's runs. Other arguments are config overrides for
+every cast (``episodes=``, ``seed=``, ``llm=openai llm.base_url=...``, ``max_concurrency=``, ``tracking=none``...).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dialectica.metrics import converged
+from dialectica.metrics.stats import wilson_interval
+from dialectica.sim.analysis.calibration import calset
+from dialectica.sim.authoring.params import ConfigError
+
+DEFAULT_EPISODES = 8
+BOOTSTRAP = 2000
+
+
+def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the grid's values, in the grid's order."""
+    keys = list(grid)
+    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def label(point: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in point.items())
+
+
+def _correlations(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Spearman and Kendall between two vectors of rates; NaN where either is constant (no ranking)."""
+    from scipy.stats import kendalltau, spearmanr
+
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan"), float("nan")
+    return float(spearmanr(a, b).statistic), float(kendalltau(a, b).statistic)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Rank agreement between two casts over the same configurations and episodes.
+
+    Attributes:
+        scripted, llm: 0/1 outcomes, one row per configuration, one column per episode index.
+    """
+
+    scripted: np.ndarray
+    llm: np.ndarray
+
+    def point(self) -> tuple[float, float]:
+        return _correlations(self.scripted.mean(axis=1), self.llm.mean(axis=1))
+
+    def bootstrap(self, samples: int = BOOTSTRAP, seed: int = 0) -> dict[str, Any]:
+        """Percentile 95% intervals of both coefficients over episode resamples, and the share of resamples
+        in which a coefficient is undefined (a cast's rates all equal)."""
+        rng = np.random.default_rng(seed)
+        n = self.scripted.shape[1]
+        draws = np.array([_correlations(self.scripted[:, idx].mean(axis=1), self.llm[:, idx].mean(axis=1))
+                          for idx in rng.integers(0, n, size=(samples, n))])
+        out: dict[str, Any] = {}
+        for column, name in enumerate(("spearman", "kendall")):
+            values = draws[:, column][~np.isnan(draws[:, column])]
+            low, high = (np.percentile(values, [2.5, 97.5]) if len(values) else (float("nan"), float("nan")))
+            out[name] = {"ci95_low": float(low), "ci95_high": float(high),
+                         "undefined_share": float(1 - len(values) / samples)}
+        return out
+
+
+def outcomes(episodes: Path, graph: str, n: int) -> np.ndarray:
+    """1 for each episode of ``graph`` that converged, 0 otherwise, in episode order."""
+    from dialectica.sim.engine.records import read
+
+    rows = sorted(read(episodes, graph, keep=False), key=lambda r: r["episode"])
+    if len(rows) != n:
+        raise RuntimeError(f"{episodes}: {len(rows)} episodes of {graph}, expected {n}")
+    return np.array([converged(r) for r in rows], dtype=float)
+
+
+def summarise(points: list[dict[str, Any]], agreement: Agreement, calibrated: np.ndarray | None = None) -> dict[str, Any]:
+    """Per configuration each cast's rate with its Wilson interval; the rank agreement of the scripted cast with
+    the LLM's and, given the calibrated cast's outcomes, whether its rate lies inside the LLM's interval and
+    its own rank agreement."""
+    casts = {"scripted": agreement.scripted, "llm": agreement.llm}
+    if calibrated is not None:
+        casts["calibrated"] = calibrated
+    rows = []
+    for i, point in enumerate(points):
+        row: dict[str, Any] = {"config": label(point), **{f"graph.{k}": v for k, v in point.items()}}
+        for cast, matrix in casts.items():
+            k, n = int(matrix[i].sum()), matrix.shape[1]
+            low, high = wilson_interval(k, n)
+            row |= {f"{cast}_rate": k / n, f"{cast}_ci95_low": low, f"{cast}_ci95_high": high}
+        row["llm_inside_scripted_ci"] = row["scripted_ci95_low"] <= row["llm_rate"] <= row["scripted_ci95_high"]
+        if calibrated is not None:
+            row["calibrated_inside_llm_ci"] = row["llm_ci95_low"] <= row["calibrated_rate"] <= row["llm_ci95_high"]
+        rows.append(row)
+    spearman, kendall = agreement.point()
+    intervals = agreement.bootstrap()
+    report = {"episodes": int(agreement.scripted.shape[1]), "configs": rows,
+              "spearman": spearman, "kendall": kendall, **{f"{k}_bootstrap": v for k, v in intervals.items()}}
+    if calibrated is not None:
+        tuned = Agreement(calibrated, agreement.llm)
+        spearman, kendall = tuned.point()
+        report |= {"calibrated_spearman": spearman, "calibrated_kendall": kendall,
+                   **{f"calibrated_{k}_bootstrap": v for k, v in tuned.bootstrap().items()}}
+    return report
+
+
+def _num(v: float) -> str:
+    return "undefined" if v != v else f"{v:.2f}"
+
+
+def markdown(graph: str, report: dict[str, Any]) -> str:
+    calibrated = "calibrated_spearman" in report
+    lines = [f"# Validity: {graph}, {report['episodes']} episodes per configuration and cast", "",
+             "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |"
+             + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else ""),
+             "|---|---|---|---|" + ("---|---|" if calibrated else "")]
+    for r in report["configs"]:
+        cells = [f"{r[f'{c}_rate']:.2f} ({r[f'{c}_ci95_low']:.2f}-{r[f'{c}_ci95_high']:.2f})"
+                 for c in ("scripted", "llm", *(["calibrated"] if calibrated else []))]
+        line = f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['llm_inside_scripted_ci'] else 'no'} |"
+        if calibrated:
+            line += f" {cells[2]} | {'yes' if r['calibrated_inside_llm_ci'] else 'no'} |"
+        lines.append(line)
+    for prefix, who in (("", "Scripted"), *((("calibrated_", "Calibrated"),) if calibrated else ())):
+        for name in ("spearman", "kendall"):
+            b = report[f"{prefix}{name}_bootstrap"]
+            lines.append(f"\n{who} against LLM, {name.capitalize()}: {_num(report[prefix + name])} (bootstrap 95% CI "
+                         f"{_num(b['ci95_low'])} to {_num(b['ci95_high'])}; undefined in {b['undefined_share']:.0%} of "
+                         "resamples)")
+    return "\n".join(lines) + "\n"
+
+
+def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
+    from dialectica.sim.authoring.plots import save, subplots
+
+    fig, ax = subplots(figsize=(max(5.0, 1.3 * len(report["configs"])), 3.6))
+    x = np.arange(len(report["configs"]))
+    series = [(-0.08, "scripted", "#4c72b0"), (0.08, "llm", "#dd8452")]
+    if "calibrated_spearman" in report:
+        series.append((0.0, "calibrated", "#55a868"))
+    for offset, cast, colour in series:
+        rates = np.array([r[f"{cast}_rate"] for r in report["configs"]])
+        errors = np.array([[r[f"{cast}_rate"] - r[f"{cast}_ci95_low"], r[f"{cast}_ci95_high"] - r[f"{cast}_rate"]]
+                           for r in report["configs"]]).T
+        ax.errorbar(x + offset, rates, yerr=errors, fmt="o-", capsize=3, color=colour,
+                    label={"scripted": "scripted cast", "llm": "LLM cast", "calibrated": "calibrated scripted cast"}[cast])
+    ax.set_xticks(x, [r["config"] for r in report["configs"]], rotation=15, fontsize=8)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_ylabel("convergence rate")
+    ax.set_title(f"{graph}: Spearman {_num(report['spearman'])}, Kendall {_num(report['kendall'])}", fontsize=10)
+    ax.legend(fontsize=8)
+    return save(fig, path)
+
+
+def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str]]:
+    """(graph, grid overrides, the other overrides) from ``graph=NAME grid.<param>=a,b ...``."""
+    import yaml
+
+    from dialectica.sim.config import discovery
+
+    graph, grid, rest = None, {}, []
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise ConfigError(f"{arg!r} is not key=value; usage: dialectica validity graph=NAME [grid.PARAM=a,b,c] "
+                              "[episodes=N] [other overrides]")
+        if key == "graph":
+            graph = value
+        elif key.startswith("grid."):
+            grid[key[5:]] = [yaml.safe_load(v) for v in value.split(",")]
+        else:
+            rest.append(arg)
+    if graph not in discovery.names():
+        raise ConfigError(f"graph={graph!r} is required and must be one of: {', '.join(discovery.names())}")
+    spec = discovery.load(graph)
+    grid = grid or {k: list(v) for k, v in spec.grid.items()}
+    if not grid:
+        raise ConfigError(f"graph {graph} declares no validity grid; give one, e.g. grid.<param>=a,b,c")
+    return graph, grid, rest
+
+
+def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str, Any]:
+    from dialectica.sim.config.typed import compose, discovery, from_hydra
+    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.tracking.runs import Tracker
+
+    cwd = cwd or Path.cwd()
+    graph, grid, rest = _parse(argv)
+    if not any(a.startswith("episodes=") for a in rest):
+        rest.append(f"episodes={DEFAULT_EPISODES}")
+    llm_args = [a for a in rest if a.lstrip("+").startswith(("llm=", "llm."))]
+    rest = [a for a in rest if a not in llm_args]
+    spec = discovery.load(graph)
+    participants = any(kind == "participant" for kind in spec.roles.values())
+    llm_cast = ["participants=surrogate", *([] if any(a.startswith("llm=") for a in llm_args) else ["llm=llamacpp"]),
+                *(["llm.system_roles=scripted"] if participants else []), *llm_args]
+    casts = {"scripted": ["participants=scripted"], "llm": llm_cast}
+    points = grid_points(grid)
+    out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
+    base = from_hydra(compose([f"graph={graph}", *rest, *casts["llm"]], cwd), out / "check")  # fails fast on bad input
+    if spec.calibration is not None and calset.path_for(base.graphs[0].datasets).is_file():
+        casts["calibrated"] = ["participants=calibrated"]  # the graph's calibrated set: its column in the report
+    tracker = Tracker(base.tracking)
+    embed = None
+    matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
+    with tracker.run(f"validity {graph}", {"validity": "true", "graph": graph, "out_dir": str(out)}) as parent:
+        for i, point in enumerate(points):
+            for cast, extra in casts.items():
+                overrides = [f"graph={graph}", *rest, *extra, *(f"graph.{k}={v}" for k, v in point.items()),
+                             "progress=false"]
+                cfg = from_hydra(compose(overrides, cwd), out / f"{i}-{cast}", tuple(overrides), parent.run_id)
+                if embed is None and cfg.embedding_cache is not None:
+                    from dialectica.sim.engine.embedding import Embedder
+
+                    embed = Embedder(cfg.embedding_cache)
+                echo(f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
+                     f"{label(point)}, {cast} cast")
+                run_experiment(cfg, embed, echo=lambda _: None)
+                matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
+        agreement = Agreement(np.stack(matrices["scripted"]), np.stack(matrices["llm"]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy warns on constant inputs; those are reported as undefined
+            calibrated = np.stack(matrices["calibrated"]) if "calibrated" in matrices else None
+            report = summarise(points, agreement, calibrated) | {"graph": graph, "grid": grid, "llm_cast": casts["llm"],
+                                                                 "overrides": rest, "out_dir": str(out)}
+        (out / "validity.json").write_text(json.dumps(report, indent=2, default=str))
+        (out / "validity.md").write_text(markdown(graph, report))
+        plot(graph, report, out / "validity.png")
+        parent.params({"graph": graph, "grid": json.dumps(grid), "llm_cast": " ".join(casts["llm"]),
+                       "episodes": report["episodes"]})
+        parent.metrics({k: report[k] for k in ("spearman", "kendall", "calibrated_spearman", "calibrated_kendall")
+                        if k in report and report[k] == report[k]})
+        for name in ("validity.json", "validity.md", "validity.png"):
+            parent.artifact(out / name)
+    echo(markdown(graph, report))
+    echo(f"written: {out}")
+    return report

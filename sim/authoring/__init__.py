@@ -1,0 +1,12 @@
+"""What a graph is made from: the parts the public module ``dialectica.graph`` re-exports.
+
+- ``spec``: ``GraphSpec`` (the protocol a graph exports), ``Episode`` (its nodes' runtime context),
+  ``EpisodeOutcome`` (what an episode returns);
+- ``params``: range-checked params, ``ConfigError``; ``termination``: the shared endings;
+- ``cast``: what a cast factory receives (``CastRequest``) and the casts built from it; ``scripted``: the
+  seeded offline chat model; ``persona``: persona numbers phrased for prompts;
+- ``faults``: the fault rates and the seeded failures they draw; retries;
+- ``reducers``: state reducers; ``retrieval``: vector search over passages; ``plots``: matplotlib figures.
+
+Nothing here imports the engine, config or tracking.
+"""

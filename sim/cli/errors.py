@@ -1,0 +1,40 @@
+"""One error policy for every subcommand: bad input is one line on stderr and exit 2, a fault during a run one line
+and exit 1, an interrupt 128 + the signal; nothing else reaches the terminal (``HYDRA_FULL_ERROR=1`` shows
+tracebacks)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from dialectica.sim.authoring.params import ConfigError
+
+INPUT, FAULT = 2, 1  # exit codes: bad input (nothing ran), a fault during the run; 128 + signal when interrupted
+
+
+def say(message: str) -> None:
+    """Prints ``message`` as the one line ``dialectica: error: ...`` on stderr."""
+    print(f"dialectica: error: {' '.join(message.split())}", file=sys.stderr)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors follow the policy: one line naming the option, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        say(f"{message}; see `{self.prog} --help`")
+        sys.exit(INPUT)
+
+
+def guarded(command: Callable[[list[str]], Any], argv: Sequence[str]) -> int:
+    """Runs a subcommand; its result is the exit code when it is an int (0 otherwise); bad input is one line, 2."""
+    try:
+        result = command(list(argv))
+    except ConfigError as exc:
+        say(str(exc))
+        return INPUT
+    except KeyboardInterrupt:
+        print("dialectica: interrupted (SIGINT)", file=sys.stderr)
+        return 130
+    return result if isinstance(result, int) and not isinstance(result, bool) else 0

@@ -1,0 +1,76 @@
+"""``dialectica <subcommand>``: one command, its subcommands found in one table.
+
+``run`` is the default: ``dialectica graph=panel episodes=50`` is ``dialectica run graph=panel episodes=50``.
+Commands that run episodes (run, replay, validity, calibrate) take Hydra's ``KEY=VALUE`` overrides; commands that
+read finished runs (view, report, compare, bench, behaviour) take paths and ``--options``. Every subcommand
+answers ``--help`` and follows one error policy (``errors``): bad input is one line and exit 2.
+
+The old console scripts (``dialectica-view``, ``dialectica-compare``, ``dialectica-bench``,
+``dialectica-validity``, ``dialectica-calibrate``, ``dialectica-behaviour``) are aliases for one release.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+# name: (the function taking the arguments after the name, what the subcommand does). Imported on use.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("dialectica.sim.cli.run:main", "run every graph (or graph=NAME) with KEY=VALUE overrides; -m sweeps"),
+    "list": ("dialectica.sim.cli.listing:main", "the graphs found (or named): scenarios, params, metrics, endings"),
+    "replay": ("dialectica.sim.cli.run:replay", "fork every episode of a finished run after turn T, paired"),
+    "view": ("dialectica.sim.cli.view:main", "episode pages of a run (or an MLflow run id), served on loopback"),
+    "report": ("dialectica.sim.cli.report:main", "a sweep's notebook as one HTML page"),
+    "compare": ("dialectica.sim.cli.compare:main", "the CI suite against the committed baselines (exit 1: regression)"),
+    "bench": ("dialectica.sim.cli.bench:main", "the harness's performance figures, side by side"),
+    "validity": ("dialectica.sim.analysis.validity:run", "do the scripted cast's rankings hold with LLM participants?"),
+    "calibrate": ("dialectica.sim.analysis.calibration.cli:run", "fit the scripted personas to an LLM reference run"),
+    "behaviour": ("dialectica.sim.cli.behaviour:main", "each graph's behaviour statistics for two runs, side by side"),
+}
+HELP = {"validity": "dialectica.sim.analysis.validity", "calibrate": "dialectica.sim.analysis.calibration.cli"}
+
+
+def command(name: str) -> Callable[[list[str]], Any]:
+    module, _, function = SUBCOMMANDS[name][0].partition(":")
+    found: Callable[[list[str]], Any] = getattr(import_module(module), function)
+    return found
+
+
+def subcommand_lines() -> list[str]:
+    width = max(map(len, SUBCOMMANDS))
+    return [f"  {name:{width}}  {what}" for name, (_, what) in SUBCOMMANDS.items()]
+
+
+def dispatch(name: str, argv: list[str]) -> int:
+    """Runs subcommand ``name`` with ``argv`` under the error policy; a key=value subcommand's ``--help`` is its
+    module's documentation."""
+    from dialectica.sim.cli.errors import guarded
+
+    if name in HELP and {"--help", "-h"} & set(argv):
+        print(f"usage: dialectica {name} KEY=VALUE ...\n\n{(import_module(HELP[name]).__doc__ or '').strip()}")
+        return 0
+    return guarded(command(name), argv)
+
+
+def main() -> None:
+    """``dialectica``: the subcommand named first, or ``run``."""
+    args = sys.argv[1:]
+    if args[:1] and args[0] in SUBCOMMANDS and args[0] != "run":
+        sys.exit(dispatch(args[0], args[1:]))
+    from dialectica.sim.cli.run import main as run
+
+    run(args[1:] if args[:1] == ["run"] else args)
+
+
+def _alias(name: str) -> Callable[[], None]:
+    def entry() -> None:
+        sys.exit(dispatch(name, sys.argv[1:]))
+
+    entry.__doc__ = f"``dialectica-{name}``, an alias of ``dialectica {name}`` for one release."
+    return entry
+
+
+view, compare, bench, validity, calibrate, behaviour = map(_alias, ("view", "compare", "bench", "validity", "calibrate",
+                                                                     "behaviour"))

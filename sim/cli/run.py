@@ -1,0 +1,392 @@
+"""The Hydra entry point: ``dialectica`` (or ``python -m dialectica``)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf
+
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.cli.errors import FAULT, INPUT, say
+from dialectica.sim.config.groups import BROKEN, graph_options, import_strings, option, register_plugin_configs
+from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
+from dialectica.sim.config.secrets import install_logging
+from dialectica.sim.engine import checkpoint
+
+FAILED: list[str] = []  # why a finished single run exits 1 (too many episodes raised)
+FLAGS = ("--help", "-h", "--hydra-help", "--version", "--cfg", "-c", "--resolve", "--package", "-p", "--run", "-r",
+         "--multirun", "-m", "--shell-completion", "-sc", "--config-path", "-cp", "--config-name", "-cn",
+         "--config-dir", "-cd", "--experimental-rerun", "--info", "-i")
+
+
+class Run:
+    """This process's run, as far as it got: what an interrupt or an error leaves behind depends on it."""
+
+    out_dir: Path | None = None  # the run (or sweep job) directory, once Hydra made it
+    resume_with: str = ""  # the override that resumes it: hydra.run.dir=... or hydra.sweep.dir=...
+    started = False  # episodes may have been written: the directory stays, whatever happens next
+    full_error = False  # HYDRA_FULL_ERROR=1 was set: tracebacks are shown
+
+
+def discard(out_dir: Path | None) -> None:
+    """Removes the run directory Hydra created for a run that never started, if nothing else is in it."""
+    if out_dir is not None and out_dir.is_dir():
+        shutil.rmtree(out_dir / ".hydra", ignore_errors=True)
+        for log in out_dir.glob("*.log"):
+            log.unlink()
+        if not any(out_dir.iterdir()):
+            out_dir.rmdir()
+
+
+def fail(message: str, out_dir: Path | None = None, code: int = INPUT) -> NoReturn:
+    """Prints one line and exits ``code`` (2: bad input), removing the run directory Hydra created if nothing
+    else is in it."""
+    discard(out_dir)
+    say(message)
+    sys.exit(code)
+
+
+def check_group_overrides(args: list[str]) -> None:
+    """Hydra's own message for an unknown group option is several lines and exit 1; ours is one line and exit 2."""
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        key = key.lstrip("+~")
+        if not sep or key not in GROUPS or (key == "hparams_search" and value == "null"):
+            continue
+        options = graph_options() if key == "graph" else group_options(key)
+        for choice in value.strip("[]").split(","):
+            if key == "graph" and choice in BROKEN:
+                fail(BROKEN[choice])
+            if key == "graph" and ":" in choice:  # an import string: loaded (or refused) already
+                continue
+            if choice not in options:
+                fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
+
+
+def check_arguments(args: list[str]) -> None:
+    """Options Hydra does not know, and run or sweep folders that cannot be made, are one line before Hydra starts."""
+    for arg in args:
+        if arg.startswith("-") and arg.partition("=")[0] not in FLAGS:
+            name = arg.lstrip("-").partition("=")[0]
+            fail(f"unknown option {arg}; options: --help, list, -m (--multirun), --cfg job; "
+                 f"settings are key=value, e.g. {name}=...")
+    from dialectica.sim.config.paths import cannot_create
+
+    for arg in args:
+        key, _, value = arg.lstrip("+").partition("=")
+        if key in ("hydra.run.dir", "hydra.sweep.dir") and value and "${" not in value:
+            why = cannot_create(Path(value).expanduser(), folder=True)
+            if why:
+                fail(f"{key}={value}: the run folder cannot be created there ({why}); give a writable folder")
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM ends the current run cleanly: its MLflow run is marked KILLED, finished episodes stay on disk."""
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def limit_threads(hydra_cfg) -> None:
+    """Parallel sweep jobs share the cores: each gets cores // jobs threads for torch and BLAS."""
+    n_jobs = OmegaConf.select(hydra_cfg, "launcher.n_jobs")
+    if hydra_cfg.mode != RunMode.MULTIRUN or not n_jobs:
+        return
+    cores = os.cpu_count() or 1
+    threads = str(max(1, cores // (cores if n_jobs < 0 else min(n_jobs, cores))))
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = threads
+
+
+def reported(task: Callable[[DictConfig], float | None]) -> Callable[[DictConfig], float | None]:
+    """An exception escaping a single run's task is one line, said here: past this point Hydra would add its own
+    line first. A sweep's job raises on, so that its sweeper and launcher see the failure."""
+    @functools.wraps(task)
+    def run(cfg: DictConfig) -> float | None:
+        try:
+            return task(cfg)
+        except Exception as exc:
+            if Run.full_error or HydraConfig.get().mode == RunMode.MULTIRUN:
+                raise
+            message, code = describe(exc)
+            fail(message, None if Run.started else Run.out_dir, code)
+
+    return run
+
+
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+@reported
+def app(cfg: DictConfig) -> float | None:
+    """Runs the configured graphs; returns the objective (for a sweeper) when ``objective`` is set."""
+    hydra_cfg = HydraConfig.get()
+    limit_threads(hydra_cfg)
+    out_dir = Path(hydra_cfg.runtime.output_dir)
+    Run.out_dir, Run.started = out_dir, False
+    Run.resume_with = (f"hydra.sweep.dir={hydra_cfg.sweep.dir}" if hydra_cfg.mode == RunMode.MULTIRUN
+                       else f"hydra.run.dir={out_dir}")
+    parent = None
+    if hydra_cfg.mode == RunMode.MULTIRUN:
+        from dialectica.sim.tracking.sweep import parent_run_id  # lazy: only sweeps need it
+
+        parent = parent_run_id(Path(hydra_cfg.sweep.dir))
+    try:
+        from dialectica.sim.config.typed import from_hydra  # checks the shape first, then the types
+
+        overrides = tuple(cast("list[str]", OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)))  # as typed
+        run_cfg = from_hydra(cfg, out_dir, overrides, parent)
+        install_logging()  # from here on, every log record is scrubbed of the run's secrets
+    except ConfigError as exc:
+        fail(str(exc), out_dir)
+    if parent is not None:  # the job's MLflow run is named by what tells it from the sweep's others
+        from dataclasses import replace
+
+        from dialectica.sim.tracking.sweep import job_label
+
+        label = job_label(Path(hydra_cfg.sweep.dir), list(overrides))
+        run_cfg = replace(run_cfg, tracking=replace(run_cfg.tracking, label=label))
+    if run_cfg.tracking.enabled and parent is None:  # a sweep's server was probed before its first job
+        from dialectica.sim.tracking.store import probe
+
+        try:
+            probe(run_cfg.tracking.uri)
+        except ConfigError as exc:
+            fail(str(exc), out_dir)
+    if run_cfg.resume:
+        try:
+            checkpoint.check(out_dir, run_cfg.resolved)
+        except ConfigError as exc:  # the directory is left as it was
+            fail(str(exc))
+        finished = checkpoint.finished_run(out_dir)
+        if finished is not None:
+            print(f"already finished: {out_dir} (resume=true)")
+            return finished.get("objective")
+    from dialectica.sim.engine.batch import format_table, run_experiment
+
+    signal.signal(signal.SIGTERM, _terminate)
+    Run.started = True
+    try:
+        summary = run_experiment(run_cfg)
+    except ConfigError as exc:  # found once running: another process holds the directory (left as it is)
+        fail(str(exc))
+    print(format_table(summary))
+    print(f"outputs: {out_dir}")
+    forks = {(run.fork.run, run.fork.turn) for run in run_cfg.graphs if run.fork is not None}
+    for source, turn in forks:  # one: every graph of a replay forks from the same run and turn
+        from dialectica.sim.engine.replay import markdown, write_report
+
+        print(markdown(write_report(Path(source), out_dir, turn)), end="")
+    if parent is None:  # a sweep says it once, at its end
+        for line in where_to_look(run_cfg, summary):
+            print(line)
+    for name, entry in summary.get("graphs", {}).items():  # the run's work is on disk; only its MLflow run is not
+        if "tracking_error" in entry:
+            print(f"dialectica: warning: graph {name}: logging to MLflow failed ({entry['tracking_error']}); its episodes "
+                  f"and summary are in {out_dir}; once the store is fixed, run the same command with resume=true "
+                  f"{Run.resume_with} to log them", file=sys.stderr)
+    for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
+        say(problem)
+        FAILED.append(problem)
+    return summary.get("objective")
+
+
+def where_to_look(run_cfg, summary: dict) -> list[str]:
+    """The end of a run: its pages and the command that opens its MLflow runs."""
+    lines = []
+    if run_cfg.view.enabled:
+        lines += [f"pages:   {run_cfg.out_dir / name / 'view' / 'index.html'}" for name in summary.get("graphs", {})]
+    if run_cfg.tracking.enabled:
+        from dialectica.sim.tracking.store import mlflow_ui
+
+        lines.append(f"mlflow:  {mlflow_ui(run_cfg.tracking.uri)}")
+    return lines
+
+
+def too_many_errors(summary: dict, max_error_rate: float, out_dir: Path) -> list[str]:
+    """One line per graph whose episodes raised more often than ``max_error_rate``."""
+    problems = []
+    for name, entry in summary.get("graphs", {}).items():
+        metrics = entry.get("metrics", {})
+        n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)
+        if n and rate > max_error_rate:
+            what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
+            problems.append(f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}); "
+                            f"the tracebacks are the 'error' fields of {out_dir / 'episodes.jsonl'}")
+    return problems
+
+
+def main(args: list[str]) -> None:
+    """``dialectica [run] KEY=VALUE ...``: the Hydra app, behind the checks that keep bad input to one line."""
+    from dialectica.sim.cli import listing
+
+    try:
+        if args[:1] in (["--help"], ["-h"]):
+            print(listing.usage())
+            return
+        graphs = import_strings(args)
+        register_plugin_configs(graphs)
+        for target in graphs:  # Hydra reads a slash in an option as a folder
+            args = [a.replace(target, option(target)) if a.partition("=")[0].lstrip("+~") == "graph" else a
+                    for a in args]
+        sys.argv[1:] = args
+    except ConfigError as exc:
+        fail(str(exc))
+    single = not {"-m", "--multirun", "--cfg", "-c", "--hydra-help", "--info"} & set(args)
+    check_arguments(args)
+    check_group_overrides(args)
+    signal.signal(signal.SIGTERM, _terminate)
+    with one_line_errors():
+        if not single and {"-m", "--multirun"} & set(args):
+            from dialectica.sim.config.precheck import check_sweep
+
+            try:
+                check_sweep([a for a in args if not a.startswith("-")], Path.cwd())
+            except ConfigError as exc:
+                fail(str(exc))
+        app()
+    if single:
+        _exit_now(1 if FAILED else 0)
+
+
+def replay(args: list[str]) -> None:
+    """``dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]``: the original run's command with the fork's
+    keys on top, run as ``dialectica run``."""
+    from dialectica.sim.engine.replay import USAGE, arguments
+
+    if args[:1] in (["--help"], ["-h"]):
+        print(USAGE)
+        return
+    main(arguments(args))
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Whatever escapes the app ends as one line on stderr: bad input exits 2, a fault during the run 1, an
+    interrupt 130 (SIGINT) or 143 (SIGTERM). Hydra is asked for the exception instead of its own report;
+    HYDRA_FULL_ERROR=1 still shows the traceback."""
+    full = Run.full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises rather than printing several lines and exiting 1
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        if full:
+            traceback.print_exc()
+        interrupted("SIGTERM" if exc.args == ("SIGTERM",) else "SIGINT")
+    except Exception as exc:
+        if full:
+            raise
+        message, code = describe(exc)
+        fail(message, None if Run.started else Run.out_dir, code)
+    finally:
+        if not full:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+
+
+def interrupted(name: str) -> NoReturn:
+    """Ends an interrupted run with one line saying what it kept and how to resume it; exit 128 + the signal."""
+    code = 128 + (signal.SIGTERM if name == "SIGTERM" else signal.SIGINT)
+    if Run.started and Run.out_dir is not None:
+        line = (f"interrupted ({name}); the finished episodes are in {Run.out_dir / 'episodes.jsonl'}; to resume, "
+                f"run the same command with resume=true {Run.resume_with}")
+    else:
+        discard(Run.out_dir)
+        line = f"interrupted ({name}) before the run started; nothing was written"
+    print(f"dialectica: {line}", file=sys.stderr)
+    _exit_now(code)
+
+
+_OVERRIDE = re.compile(r"Could not override '([^']+)'")
+
+
+def describe(exc: Exception) -> tuple[str, int]:
+    """One line for an exception that escaped the app, and the exit code: 2 for bad input, 1 for a fault."""
+    from hydra.errors import (
+        ConfigCompositionException,
+        HydraException,
+        MissingConfigException,
+        OverrideParseException,
+    )
+    from omegaconf.errors import OmegaConfBaseException
+
+    text = " ".join(str(exc).split())
+    if isinstance(exc, ConfigError):
+        return text, INPUT
+    if isinstance(exc, OverrideParseException):
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("See ")]
+        return (f"cannot read the command line: {'; '.join(lines)}; settings are key=value (e.g. episodes=5, "
+                "scenario=[a,b]), `dialectica --help` lists them"), INPUT
+    if isinstance(exc, MissingConfigException):
+        return _missing_option(str(exc)), INPUT
+    cause = exc.__cause__
+    if isinstance(exc, ConfigCompositionException) and isinstance(cause, OmegaConfBaseException) and cause.full_key:
+        return _unknown_key(str(exc), cause), INPUT
+    if isinstance(exc, HydraException):
+        return text.replace("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", ""), INPUT
+    if isinstance(exc, OmegaConfBaseException):  # a value Hydra composed but cannot resolve (${...})
+        key = f"{exc.full_key}: " if exc.full_key else ""
+        return f"{key}{text.partition(' full_key:')[0]}; fix the value (see `dialectica --cfg job`)", INPUT
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return (f"{exc.filename}: {exc.strerror or text}; check the paths in the config (hydra.run.dir, "
+                "datasets_dir, tracking.uri) and their permissions"), FAULT if Run.started else INPUT
+    return (f"unexpected {type(exc).__name__}: {text or 'no message'}; "
+            f"{'a fault during the run' if Run.started else 'before the run started'}; "
+            "set HYDRA_FULL_ERROR=1 to see the traceback (please report it if it looks like a bug)"), FAULT
+
+
+def _missing_option(text: str) -> str:
+    """Hydra's 'Could not find group/option' report (several lines) as one line with the valid choices."""
+    found = re.search(r"Could not find '([^']+)'", text)
+    options = re.findall(r"^\t(\S+)$", text.partition("Config search path")[0], flags=re.MULTILINE)
+    name = found.group(1) if found else "?"
+    group, _, option = name.rpartition("/")
+    if group:
+        return f"unknown {group}={option!r}; valid choices: {', '.join(options) or '(none)'}"
+    return f"config {name!r} not found; {' '.join(text.split())}"
+
+
+def _unknown_key(text: str, cause: Any) -> str:
+    """Hydra's 'Could not override' report as one line: the key, and the keys valid there."""
+    from dialectica.sim.config.discovery import names
+
+    found = _OVERRIDE.search(text)
+    override = found.group(1) if found else str(cause.full_key)
+    full_key = str(cause.full_key)
+    if full_key.startswith("per_graph."):
+        graph = full_key.split(".")[1]
+        if graph not in names():
+            return f"unknown graph per_graph.{graph}; valid choices: {', '.join(names())}"
+        return f"{override} is a new key: write +{override}=<value> (a leading + adds a key)"
+    parent = getattr(cause, "parent_node", None)
+    hidden = {"hydra", "name"} if full_key.startswith("graph.") else {"hydra"}
+    keys = sorted(str(k) for k in cast("Any", parent) if str(k) not in hidden) if hasattr(parent, "keys") else []
+    if not keys:
+        return f"unknown key {full_key}; to add it write +{override}=<value>"
+    if full_key.startswith("llm.") and keys == ["backend"]:
+        return f"{full_key} is a setting of a model: add llm=llamacpp or llm=openai (llm=scripted has none)"
+    return f"unknown key {full_key}; valid keys: {', '.join(keys)}"
+
+
+def _exit_now(code: int = 0) -> NoReturn:
+    """Ends a finished single run without tearing down every imported module one by one (about 0.4 s
+    with langchain and pydantic loaded): every file is closed and every MLflow run ended by now; logs
+    and the console are flushed here. Sweeps exit normally, so their launchers' exit hooks run."""
+    import logging
+
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

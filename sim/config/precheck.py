@@ -1,0 +1,63 @@
+"""Checks made before anything runs: every job of a sweep is composed and validated, and a tracking
+server is probed, so that a bad value or a dead server is one line before the first job starts rather
+than a failure halfway through a sweep.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from dialectica.sim.authoring.params import ConfigError
+
+MAX_JOBS = 512  # past this many, each swept value is checked once (with the other keys at their first value)
+_OPTUNA_KEYS = ("hparams_search", "hydra/sweeper")
+
+
+def expand(args: list[str]) -> list[list[str]]:
+    """The jobs of a basic sweep over ``args``, each as its list of overrides, in Hydra's order."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    choices = []
+    for override in OverridesParser.create().parse_overrides(args):
+        key = override.get_key_element()
+        if override.is_sweep_override():
+            choices.append([f"{key}={value}" for value in override.sweep_string_iterator()])
+        else:
+            choices.append([str(override.input_line)])
+    jobs = itertools.product(*choices)
+    total = 1
+    for values in choices:
+        total *= len(values)
+    if total <= MAX_JOBS:
+        return [list(job) for job in jobs]
+    first = [values[0] for values in choices]
+    return [first[:i] + [value] + first[i + 1 :] for i, values in enumerate(choices) for value in values]
+
+
+def check_sweep(args: list[str], cwd: Path) -> None:
+    """Raises a ConfigError naming the first job of the sweep over ``args`` whose config is invalid, and
+    probes the tracking server the sweep would write to."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from dialectica.sim.config.typed import compose, from_hydra, redact_overrides
+    from dialectica.sim.tracking.store import probe
+
+    if any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args):
+        jobs = [[arg for arg in args if "," not in arg.partition("=")[2]]]  # the sweeper draws the rest
+    else:
+        jobs = expand(args)
+    probed: set[str] = set()
+    try:
+        for number, job in enumerate(jobs):
+            try:
+                run_cfg = from_hydra(compose(job, cwd), cwd)
+            except ConfigError as exc:
+                shown = " ".join(o for o in redact_overrides(job) if not o.startswith("hydra."))
+                label = f"sweep job {number}" if len(jobs) > 1 else "sweep"
+                raise ConfigError(f"{label} ({shown}): {exc}") from None
+            if run_cfg.tracking.enabled and run_cfg.tracking.uri not in probed:
+                probe(run_cfg.tracking.uri)
+                probed.add(run_cfg.tracking.uri)
+    finally:
+        GlobalHydra.instance().clear()

@@ -1,0 +1,12 @@
+"""Running episodes, in three layers and one checkpoint (as tau2-bench's runner is documented):
+
+- ``episode``: execute one seeded episode through the graph compiled once, to one typed record;
+- ``build``: from the typed config to each episode's plan (its seed, scenario, cast kind, fault rates);
+- ``batch``: run a graph's episodes with bounded concurrency (``inflight``), append records as they finish
+  (``records``), compute metrics by streaming, write the summary, figures and pages, log to MLflow;
+- ``checkpoint``: what a killed run left and what resuming it keeps: the config fingerprint, finished
+  episodes, finished graphs.
+
+Beside them: ``meter`` (per-node time and model usage), ``embedding`` (the sentence embedder),
+``figures`` (a run's plots), ``replay`` (forking a finished run's episodes at a turn).
+"""

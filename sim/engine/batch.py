@@ -1,0 +1,226 @@
+"""The experiment driver: every selected graph, N seeded episodes, metrics, outputs, tracking.
+
+Each episode's record is appended to ``<run>/episodes.jsonl`` once, when it finishes; the summary
+is computed from slim copies (no transcripts or artifacts) and from the file streamed back, so
+memory does not grow with transcripts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from dialectica.metrics import converged as is_converged
+from dialectica.metrics.embedding import Embed, add_embedding_agreement
+from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config.scenarios import scenario_paths
+from dialectica.sim.config.secrets import install_logging, scrub, scrub_tree
+from dialectica.sim.config.typed import GraphRun, RunConfig, flatten
+from dialectica.sim.engine import checkpoint
+from dialectica.sim.engine import records as rec
+from dialectica.sim.engine.build import plan
+from dialectica.sim.engine.episode import run_episode
+from dialectica.sim.engine.figures import draw
+from dialectica.sim.engine.inflight import ordered_map
+from dialectica.sim.tracking.runs import Tracker
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".partial")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _needs_embedder(cfg: RunConfig) -> bool:
+    return any(run.spec.embeds or (cfg.embeddings and run.spec.agreement) for run in cfg.graphs)
+
+
+def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
+              done: dict[int, dict[str, Any]] | None = None) -> rec.SlimRecords:
+    """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
+    once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
+    finished) are kept, not rerun.
+
+    Returns:
+        The slim records (no transcripts or artifacts) in episode order.
+    """
+    done = {i: r for i, r in (done or {}).items() if i < cfg.episodes}
+    name = run.spec.name
+    agreement = embed if cfg.embeddings and run.spec.agreement else None
+
+    def play(index: int) -> rec.EpisodeRecord:
+        record = run_episode(run.spec, run.params, plan(run, cfg, index), embed)
+        if agreement is not None:
+            add_embedding_agreement(record, agreement)
+        return record
+
+    played = ordered_map(play, (i for i in range(cfg.episodes) if i not in done), cfg.max_concurrency)
+    bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
+    slims = rec.SlimRecords()
+    converged = errors = 0
+    for index in bar:
+        slim = done[index] if index in done else rec.append(sink, next(played))
+        slims.add(slim)
+        converged += is_converged(slim)
+        errors += slim["termination_reason"] == "error"
+        bar.set_postfix(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
+    return slims
+
+
+def _claim(sink: Any, out_dir: Path) -> None:
+    """Holds the run directory for this process: two processes writing one directory would mix records."""
+    import fcntl
+
+    try:
+        fcntl.flock(sink.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ConfigError(f"another dialectica process is writing to {out_dir}; choose another hydra.run.dir "
+                          "(or hydra.sweep.dir), or wait for it to finish") from None
+
+
+def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path) -> list[Path]:
+    if not cfg.view.enabled:
+        return []
+    from dialectica.sim.view.topology import graph_topology
+    from dialectica.sim.view.write import write_graph_pages
+
+    return write_graph_pages(slims, cfg.out_dir / run.spec.name / "view", cfg.view, graph_topology(run.spec),
+                             full=rec.GraphRecords(episodes, run.spec.name).pick)
+
+
+def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Runs every graph of ``cfg``, appending to ``episodes.jsonl`` and writing ``summary.json`` in ``cfg.out_dir``.
+
+    ``summary.json`` is written last, so its presence means the run finished. The embedding model is
+    loaded only when a graph of the run can use it.
+    """
+    install_logging()  # every log record scrubbed of the run's secrets
+    cfg.out_dir.mkdir(parents=True, exist_ok=True)
+    episodes = cfg.out_dir / rec.FILE
+    with episodes.open("a") as sink:
+        _claim(sink, cfg.out_dir)
+        if embed is None and _needs_embedder(cfg):
+            from dialectica.sim.engine.embedding import Embedder  # lazy: its import costs seconds
+
+            embed = Embedder(cfg.embedding_cache)
+        checkpoint.record(cfg.out_dir, cfg.resolved, cfg.resume)
+        tracker = Tracker(cfg.tracking)
+        summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
+        done = checkpoint.done_episodes(episodes, cfg.resume)
+        for run in cfg.graphs:
+            kept = checkpoint.finished_graph(cfg.out_dir, run.spec.name, cfg.episodes, done.get(run.spec.name, {})) \
+                if cfg.resume else None
+            if kept is not None:
+                echo(f"{run.spec.name}: finished before, kept (resume=true)")
+            summary["graphs"][run.spec.name] = kept or _run_one(run, cfg, embed, sink, done.get(run.spec.name),
+                                                                tracker, episodes, echo)
+    if cfg.objective:
+        from dialectica.metrics.objective import penalised
+
+        values = [entry["metrics"] for entry in summary["graphs"].values()]
+        summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
+    _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))
+    return summary
+
+
+def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
+             tracker: Tracker, episodes: Path, echo: Callable[[str], None]) -> dict[str, Any]:
+    name = run.spec.name
+    tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes),
+            "run_dir": str(cfg.out_dir.resolve())}
+    if run.fork is not None:  # the MLflow run of the episodes it forks (sim/engine/replay.py)
+        from dialectica.sim.engine.replay import source_tags
+
+        tags |= source_tags(run.fork, name)
+    if cfg.resume:
+        tracker.end_stale(tags["run_dir"], name)
+    scenarios = [s["name"] for s in run.scenarios]
+    note = (f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
+            f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
+            f"records in {tags['run_dir']}.")
+    endings = run.spec.endings()
+    if endings:  # what each termination/<reason> metric counts
+        marks = {reason: " (converged)" if run.spec.converges(reason) else "" for reason in endings}
+        note += "\n\nEndings (convergence_rate counts those marked converged):\n" + "\n".join(
+            f"- `{reason}`{marks[reason]}: {meaning}" for reason, meaning in endings.items())
+    kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
+    try:
+        t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept)
+    except Exception as exc:  # noqa: BLE001 - after the episodes, a tracking failure must not cost the run
+        if "entry" not in kept:
+            raise
+        t0, t1, t2, t_out = kept["times"]
+        t3 = time.perf_counter()
+        kept["entry"]["tracking_error"] = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+    entry: dict[str, Any] = kept["entry"]
+    graph_dir = cfg.out_dir / name
+    entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
+    (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))  # finished: resume keeps it
+    total = t3 - t0
+    echo(f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
+         f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s")
+    return entry
+
+
+def _run_logged(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
+                tracker: Tracker, episodes: Path, tags: dict[str, str], note: str,
+                kept: dict[str, Any]) -> tuple[float, float, float, float, float]:
+    """The graph's episodes, files and MLflow run; ``kept`` gets its summary entry and phase times as soon as the
+    files are on disk, so that a tracking failure after that point loses nothing."""
+    name = run.spec.name
+    scenarios = [s["name"] for s in run.scenarios]
+    with tracker.run(f"{name} {cfg.tracking.label}".strip(), tags, note) as log:
+        if run.datasets.is_file():  # one file of scenarios
+            log.dataset(f"{name} scenarios", [run.datasets], str(run.datasets))
+        else:
+            paths = scenario_paths(run.datasets)
+            log.dataset(f"{name} scenarios", [paths[s] for s in scenarios if s in paths], str(run.datasets / "scenarios"))
+        t0 = time.perf_counter()
+        graph_dir = cfg.out_dir / name
+        graph_dir.mkdir(exist_ok=True)
+        slims = run_graph(run, cfg, embed, sink, done)
+        t1 = time.perf_counter()
+        values = aggregate(slims, (*COMMON, *run.spec.metrics, lambda: termination(run.spec.endings())))
+        by_round = per_round_means(slims)
+        t2 = time.perf_counter()
+        files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
+        pages = _pages(run, cfg, slims, episodes)
+        config = scrub_tree(cfg.resolved | {"graph": {"name": name, **run.raw}})
+        (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
+        entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
+        (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
+        t_out = time.perf_counter()
+        kept.update(entry=entry, times=(t0, t1, t2, t_out))
+        log.params(flatten(config))
+        log.metrics(values)
+        log.metric_steps(by_round, "by_round")
+        if log.run_id is not None:
+            with tempfile.TemporaryDirectory() as tmp:
+                log.artifact(rec.write_selected(episodes, name, Path(tmp) / rec.FILE))
+        for path in (*files, graph_dir / "config.json", graph_dir / "summary.json"):
+            log.artifact(path)
+        for path in pages:
+            log.artifact(path, "view")
+        t3 = time.perf_counter()
+    return t0, t1, t2, t_out, t3
+
+
+TABLE_KEYS = ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "rounds_mean",
+              "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean", "error_rate", "episode_seconds_p50")
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """A fixed-width table of the headline metrics, one row per graph."""
+    header = ["graph", *TABLE_KEYS]
+    rows = [[name, *(entry["metrics"].get(k) for k in TABLE_KEYS)] for name, entry in summary["graphs"].items()]
+    cells = [header] + [[r[0]] + ["-" if v is None else f"{v:.3g}" for v in r[1:]] for r in rows]
+    widths = [max(len(str(row[i])) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells)

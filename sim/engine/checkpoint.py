@@ -1,0 +1,113 @@
+"""Resume, in one place: what a killed run left in its directory and what ``resume=true`` keeps.
+
+- ``fingerprint.json``: the run's resolved config, flattened to ``key: value`` (secrets redacted), less the keys
+  that cannot change its results, and the package version. Resuming with another fingerprint is refused with
+  one line naming the keys that differ (``check``).
+- ``episodes.jsonl``: a last line half-written by a kill is cut; every complete record is kept, by graph and
+  episode (``done_episodes``), and only the missing episodes run again.
+- ``<graph>/summary.json``: written with ``phase_seconds`` when the graph finished, its MLflow run included; such
+  a graph is kept whole (``finished_graph``). ``summary.json`` at the top is written last: a run that has it
+  finished (``finished_run``), unless a graph's MLflow logging failed, which resuming retries.
+- A killed run's MLflow runs, left RUNNING, are ended by the tracker (``Tracker.end_stale``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.engine import records
+
+FILE = "fingerprint.json"
+# Keys (or key prefixes) that change how a run looks or where it reports, never what its records hold.
+IGNORED = ("progress", "resume", "view", "tracking", "embedding_cache", "max_concurrency", "max_error_rate",
+           "llm.max_in_flight", "llm.requests_per_minute", "llm.rate_limit_retries", "hydra")
+
+
+def _number(value: Any) -> Any:
+    """10 and 10.0 are one value (``graph.budget=10`` against the YAML's ``10.0``)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
+    """The flattened config that decides a run's results, and the package version."""
+    from dialectica import __version__
+    from dialectica.sim.config.secrets import scrub_tree
+    from dialectica.sim.config.typed import flatten
+
+    kept = {k: json.dumps(_number(v), sort_keys=True) for k, v in flatten(scrub_tree(resolved)).items()
+            if not any(k == ignored or k.startswith(f"{ignored}.") for ignored in IGNORED)}
+    return {**kept, "dialectica_version": json.dumps(__version__)}
+
+
+def check(out_dir: Path, resolved: dict[str, Any]) -> None:
+    """Raises a ConfigError naming the keys that differ from the run directory's fingerprint, if it has one."""
+    path = out_dir / FILE
+    if not path.exists():
+        return
+    old, new = json.loads(path.read_text()), fingerprint(resolved)
+    keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if keys:
+        shown = ", ".join(f"{k} ({old.get(k, 'unset')} -> {new.get(k, 'unset')})" for k in keys[:6])
+        more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
+        raise ConfigError(f"resume=true in {out_dir}, made with another config: {shown}{more}; rerun with the same "
+                          "values, or drop resume=true and choose a new hydra.run.dir")
+
+
+def record(out_dir: Path, resolved: dict[str, Any], resume: bool) -> None:
+    """Writes the run directory's fingerprint; a resumed run keeps the one it found."""
+    path = out_dir / FILE
+    if not (resume and path.exists()):
+        path.write_text(json.dumps(fingerprint(resolved), indent=1, sort_keys=True))
+
+
+def done_episodes(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any]]]:
+    """Slim records a killed run of this directory finished, by graph and episode; a fresh run starts the file."""
+    if not resume:
+        path.write_text("")
+        return {}
+    complete_lines(path)
+    done: dict[str, dict[int, dict[str, Any]]] = {}
+    if path.exists():
+        for slim in records.read(path, keep=False):
+            done.setdefault(slim["graph"], {})[slim["episode"]] = slim
+    return done
+
+
+def complete_lines(path: Path, chunk: int = 1 << 16) -> None:
+    """Cuts a last line left half-written by a kill, reading back from the end (the file may be large)."""
+    if not path.exists():
+        return
+    with path.open("rb+") as f:
+        end = f.seek(0, 2)
+        pos = end
+        while pos > 0:
+            start = max(0, pos - chunk)
+            f.seek(start)
+            newline = f.read(pos - start).rfind(b"\n")
+            if newline >= 0:
+                f.truncate(start + newline + 1)
+                return
+            pos = start
+        f.truncate(0)
+
+
+def finished_graph(out_dir: Path, name: str, episodes: int, done: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """The summary entry of graph ``name`` if a killed run of ``out_dir`` finished it (tracking included) and
+    each of its ``episodes`` is still on record (``done``)."""
+    path = out_dir / name / "summary.json"
+    if not path.exists() or not all(i in done for i in range(episodes)):
+        return None
+    entry: dict[str, Any] = json.loads(path.read_text())["graphs"][name]
+    return entry if "phase_seconds" in entry and "tracking_error" not in entry else None  # not logged: log it now
+
+
+def finished_run(out_dir: Path) -> dict[str, Any] | None:
+    """The summary of a run of ``out_dir`` that finished, MLflow logging included; None if it must (re)run."""
+    path = out_dir / "summary.json"
+    summary: dict[str, Any] | None = json.loads(path.read_text()) if path.exists() else None
+    if summary and not any("tracking_error" in entry for entry in summary.get("graphs", {}).values()):
+        return summary
+    return None

@@ -1,0 +1,214 @@
+"""Typed episode records, streamed to ``episodes.jsonl`` one line per finished episode, and read back.
+
+A record is validated once, when its episode ends, and written once. Readers stream the file: a
+killed run's last line may be cut short, and is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, overload
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from dialectica.metrics import converged
+from dialectica.sim.config.secrets import scrub_tree
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SCHEMA_VERSION = 3  # 3: ``converged``
+FILE = "episodes.jsonl"
+# What a summary needs of a record; transcripts and artifacts stay on disk.
+SLIM_DROP = ("transcript", "artifacts")
+
+
+class Turn(BaseModel):
+    """One utterance: ``role`` is ``participant`` for the answers whose agreement is measured, else the
+    speaker's role; graphs add their own fields (phase, move, fallback, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    round: int
+    role: str
+    speaker: str
+    text: str
+
+
+class EpisodeRecord(BaseModel):
+    """One episode of one graph, as written to ``episodes.jsonl``.
+
+    Attributes:
+        schema_version: The layout of this record (``SCHEMA_VERSION``).
+        graph, episode, seed, scenario, participants: What ran.
+        termination_reason: A ``TerminationReason`` value or one of the graph's endings (``error`` when the
+            episode raised).
+        converged: Whether the episode converged (its ending is one the graph counts as convergence).
+        metrics: Episode-level numbers (NaN is written as null).
+        per_round: One mapping of numbers per round, in order.
+        transcript: The dialogue, turn by turn.
+        artifacts: Text outputs (a markdown report, an argument graph as JSON, ...).
+        labels: Categories to break metrics down by.
+        timings: Wall-clock figures: ``episode_seconds``, ``node_seconds`` per node, model time.
+        usage: Model calls and tokens, in all and by node and role.
+        error: The traceback, when the episode raised.
+        fork: For a replayed episode (``dialectica replay``): the run it forks from (``run``) and the turn after
+            which the replay's config took over (``turn``); the episode index and seed are the original's.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = SCHEMA_VERSION
+    graph: str
+    episode: int
+    seed: int
+    scenario: str
+    participants: str
+    termination_reason: str
+    converged: bool = False
+    metrics: dict[str, float | None] = Field(default_factory=dict)
+    per_round: list[dict[str, Any]] = Field(default_factory=list)
+    transcript: list[Turn] = Field(default_factory=list)
+    artifacts: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+    timings: dict[str, Any] = Field(default_factory=dict)
+    usage: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    fork: dict[str, Any] | None = None
+
+
+class GraphRecords:
+    """One graph's full records in a run's ``episodes.jsonl``, streamed anew on each iteration."""
+
+    def __init__(self, path: Path, graph: str) -> None:
+        self.path, self.graph = path, graph
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return read(self.path, self.graph)
+
+    def pick(self, episodes: set[int]) -> dict[int, dict[str, Any]]:
+        """The full records of the given episode indices, in one pass."""
+        return {r["episode"]: r for r in self if r["episode"] in episodes}
+
+
+def json_safe(value: Any) -> Any:
+    """NaN and infinities become null so that the files are strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def to_line(record: EpisodeRecord) -> str:
+    """The record as one sorted-key JSON line; ``error`` and ``fork`` only when there is one; every string scrubbed of
+    the run's secrets (``secrets.scrub``): transcripts, artifacts and tracebacks can echo a key or a URL."""
+    data = scrub_tree(record.model_dump(exclude_none=False))
+    for key in ("error", "fork"):  # only when there is one
+        if data.get(key) is None:
+            data.pop(key, None)
+    return json.dumps(json_safe(data), sort_keys=True) + "\n"
+
+
+def append(sink: IO[str], record: EpisodeRecord) -> dict[str, Any]:
+    """Writes the record's line and flushes; returns the record as it reads back (slim: no transcript or
+    artifacts), so what a summary sees is what the file holds."""
+    line = to_line(record)
+    sink.write(line)
+    sink.flush()
+    return slim(json.loads(line))
+
+
+def slim(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in SLIM_DROP}
+
+
+class SlimRecords(Sequence[dict[str, Any]]):
+    """A graph's slim records in memory as compact JSON, parsed on access: about an eighth of the size of
+    the same dicts, so that a summary over many thousand episodes stays small."""
+
+    def __init__(self) -> None:
+        self._lines: list[bytes] = []
+
+    def add(self, record: dict[str, Any]) -> None:
+        self._lines.append(json.dumps(record, separators=(",", ":")).encode())
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [json.loads(line) for line in self._lines[index]]
+        record: dict[str, Any] = json.loads(self._lines[index])
+        return record
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (json.loads(line) for line in self._lines)
+
+
+def read(path: Path, graph: str | None = None, keep: bool = True) -> Iterator[dict[str, Any]]:
+    """Streams the records of ``path`` (of one graph if given); ``keep=False`` drops transcripts and
+    artifacts. A line cut short by a kill ends the stream."""
+    with path.open() as lines:
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                return
+            if graph is None or record.get("graph") == graph:
+                yield record if keep else slim(record)
+
+
+def write_selected(path: Path, graph: str, out: Path) -> Path:
+    """One graph's lines of a run's ``episodes.jsonl``, copied by streaming (for an MLflow artifact)."""
+    with path.open() as src, out.open("w") as dst:
+        for line in src:
+            try:
+                if json.loads(line).get("graph") == graph:
+                    dst.write(line)
+            except json.JSONDecodeError:
+                break
+    return out
+
+
+def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> pd.DataFrame:
+    """A run's episodes as a DataFrame: one row per episode, ``metrics`` flattened into ``metric.<name>``
+    columns, ``labels`` into ``label.<name>``, plus ``episode_seconds``, ``llm_calls`` and ``tokens_total``.
+
+    Args:
+        run_dir: A run directory (holding ``episodes.jsonl``), a sweep job's directory, or the file itself.
+        graphs: Only these graphs (default: all).
+
+    Raises:
+        FileNotFoundError: naming the path when there is no ``episodes.jsonl``.
+    """
+    import pandas as pd
+
+    path = Path(run_dir)
+    path = path if path.is_file() else path / FILE
+    if not path.exists():
+        raise FileNotFoundError(f"no {FILE} at {path}")
+    wanted = set(graphs) if graphs is not None else None
+    rows = []
+    for record in read(path, keep=False):
+        if wanted is not None and record["graph"] not in wanted:
+            continue
+        row = {k: record.get(k) for k in ("graph", "episode", "seed", "scenario", "participants", "termination_reason")}
+        row["converged"] = converged(record)
+        row["rounds_played"] = len(record.get("per_round") or [])
+        row |= {f"metric.{k}": (math.nan if v is None else v) for k, v in (record.get("metrics") or {}).items()}
+        row |= {f"label.{k}": v for k, v in (record.get("labels") or {}).items()}
+        timings, usage = record.get("timings") or {}, record.get("usage") or {}
+        row |= {"episode_seconds": timings.get("episode_seconds"), "llm_calls": usage.get("llm_calls"),
+                "tokens_total": usage.get("tokens_total"), "error": record.get("error")}
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,194 @@
+"""Counterfactual replay: every episode of a finished run forked after turn T under another configuration.
+
+``dialectica replay RUN from_turn=T [KEY=VALUE ...] [out=DIR]`` runs the original command again (its
+overrides, from ``RUN/summary.json``) with the given ones on top, into a new run directory; each episode keeps
+the original's seed, cast and first T turns and plays the rest under the new config. Because the history
+before the fork is the same, the original and the replay differ only by what the config changed after it:
+a comparison paired by construction. The original's prefix is simulated again from its seed (the call cache
+makes an LLM's prefix the same calls) and checked against its records. The paired report (``replay.json``,
+``replay.md``) gives per graph the McNemar test and the paired bootstrap interval that sweeps use, and for each
+episode whose ending changed, both endings.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from dialectica.metrics import converged
+from dialectica.sim.authoring.params import ConfigError, build_params
+
+FILE = "replay.json"
+
+
+def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
+    """The graph runs with their forks: the original run's params of each graph (its ``<graph>/config.json``).
+
+    Raises:
+        ConfigError: naming ``replay.run``, ``replay.from_turn`` or an unknown ``replay`` key and what is wrong.
+    """
+    from dialectica.sim.engine.build import Fork
+
+    unknown = sorted(set(replay) - {"run", "from_turn"})
+    if unknown:
+        raise ConfigError(f"unknown key replay.{unknown[0]}; valid keys: from_turn, run")
+    source = Path(str(replay["run"]))
+    turn = replay.get("from_turn", 0)
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
+        raise ConfigError(f"replay.from_turn={turn!r} is invalid; valid values: integers >= 0 (the turns kept)")
+    if not (source / "episodes.jsonl").is_file():
+        raise ConfigError(f"replay.run={source} holds no episodes.jsonl; give a finished run's directory "
+                          "(results/runs/<time>, or a sweep's job folder)")
+    forked = []
+    for run in graph_runs:
+        config = source / run.spec.name / "config.json"
+        if not config.is_file():
+            raise ConfigError(f"replay.run={source} has no graph {run.spec.name} ({config} is missing); its graphs: "
+                              f"{', '.join(sorted(p.parent.name for p in source.glob('*/config.json')))}")
+        adapted = hasattr(run.params, "scenarios")  # a graph used as it is plays its own dialogue loop
+        if turn > 0 and (adapted or (run.spec.play is None and run.spec.turns is None)):
+            why = "a graph used as it is" if adapted else "its spec has neither play nor turns"
+            raise ConfigError(f"graph {run.spec.name} cannot be forked after a turn yet ({why}); valid: "
+                              "replay.from_turn=0")
+        raw = json.loads(config.read_text())["graph"]
+        before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
+        forked.append(replace(run, fork=Fork(str(source), turn, before)))
+    return forked
+
+
+def source_tags(fork: Any, graph: str) -> dict[str, str]:
+    """MLflow tags linking a replay's run to the original's: its directory, the turn, and its run id if logged."""
+    tags = {"replay_of": str(fork.run), "replay_from_turn": str(fork.turn)}
+    summary = Path(fork.run) / "summary.json"
+    if summary.is_file():
+        run_id = json.loads(summary.read_text()).get("graphs", {}).get(graph, {}).get("mlflow_run_id")
+        if run_id:
+            tags["replay_of_run_id"] = str(run_id)
+    return tags
+
+
+def _records(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    from dialectica.sim.engine import records
+
+    return {(r["graph"], r["episode"]): r for r in records.read(path / records.FILE)}
+
+
+def _prefix(record: dict[str, Any], turn: int) -> list[tuple[Any, ...]]:
+    """What a record says of its first ``turn`` turns (the transcript's rounds up to it)."""
+    return [(t.get("round"), t.get("speaker"), t.get("text")) for t in record.get("transcript") or []
+            if isinstance(t.get("round"), int) and t["round"] <= turn]
+
+
+def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
+    """Per graph: episodes paired, each side's convergence rate, McNemar and the paired bootstrap interval of
+    the difference (replay minus original), the episodes whose ending changed, and those whose first ``turn``
+    turns differ from the original's (the config changed something before the fork)."""
+    from dialectica.metrics.paired import compare
+
+    before, after = _records(original), _records(forked)
+    report: dict[str, Any] = {"original": str(original), "replay": str(forked), "from_turn": turn, "graphs": {}}
+    for graph in sorted({g for g, _ in after}):
+        keys = sorted(k for k in after if k[0] == graph and k in before)
+        if not keys:
+            continue
+        result = compare({k: converged(after[k]) for k in keys}, {k: converged(before[k]) for k in keys})
+        changed = [{"episode": k[1], "original": before[k]["termination_reason"], "replay": after[k]["termination_reason"]}
+                   for k in keys if before[k]["termination_reason"] != after[k]["termination_reason"]]
+        report["graphs"][graph] = {
+            "pairs": result.pairs, "original_rate": sum(converged(before[k]) for k in keys) / len(keys),
+            "replay_rate": sum(converged(after[k]) for k in keys) / len(keys), "diff": result.diff,
+            "diff_ci95_low": result.low, "diff_ci95_high": result.high, "p_mcnemar": result.p, "changed": changed,
+            "prefix_differs": [k[1] for k in keys if _prefix(before[k], turn) != _prefix(after[k], turn)],
+        }
+    return report
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [f"# Replay from turn {report['from_turn']}: {report['replay']} against {report['original']}", "",
+             "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | endings changed |",
+             "|---|---|---|---|---|---|---|"]
+    for graph, g in report["graphs"].items():
+        lines.append(f"| {graph} | {g['pairs']} | {g['original_rate']:.3f} | {g['replay_rate']:.3f} | {g['diff']:+.3f} "
+                     f"({g['diff_ci95_low']:+.3f} to {g['diff_ci95_high']:+.3f}) | {g['p_mcnemar']:.3g} | "
+                     f"{len(g['changed'])} |")
+    for graph, g in report["graphs"].items():
+        if g["changed"]:
+            lines += ["", f"## {graph}: endings changed", ""]
+            lines += [f"- episode {c['episode']}: {c['original']} -> {c['replay']}" for c in g["changed"]]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
+    """Writes ``replay.json`` and ``replay.md`` into ``forked``; says on stderr where a prefix differs."""
+    report = paired_report(original, forked, turn)
+    (forked / FILE).write_text(json.dumps(report, indent=2))
+    (forked / "replay.md").write_text(markdown(report))
+    for graph, g in report["graphs"].items():
+        if g["prefix_differs"]:
+            print(f"dialectica: warning: graph {graph}: {len(g['prefix_differs'])} episodes' first {turn} turns differ "
+                  f"from {original}'s (episodes {', '.join(map(str, g['prefix_differs'][:5]))}): the overrides act "
+                  "before the fork (the cast, the scenarios or the model), so the pairs share less history",
+                  file=sys.stderr)
+    return report
+
+
+USAGE = ("usage: dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]: every episode of run directory RUN "
+         "forked after turn T (default 0) under the original command with KEY=VALUE on top")
+
+
+def arguments(args: list[str]) -> list[str]:
+    """The Hydra arguments of ``dialectica replay RUN ...``: the original's overrides, the given ones, the
+    replay keys and the output directory.
+
+    Raises:
+        ConfigError: for a missing run, a run without a summary, or a sweep flag.
+    """
+    if not args or args[0].startswith("-") or "=" in args[0]:
+        raise ConfigError(USAGE)
+    run, rest = Path(args[0]), args[1:]
+    summary = run / "summary.json"
+    if not summary.is_file():
+        raise ConfigError(f"{run} holds no summary.json: replay a finished run's directory ({USAGE})")
+    if {"-m", "--multirun"} & set(rest):
+        raise ConfigError("dialectica replay forks one run; to compare several configs, replay once per config")
+    turn = next((a.partition("=")[2] for a in rest if a.startswith("from_turn=")), "0")
+    out = next((a.partition("=")[2] for a in rest if a.startswith("out=")), f"{run.as_posix().rstrip('/')}-replay-t{turn}")
+    given = [a for a in rest if not a.startswith(("from_turn=", "out="))]
+    keys = {a.lstrip("+~").partition("=")[0] for a in given}
+    original = [o for o in json.loads(summary.read_text()).get("overrides", [])
+                if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}]
+    return [*original, *given, f"replay.run='{run}'", f"replay.from_turn={turn}", f"hydra.run.dir={out}"]
+
+
+def replay(run: str | Path, from_turn: int = 0, overrides: list[str] | tuple[str, ...] = (),
+           out_dir: str | Path | None = None) -> dict[str, Any]:
+    """``dialectica replay`` from Python: forks every episode of ``run`` after ``from_turn`` under the original
+    command with ``overrides`` on top, into ``out_dir`` (default ``RUN-replay-tT``).
+
+    Returns:
+        The paired report (also in ``replay.json``): per graph the pairs, both rates, the difference with its
+        paired 95% interval, McNemar's p, the episodes whose ending changed; ``replay`` names the new run.
+
+    Raises:
+        ConfigError: one line naming the bad key, file or value.
+    """
+    from omegaconf import open_dict
+
+    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.engine.batch import run_experiment
+
+    args = arguments([str(run), f"from_turn={from_turn}", *overrides, *([f"out={out_dir}"] if out_dir else [])])
+    out = Path(args[-1].partition("=")[2])  # hydra.run.dir=..., last
+    cfg = compose(args[:-1], Path.cwd())
+    with open_dict(cfg):
+        cfg.progress = False
+    run_cfg = from_hydra(cfg, out, tuple(args[:-1]))
+    if run_cfg.tracking.enabled:
+        from dialectica.sim.tracking.store import probe
+
+        probe(run_cfg.tracking.uri)
+    run_experiment(run_cfg, echo=lambda line: None)
+    return write_report(Path(run), out, from_turn)

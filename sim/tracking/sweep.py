@@ -1,0 +1,253 @@
+"""Sweeps: one MLflow parent run per multirun, created before any job starts (with the store, so
+parallel jobs cannot race to create it); each job's runs nest under it; at the end the parent gets a
+comparison table of the configs with pass^k and a mark on those that differ from the best.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, cast
+
+import yaml
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+from dialectica.metrics import converged as is_converged
+from dialectica.metrics.passk import mean_pass_hat_k
+from dialectica.metrics.stats import wilson_interval
+from dialectica.sim.config import secrets
+
+PARENT_FILE = "mlflow_parent.json"
+HYDRA_FILE = "multirun.yaml"  # Hydra's copy of the sweep's config and overrides, scrubbed once written
+
+
+def _tracking(config: DictConfig) -> dict[str, Any]:
+    values = OmegaConf.to_container(config.tracking, resolve=True)
+    assert isinstance(values, dict), f"tracking must be a mapping, got {values!r}"
+    return cast(dict[str, Any], values)
+
+
+def parent_run_id(sweep_dir: Path) -> str | None:
+    """The parent run a job of the sweep in ``sweep_dir`` nests under, if the sweep is tracked."""
+    path = sweep_dir / PARENT_FILE
+    return json.loads(path.read_text())["run_id"] if path.exists() else None
+
+
+def _config_keys(jobs: list[list[str]]) -> list[str]:
+    """Each job's configuration as the overrides that vary across the sweep, seed left out so that
+    repeated seeds pool into one row."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for overrides in jobs:
+        for o in overrides:
+            key, _, value = o.partition("=")
+            values[key].add(value)
+    varying = {k for k, v in values.items() if len(v) > 1 and k != "seed"}
+    return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
+
+
+def comparison(sweep_dir: Path, alpha: float = 0.05):
+    """One row per (graph, configuration): pooled convergence with its Wilson interval, pass^1 to pass^k
+    over scenarios (k = the number of seeds), and its comparison with the graph's best configuration:
+    the difference with its 95% interval and the p-value, paired (exact McNemar) over the episodes the two
+    share by seed and scenario, else unpaired (Fisher), Holm-corrected over the graph's comparisons;
+    ``differs_from_best`` when the corrected p < alpha (metrics/paired.py)."""
+    import pandas as pd
+
+    pooled: dict[tuple[str, str], dict[str, Any]] = {}
+    paths = sorted(sweep_dir.glob("*/summary.json"))
+    summaries = [json.loads(p.read_text()) for p in paths]
+    keys = _config_keys([s.get("overrides", []) for s in summaries])
+    for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
+        for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            row = pooled.setdefault((record["graph"], key_overrides), {
+                "tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}, "outcomes": {}})
+            task = row["tasks"][record["scenario"]]
+            converged = is_converged(record)
+            row["outcomes"][(record["seed"], record["scenario"])] = converged
+            task[0] += converged
+            task[1] += 1
+            row["seeds"].add(summary.get("seed"))
+            if summary.get("objective") is not None:
+                row["objectives"][str(summary_path.parent)] = summary["objective"]
+    rows, outcomes = [], {}
+    most_seeds = max((len(d["seeds"]) for d in pooled.values()), default=1)
+    for (graph, config), data in pooled.items():
+        outcomes[graph, config] = data["outcomes"]
+        c = sum(t[0] for t in data["tasks"].values())
+        n = sum(t[1] for t in data["tasks"].values())
+        low, high = wilson_interval(c, n)
+        k = max(1, len(data["seeds"]))
+        rows.append({"graph": graph, "config": config, "episodes": n, "converged": c, "convergence_rate": c / n,
+                     "ci95_low": low, "ci95_high": high, "seeds": k,
+                     **{f"pass^{j}": mean_pass_hat_k(data["tasks"].values(), j) for j in range(1, most_seeds + 1)},
+                     "objective": (sum(data["objectives"].values()) / len(data["objectives"])
+                                   if data["objectives"] else float("nan"))})
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame = frame.sort_values(["graph", "convergence_rate"], ascending=[True, False]).reset_index(drop=True)
+    return frame.join(_against_best(frame, outcomes, alpha))
+
+
+def _against_best(frame, outcomes: dict[tuple[str, str], dict], alpha: float):
+    """Each row against its graph's best row (the first): test, pairs, difference, interval, p, Holm's p."""
+    import pandas as pd
+
+    from dialectica.metrics.paired import compare, holm
+
+    columns = {name: [float("nan")] * len(frame) for name in
+               ("pairs", "diff_vs_best", "diff_ci95_low", "diff_ci95_high", "p_vs_best", "p_holm")}
+    tests = ["best"] * len(frame)
+    for _, rows in frame.groupby("graph", sort=False):
+        best = outcomes[rows.iloc[0]["graph"], rows.iloc[0]["config"]]
+        others = list(rows.index[1:])
+        results = [compare(outcomes[frame.at[i, "graph"], frame.at[i, "config"]], best) for i in others]
+        for i, result, p_holm in zip(others, results, holm([r.p for r in results]), strict=True):
+            tests[i] = result.test
+            for name, value in (("pairs", result.pairs), ("diff_vs_best", result.diff), ("diff_ci95_low", result.low),
+                                ("diff_ci95_high", result.high), ("p_vs_best", result.p), ("p_holm", p_holm)):
+                columns[name][i] = value
+    table = pd.DataFrame({"test": tests, **columns}, index=frame.index)
+    table["differs_from_best"] = table["p_holm"] < alpha
+    return table
+
+
+def objective_plot(table, path: Path) -> Path:
+    """The objective against each swept parameter, one panel per parameter (trials as points)."""
+    from dialectica.sim.authoring.plots import save, subplots
+
+    rows = [dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
+            for config, obj in zip(table["config"], table["objective"], strict=True) if config != "(defaults)"]
+    params = sorted({k for row in rows for k in row if k != "objective"})
+    fig, axes = subplots(1, max(1, len(params)), figsize=(4.2 * max(1, len(params)), 3.4), dpi=110, squeeze=False)
+    for ax, param in zip(axes[0], params, strict=False):
+        points = [(float(r[param]), r["objective"]) for r in rows if param in r]
+        ax.scatter([p[0] for p in points], [p[1] for p in points], color="#4c72b0")
+        ax.set_xlabel(param.removeprefix("graph."))
+        ax.set_ylabel("objective")
+        ax.grid(alpha=0.3)
+    return save(fig, path)
+
+
+def markdown(frame) -> str:
+    """A pipe table of ``frame`` (floats to 3 decimals), for the parent run's artifact."""
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells]) + "\n"
+
+
+def _scrub_secrets(config: DictConfig) -> None:
+    """Registers the sweep's secrets and scrubs them from log records and from Hydra's ``multirun.yaml``
+    (written verbatim by the sweeper after ``on_multirun_start``)."""
+    secrets.collect(OmegaConf.to_container(config, resolve=False), os.environ)
+    secrets.install_logging()
+    path = Path(config.hydra.sweep.dir) / HYDRA_FILE
+    if path.exists():
+        text = path.read_text()
+        if secrets.scrub(text) != text:  # scrubbed as values: a bare *** would read as a YAML alias
+            tmp = path.with_name(f".{HYDRA_FILE}.{os.getpid()}")
+            tmp.write_text(yaml.safe_dump(secrets.scrub_tree(yaml.safe_load(text)), sort_keys=False))
+            os.replace(tmp, path)
+
+
+def swept_keys(config: DictConfig) -> list[str]:
+    """The keys a sweep varies: its sweep overrides (``a=1,2``, ``range(...)``) and an Optuna sweeper's params."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(config.hydra.overrides.task))
+    keys = [o.get_key_element().lstrip("+~") for o in parsed if o.is_sweep_override()]
+    params = OmegaConf.select(config, "hydra.sweeper.params")
+    return keys + [str(k) for k in (params or {}) if str(k) not in keys]
+
+
+def _short(text: str) -> str:
+    return text.lstrip("+~").removeprefix("graph.")
+
+
+def job_label(sweep_dir: Path, overrides: list[str]) -> str:
+    """What tells a job from the sweep's others, e.g. ``convergence_threshold=0.7 seed=1`` (its MLflow run name)."""
+    path = sweep_dir / PARENT_FILE
+    swept = json.loads(path.read_text()).get("swept", []) if path.exists() else []
+    values = {o.lstrip("+~").partition("=")[0]: o.partition("=")[2] for o in overrides}
+    return " ".join(f"{_short(k)}={values[k]}" for k in swept if k in values)
+
+
+class SweepCallback(Callback):
+    """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
+    started again in the same directory keeps its parent run."""
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        _scrub_secrets(config)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        _scrub_secrets(config)
+        tracking = _tracking(config)
+        if not tracking.get("enabled"):
+            return
+        from dialectica.sim.config.typed import TrackingConfig
+        from dialectica.sim.tracking.runs import Tracker
+
+        sweep_dir = Path(config.hydra.sweep.dir)
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        tracker = Tracker(TrackingConfig(True, tracking["uri"], tracking["experiment"]))
+        client, experiment_id = tracker.connect()  # creates the store now, before jobs race to
+        previous = parent_run_id(sweep_dir)
+        if previous and config.get("resume"):
+            client.update_run(previous, "RUNNING")
+            return
+        from dialectica.sim.config.typed import redact_overrides
+        from dialectica.sim.tracking.runs import source_tags
+
+        overrides = redact_overrides(config.hydra.overrides.task)
+        swept = swept_keys(config)
+        keys = [o.lstrip("+~").partition("=")[0] for o in overrides]
+        shown = [o.partition("=")[2] if k == "graph" else _short(o)  # "sweep socratic_panel threshold=0.6,0.8"
+                 for k, o in zip(keys, overrides, strict=True) if k in {*swept, "graph"}]
+        note = (f"A sweep of {', '.join(map(_short, swept)) or 'one configuration'}: "
+                f"`dialectica -m {' '.join(overrides)}` in {sweep_dir}; each job is a child run.")
+        run = client.create_run(experiment_id, run_name=secrets.scrub(" ".join(["sweep", *shown]))[:250],
+                                tags=secrets.scrub_tree({**source_tags(), "sweep": "true", "sweep_dir": str(sweep_dir),
+                                                         "overrides": " ".join(overrides), "mlflow.note.content": note}))
+        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": secrets.scrub(tracking["uri"]),
+                                                         "swept": swept}))
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        _scrub_secrets(config)
+        sweep_dir = Path(config.hydra.sweep.dir)
+        table = comparison(sweep_dir)
+        if not table.empty:
+            table.to_csv(sweep_dir / "comparison.csv", index=False)
+            (sweep_dir / "comparison.md").write_text(markdown(table))
+            print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        parent = parent_run_id(sweep_dir)
+        print(f"sweep:   {sweep_dir}\nreport:  dialectica report {sweep_dir}")
+        if parent is None:
+            return
+        from dialectica.sim.tracking.store import mlflow_ui
+
+        print(f"mlflow:  {mlflow_ui(_tracking(config)['uri'])}")
+        from dialectica.sim.tracking.store import open_store
+
+        tracking = _tracking(config)  # the file keeps the URI scrubbed of credentials
+        client, _ = open_store(tracking["uri"], tracking["experiment"])
+        if not table.empty:
+            for name in ("comparison.csv", "comparison.md"):
+                client.log_artifact(parent, str(sweep_dir / name))
+            if table["objective"].notna().any():
+                client.log_artifact(parent, str(objective_plot(table, sweep_dir / "objective.png")))
+            for graph, row in table.groupby("graph").head(1).set_index("graph").iterrows():
+                client.log_metric(parent, f"{graph}/best_convergence_rate", float(row["convergence_rate"]))
+                client.set_tag(parent, f"{graph}/best_config", secrets.scrub(str(row["config"])))
+        results = sweep_dir / "optimization_results.yaml"
+        if results.exists():  # written by the Optuna sweeper
+            client.log_artifact(parent, str(results))
+            best = yaml.safe_load(results.read_text())
+            for key, value in (best.get("best_params") or {}).items():
+                client.log_param(parent, f"best.{key}", secrets.scrub(str(value)))
+            if best.get("best_value") is not None:
+                client.log_metric(parent, "best_objective", float(best["best_value"]))
+        client.set_terminated(parent, "FINISHED")

@@ -1,0 +1,113 @@
+"""One sweep's episodes for analysis: ``dialectica.load_sweep(SWEEP)``, where SWEEP is a sweep directory or
+its MLflow parent run id. Only that sweep's jobs are read, so two sweeps in one store never mix."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.engine.records import FILE, load_episodes
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class SweepError(ConfigError):
+    """A sweep that cannot be read, in one sentence."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep, read back.
+
+    Attributes:
+        directory: Its directory (``hydra.sweep.dir``).
+        parent_run_id: Its MLflow parent run, when it was tracked.
+        tracking_uri: The store that run is in.
+        swept: The columns of the keys whose value differs between jobs (``graph.convergence_threshold``;
+            a swept ``seed`` is the column ``run_seed``, apart from each episode's own ``seed``).
+        episodes: One row per episode of every job (``dialectica.load_episodes`` columns), with ``job`` and
+            one column per swept key (numbers where every value is one).
+        comparison: The sweep's comparison table (paired tests against the best configuration).
+    """
+
+    directory: Path
+    parent_run_id: str | None
+    tracking_uri: str | None
+    swept: list[str]
+    episodes: pd.DataFrame
+    comparison: pd.DataFrame
+
+
+def _from_run(run_id: str, tracking_uri: str) -> tuple[Path, str]:
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+
+    try:
+        run = MlflowClient(tracking_uri).get_run(run_id)
+    except MlflowException:
+        raise SweepError(f"no sweep {run_id!r}: not a sweep directory, nor a run in the MLflow store "
+                         f"{tracking_uri}") from None
+    if run.data.tags.get("sweep") != "true":
+        raise SweepError(f"MLflow run {run_id} is not a sweep's parent run (it has no tag sweep=true)")
+    directory = Path(run.data.tags.get("sweep_dir", ""))
+    if not directory.is_dir():
+        raise SweepError(f"the directory of sweep {run_id}, {directory}, is not on this machine; "
+                         "read the sweep where it ran, or copy the directory here")
+    return directory, run_id
+
+
+def _typed(values: pd.Series) -> pd.Series:
+    import pandas as pd
+
+    numbers = pd.to_numeric(values, errors="coerce")
+    return numbers if numbers.notna().all() else values
+
+
+def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
+    """Reads one sweep: a sweep directory, or the id of its MLflow parent run in ``tracking_uri``.
+
+    Raises:
+        SweepError: one sentence, when ``target`` is neither, or the sweep has no finished episodes yet.
+    """
+    import pandas as pd
+
+    from dialectica.sim.tracking.sweep import PARENT_FILE, comparison
+
+    path = Path(target)
+    parent: str | None = None
+    if path.is_dir():
+        directory = path
+        if (path / PARENT_FILE).exists():
+            stored = json.loads((path / PARENT_FILE).read_text())
+            parent, tracking_uri = stored["run_id"], tracking_uri or stored["uri"]
+    elif tracking_uri and "/" not in str(target):
+        directory, parent = _from_run(str(target), tracking_uri)
+    else:
+        raise SweepError(f"no sweep at {target}: give a sweep directory (hydra.sweep.dir) or its MLflow parent run id "
+                         "with a tracking URI")
+    jobs = sorted((p.parent for p in directory.glob(f"*/{FILE}")), key=lambda p: (len(p.name), p.name))
+    frames = []
+    keys: dict[str, str] = {}  # override key -> its column (a sweep's seed is the run seed, not an episode's)
+    for job in jobs:
+        frame = load_episodes(job)
+        if frame.empty:
+            continue
+        summary = job / "summary.json"
+        overrides = json.loads(summary.read_text()).get("overrides", []) if summary.exists() else []
+        frame["job"] = job.name
+        for override in overrides:
+            key, _, value = override.lstrip("+~").partition("=")
+            column = keys.setdefault(key, "run_seed" if key == "seed" else key)
+            frame[column] = value
+        frames.append(frame)
+    if not frames:
+        raise SweepError(f"sweep {directory} has no finished episodes yet (no job folder with records in {FILE})")
+    episodes = pd.concat(frames, ignore_index=True)
+    swept = [column for column in keys.values() if episodes[column].nunique(dropna=False) > 1]
+    for column in swept:
+        episodes[column] = _typed(episodes[column])
+    return Sweep(directory, parent, tracking_uri, swept, episodes, comparison(directory))
