@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage
 
@@ -133,7 +133,7 @@ class ScriptedSophia:
     discipline: float = 0.8
     compliance: float = 0.85
 
-    _CUES = {"long": "too long", "question": "end with one question", "cite": "cite one"}
+    _CUES: ClassVar[dict[str, str]] = {"long": "too long", "question": "end with one question", "cite": "cite one"}
 
     def _lapse(self, check: str, named: str) -> bool:
         """Whether this draft breaks rule ``check``; ``named`` is the Critic's instruction, lower-cased."""

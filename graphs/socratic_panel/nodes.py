@@ -38,7 +38,7 @@ class PanelDeps:
 
 
 def _id(prefix: str, text: str) -> str:
-    return prefix + hashlib.sha1(canonical_claim(text).encode()).hexdigest()[:10]
+    return prefix + hashlib.sha1(canonical_claim(text).encode(), usedforsecurity=False).hexdigest()[:10]
 
 
 def _round_responses(state: PanelState) -> list[ExpertResponse]:

@@ -109,7 +109,7 @@ def _child(args: list[str], cwd: Path) -> tuple[float, float]:
 def memory_growth(tmp: Path, episodes: int) -> dict[str, float]:
     """Peak RSS of a panel run of ``episodes`` episodes against one of a tenth as many (same settings)."""
     common = ["graph=socratic_panel", "tracking=none", "embeddings=false", "progress=false", "view.enabled=false"]
-    short_wall, short = _child([*common, f"episodes={max(1, episodes // 10)}", f"hydra.run.dir={tmp / 'rss_short'}"], tmp)
+    _, short = _child([*common, f"episodes={max(1, episodes // 10)}", f"hydra.run.dir={tmp / 'rss_short'}"], tmp)
     long_wall, long = _child([*common, f"episodes={episodes}", f"hydra.run.dir={tmp / 'rss_long'}"], tmp)
     return {"episodes": episodes, "peak_rss_mib": long, "peak_rss_mib_tenth": short, "growth_ratio": long / short,
             "wall_seconds": long_wall}

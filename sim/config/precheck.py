@@ -32,7 +32,7 @@ def expand(args: list[str]) -> list[list[str]]:
     if total <= MAX_JOBS:
         return [list(job) for job in jobs]
     first = [values[0] for values in choices]
-    return [first[:i] + [value] + first[i + 1 :] for i, values in enumerate(choices) for value in values]
+    return [[*first[:i], value, *first[i + 1 :]] for i, values in enumerate(choices) for value in values]
 
 
 def check_sweep(args: list[str], cwd: Path) -> None:

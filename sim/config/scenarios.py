@@ -47,7 +47,7 @@ def _parse(path: Path) -> Any:
     except OSError as exc:
         raise _Unreadable(f"cannot be read ({exc.strerror or exc})") from exc
     try:
-        data = yaml.load(text, Loader=_Loader)  # a safe loader: no Python tags
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader: no Python tags
     except yaml.YAMLError as exc:
         where = str(exc).replace(' in "<unicode string>",', "")  # the file is named by the caller
         raise _Unreadable(f"not valid YAML: {' '.join(where.split())}") from exc

@@ -64,7 +64,7 @@ def placeholder(value: dict[str, Any], schema: dict[str, Any]) -> bool:
     """A string field left empty or as the instruction line shows the shape: ``<...>``, ``text``, ``a|b|c``."""
     shown = {s for s in strings(shape(schema)) if "|" in s or s.startswith("<")}
     return any(not s.strip() or s.strip() in shown or s.strip().startswith("<") or s.strip().lower() in {"text", "value"}
-               or any(p in s or len(s.strip()) >= 8 and s.strip() in p for p in shown if p.startswith("<"))
+               or any(p in s or (len(s.strip()) >= 8 and s.strip() in p) for p in shown if p.startswith("<"))
                for s in strings(value))
 
 

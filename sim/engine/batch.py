@@ -154,7 +154,7 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
     kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
     try:
         t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept)
-    except Exception as exc:  # noqa: BLE001 - after the episodes, a tracking failure must not cost the run
+    except Exception as exc:
         if "entry" not in kept:
             raise
         t0, t1, t2, t_out = kept["times"]

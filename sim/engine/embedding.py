@@ -61,9 +61,11 @@ class Embedder:
     def _from_disk(self, texts: list[str]) -> None:
         keys = {_key(t): t for t in texts}
         with self._db() as db:
-            rows = [row for chunk in range(0, len(keys), 500) for row in db.execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(list(keys)[chunk:chunk + 500]))})",
-                list(keys)[chunk:chunk + 500])]
+            rows = []
+            for chunk in range(0, len(keys), 500):
+                batch = list(keys)[chunk:chunk + 500]
+                marks = ",".join("?" * len(batch))  # placeholders only: the keys are bound, never spliced
+                rows += db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch)  # noqa: S608
         for key, blob in rows:
             self.memory[keys[key]] = np.frombuffer(blob, dtype=np.float32)
 

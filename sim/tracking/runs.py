@@ -96,7 +96,7 @@ class MlflowRun:
         inputs = [DatasetInput(dataset, tags=[InputTag("mlflow.data.context", "evaluation")])]
         try:
             self.client.log_inputs(self.run_id, datasets=inputs)
-        except Exception as exc:  # noqa: BLE001 - runs started at once may insert the same dataset row first
+        except Exception as exc:
             if "UNIQUE constraint" not in str(exc) and "already exists" not in str(exc):
                 raise
             self.client.log_inputs(self.run_id, datasets=inputs)  # the row exists now: this links it
@@ -113,7 +113,8 @@ def source_tags() -> dict[str, str]:
 
 def git_commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path.cwd(), capture_output=True, text=True, timeout=5)
+        command = ["git", "rev-parse", "HEAD"]  # git from PATH, as the user runs it
+        out = subprocess.run(command, cwd=Path.cwd(), capture_output=True, text=True, timeout=5)  # noqa: S603
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"

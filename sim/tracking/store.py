@@ -164,7 +164,7 @@ class RetryingClient:
                 except Exception as exc:
                     if attempt == self._retries - 1 or not is_locked(exc):
                         raise
-                    self._sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.5))  # noqa: S311 - jitter only
+                    self._sleep(min(2.0, 0.05 * 2**attempt) * random.uniform(0.5, 1.5))
             raise AssertionError("unreachable")
 
         return call

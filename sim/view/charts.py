@@ -41,7 +41,7 @@ def line_chart(title: str, values: Sequence[Any], rounds: Sequence[Any] | None =
             f'<text class="tick" x="{left - 3}" y="{top + 7}" text-anchor="end">{fmt(high)}</text>',
             f'<text class="tick" x="{left - 3}" y="{height - bottom}" text-anchor="end">{fmt(low)}</text>']
     segment: list[str] = []
-    for i, v in points + [(len(points), None)]:
+    for i, v in [*points, (len(points), None)]:
         if v is None:
             if len(segment) > 1:
                 body.append(f'<polyline class="line" points="{" ".join(segment)}"/>')

@@ -51,7 +51,7 @@ def _materials(tmp: Path) -> None:
     (tmp / "models").mkdir()
 
 
-def case(id: str, args: str, *fragments: str) -> object:  # noqa: A002 - pytest's own word
+def case(id: str, args: str, *fragments: str) -> object:
     return pytest.param(args.split(), fragments, id=id)
 
 

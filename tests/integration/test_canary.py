@@ -60,11 +60,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         self.server.counts["models"] += 1
         self._send(200, {"object": "list", "data": [{"id": "local", "object": "model", "owned_by": "canary"}]})
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         auth = self.headers.get("Authorization", "")
         userinfo = base64.b64decode(auth.removeprefix("Basic ")).decode() + "@" if auth.startswith("Basic ") else ""

@@ -26,7 +26,7 @@ def _start(cwd: Path, *args: str) -> subprocess.Popen:
 
 def _finish(procs: list[subprocess.Popen]) -> None:
     for proc in procs:
-        out, err = proc.communicate(timeout=900)
+        _, err = proc.communicate(timeout=900)
         assert proc.returncode == 0, err[-3000:]
         assert "Traceback" not in err
 
@@ -66,7 +66,7 @@ def test_a_run_directory_held_by_another_process_is_refused_in_one_line(tmp_path
     with (run / "episodes.jsonl").open("a") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # as a run writing there does
         proc = _start(tmp_path, f"hydra.run.dir={run}", "tracking=none")
-        out, err = proc.communicate(timeout=600)
+        _, err = proc.communicate(timeout=600)
     assert proc.returncode == 2
     (line,) = [line for line in err.splitlines() if line.strip()]
     assert f"another dialectica process is writing to {run}; choose another hydra.run.dir" in line

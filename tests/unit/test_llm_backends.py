@@ -103,7 +103,7 @@ def test_system_last_moves_who_speaks_after_the_dialogue_so_speakers_share_a_pre
     shared = ("user", "Question: free buses?\nStatements so far: ...")
     a, b = system_last((("system", "You are Ada."), shared)), system_last((("system", "You are Bo."), shared))
     prompt_a, prompt_b = gemma(a)[0], gemma(b)[0]
-    common = os.path.commonprefix([prompt_a, prompt_b])
+    common = os.path.commonprefix([prompt_a, prompt_b])  # noqa: RUF071 - a character prefix of two prompts
     assert common.startswith("<start_of_turn>user\n" + shared[1])  # everything but the speaker is shared
     assert a[-1][1].endswith("You are Ada.")
     assert system_last((("user", "hi"),)) == (("user", "hi"),)

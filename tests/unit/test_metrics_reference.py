@@ -258,7 +258,7 @@ def _records(seed: int, n: int, with_errors: bool = True) -> list[dict]:
             "metrics": {"rounds": 1000 if reason is TerminationReason.ERROR else rounds,
                         "depth": float(rng.integers(0, 8)) + (1000 if reason is TerminationReason.ERROR else 0),
                         "jaccard_agreement": float(rng.random())},
-            "per_round": per_round if reason is not TerminationReason.ERROR else per_round + [{"depth": 1e6}],
+            "per_round": per_round if reason is not TerminationReason.ERROR else [*per_round, {"depth": 1e6}],
             "transcript": [],
             "timings": {"episode_seconds": float(rng.exponential()),
                         "node_seconds": {node: rng.exponential(size=int(rng.integers(0, 4))).tolist()

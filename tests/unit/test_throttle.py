@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -53,7 +54,7 @@ def test_requests_per_minute_spaces_the_starts():
     for _ in range(4):
         with throttle.slot():
             starts.append(now[0])
-    assert [round(b - a, 6) for a, b in zip(starts, starts[1:], strict=False)] == [0.5, 0.5, 0.5]
+    assert [round(b - a, 6) for a, b in itertools.pairwise(starts)] == [0.5, 0.5, 0.5]
 
 
 def test_retry_after_reads_seconds_milliseconds_and_dates_and_falls_back_to_backoff():

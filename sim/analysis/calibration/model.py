@@ -35,7 +35,7 @@ class Knob:
     def clip(self, value: float) -> float | int:
         """``value`` within the range, rounded for an integer knob."""
         value = min(max(float(value), self.low), self.high)
-        return int(round(value)) if self.integer else value
+        return round(value) if self.integer else value
 
 
 @dataclass(frozen=True)
