@@ -58,14 +58,14 @@ def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list
     return out
 
 
-def add_embedding_agreement(record: Any, embed: Embed) -> None:
-    """Stores each round's embedding agreement in an episode record's ``per_round`` and the last round's in
-    its ``metrics`` (a record with no per-round entries or no answers is left as it is)."""
-    data = {"transcript": [turn.model_dump() for turn in record.transcript], "per_round": record.per_round}
+def with_embedding_agreement(transcript: list[dict[str, Any]], per_round: list[dict[str, Any]],
+                             metrics: dict[str, Any], embed: Embed) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """An episode's ``per_round`` with each round's embedding agreement, and its ``metrics`` with the last round's;
+    both as given when the episode has no per-round entries or no answers (new lists and dicts: nothing mutated)."""
+    data = {"transcript": transcript, "per_round": per_round}
     values = embedding_agreement([data], embed)[0]
     by_round = dict(zip(round_answers(data), values, strict=True))
-    if not by_round or not record.per_round:
-        return
-    for entry in record.per_round:
-        entry["embedding_agreement"] = by_round.get(entry["round"], float("nan"))
-    record.metrics["embedding_agreement"] = record.per_round[-1]["embedding_agreement"]
+    if not by_round or not per_round:
+        return per_round, metrics
+    rounds = [{**entry, "embedding_agreement": by_round.get(entry["round"], float("nan"))} for entry in per_round]
+    return rounds, {**metrics, "embedding_agreement": rounds[-1]["embedding_agreement"]}

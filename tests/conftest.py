@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TIERS = ("unit", "integration", "slow")  # the folders under tests/, each a marker of the same name
 BIN = Path(sys.executable).parent / "dialectica"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test carries its folder's tier as a marker, so that ``-m "not slow"`` is exactly the fast folders."""
+    for item in items:
+        tier = item.path.parent.name
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture(scope="session")

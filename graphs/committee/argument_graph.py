@@ -40,4 +40,5 @@ def longest_rebuttal_chain(graph: nx.DiGraph) -> int:
 
 
 def to_json(graph: nx.DiGraph) -> dict[str, Any]:
-    return nx.node_link_data(graph, edges="edges")
+    data: dict[str, Any] = nx.node_link_data(graph, edges="edges")
+    return data

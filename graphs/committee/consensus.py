@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ def detect_consensus(
     mechanism: str = "majority",
     member_weights: Mapping[str, float] | None = None,
     quorum: int = 2,
-) -> dict:
+) -> dict[str, Any]:
     """Scores agreement as w_vote * share + w_sem * semantic + w_conf * confidence over the votes cast.
 
     ``semantic`` is the mean pairwise cosine of the rationales' embeddings (each rationale whole), NaN with

@@ -9,16 +9,17 @@ from typing import Any
 from dialectica.graph import save, subplots
 
 
-def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: int = 3) -> Path:
+def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: int = 3) -> list[Path]:
     """The argument graphs of the first few episodes: claims and rebuttals by round, supports in
-    green, opposes in red, nodes coloured by position."""
+    green, opposes in red, nodes coloured by position; returns the picture and the JSON files beside it."""
     import json
 
     import networkx as nx
 
     shown = [r for r in records if r.get("artifacts", {}).get("argument_graph.json")][:sample]
-    for record in shown:  # the sampled graphs as JSON too, beside the picture
-        (out_dir / f"argument_graph_episode{record['episode']}.json").write_text(record["artifacts"]["argument_graph.json"])
+    saved = [out_dir / f"argument_graph_episode{record['episode']}.json" for record in shown]
+    for path, record in zip(saved, shown, strict=True):  # the sampled graphs as JSON too, beside the picture
+        path.write_text(record["artifacts"]["argument_graph.json"])
     fig, axes = subplots(1, max(1, len(shown)), figsize=(6.0 * max(1, len(shown)), 5.0), dpi=100, squeeze=False)
     colours = {"support": "#55a868", "oppose": "#c44e52", "nuanced": "#8172b2"}
     for ax, record in zip(axes[0], shown, strict=False):
@@ -42,4 +43,4 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
     handles = [Line2D([], [], marker="o", linestyle="", color=c, label=p) for p, c in colours.items()]
     handles += [Line2D([], [], color="#55a868", label="supports"), Line2D([], [], color="#c44e52", label="opposes")]
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
-    return save(fig, out_dir / "argument_graphs.png", rect=(0, 0.06, 1, 1))
+    return [save(fig, out_dir / "argument_graphs.png", rect=(0, 0.06, 1, 1)), *saved]

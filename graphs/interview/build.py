@@ -91,7 +91,8 @@ def _load(root: Path, folder: str, name: str) -> dict[str, Any]:
     if not path.exists():
         valid = sorted(p.stem for p in (root / folder).glob("*.yaml"))
         raise ConfigError(f"{folder[:-1]} {name!r} not found; valid choices: {', '.join(valid)}")
-    return read_yaml(path)
+    data: dict[str, Any] = read_yaml(path)
+    return data
 
 
 def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:

@@ -32,11 +32,12 @@ class ScriptedExpert:
     persona: dict[str, Any]
     schema: DiscoverySchema
     rng: random.Random
-    told: dict[str, set] = field(default_factory=dict)
+    told: dict[str, set[Any]] = field(default_factory=dict)
 
     @property
     def truth(self) -> dict[str, Any]:
-        return self.persona["truth"][self.schema.id]
+        truth: dict[str, Any] = self.persona["truth"][self.schema.id]
+        return truth
 
     def _field(self, question: str) -> Field | None:
         words = set(re.findall(r"[a-z]+", question.lower()))
@@ -84,7 +85,7 @@ class ScriptedExpert:
         question = match.group(1) if match else question
         roll = self.rng.random()
         if roll < self.persona["off_topic"]:
-            return self.rng.choice(self.persona["off_topic_lines"])
+            return str(self.rng.choice(self.persona["off_topic_lines"]))
         if roll < self.persona["off_topic"] + self.persona["vagueness"]:
             return self.rng.choice(_VAGUE)
         f = self._field(question)

@@ -157,7 +157,7 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
-def _canon(path: str, mtime: float) -> tuple:
+def _canon(path: str, mtime: float) -> tuple[Any, ...]:
     return tuple(read_yaml(Path(path))["passages"])
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from dialectica.graphs.maieutic.critic import CHECKS
 from dialectica.graphs.maieutic.state import MOVES
@@ -11,7 +12,7 @@ from dialectica.metrics import MetricFn, Record, converged
 from dialectica.metrics.stats import mean
 
 
-def _turns(records: Sequence[Record]) -> list[dict]:
+def _turns(records: Sequence[Record]) -> list[dict[str, Any]]:
     return [t for r in records if r["termination_reason"] != "error" for t in r["per_round"]]
 
 

@@ -48,7 +48,7 @@ class ScriptedLearner:
 
     @property
     def thesis(self) -> str:
-        return self.topic["opening"] if self.rung < 0 else self.topic["revisions"][self.rung]
+        return str(self.topic["opening"] if self.rung < 0 else self.topic["revisions"][self.rung])
 
     def _react(self, tutor: str) -> bool:
         """Updates frustration from the tutor's words; returns whether it was a grounded question."""

@@ -88,7 +88,7 @@ class PanelNodes:
         return {"current_round": 1, "question_history": [record]}
 
     # 2. collect_responses
-    def _ask(self, expert: Expert, messages: list) -> tuple[str, int, str | None]:
+    def _ask(self, expert: Expert, messages: list[Any]) -> tuple[str, int, str | None]:
         """One expert call with exponential backoff; returns (text, attempts, last error)."""
         text, attempts, error = attempt(lambda: str(self.deps.experts[expert.id].invoke(messages).content),
                                         self.p.expert_retries, self.p.retry_backoff_s, self.deps.sleep)
@@ -153,7 +153,7 @@ class PanelNodes:
         changed.add(found["id"])
         return found
 
-    def _absorb(self, tracked: dict, changed: set, evidence: dict, expert_id: str, reading: Reading,
+    def _absorb(self, tracked: dict[str, Any], changed: set[str], evidence: dict[str, Any], expert_id: str, reading: Reading,
                 round_num: int) -> None:
         for mention in reading.assumptions:
             item = self._track(tracked, changed, mention.text, mention.kind, round_num)

@@ -14,7 +14,8 @@ def _level(score: float) -> str:
     return "high" if score >= 0.7 else "medium" if score >= 0.5 else "low"
 
 
-def choose_target(question_type: str, assumptions: Sequence[Assumption], evidence_map: Mapping[str, list]) -> str | None:
+def choose_target(question_type: str, assumptions: Sequence[Assumption],
+                  evidence_map: Mapping[str, list[Any]]) -> str | None:
     """The assumption a question aims at, or None for open questions.
 
     Assumption questions dig beneath the newest leaf; evidence and perspective
@@ -38,7 +39,8 @@ def _mean_score(items: Sequence[Mapping[str, Any]], p: PanelParams) -> float:
     return sum(evidence_score(e, p) for e in items) / len(items) if items else 0.0
 
 
-def core_insights(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list], p: PanelParams) -> list[dict]:
+def core_insights(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]],
+                  p: PanelParams) -> list[dict[str, Any]]:
     """Top five settled (validated or invalidated) assumptions at or above the impact cut-off."""
     settled = [
         a for a in assumptions
@@ -60,7 +62,7 @@ def core_insights(assumptions: Sequence[Assumption], evidence_map: Mapping[str, 
     return insights
 
 
-def blind_spots(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list]) -> list[dict]:
+def blind_spots(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
     """Assumptions the panel leaned on without any evidence, most impactful first."""
     bare = sorted(
         (a for a in assumptions if not evidence_map.get(a["id"])), key=lambda a: (-a["impact_score"], a["id"])
@@ -77,7 +79,8 @@ def blind_spots(assumptions: Sequence[Assumption], evidence_map: Mapping[str, li
     ]
 
 
-def recommendations(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list], p: PanelParams) -> list[dict]:
+def recommendations(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]],
+                    p: PanelParams) -> list[dict[str, Any]]:
     """One action per high-impact assumption: build on it, drop it, or test it."""
     action = {"validated": "Build on", "invalidated": "Abandon plans that rely on", "unproven": "Test before relying on"}
     ranked = sorted(

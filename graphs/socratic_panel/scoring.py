@@ -81,7 +81,7 @@ def depth_layers(assumptions: Sequence[Assumption]) -> int:
     return max(max(a["depth_layer"] for a in assumptions), tree_depth(assumptions))
 
 
-def evidence_completeness(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list]) -> float:
+def evidence_completeness(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]]) -> float:
     """Share of identified assumptions backed by at least one evidence item (0 when none)."""
     if not assumptions:
         return 0.0

@@ -76,7 +76,7 @@ class ScriptedExpert:
 
     @property
     def _yield(self) -> float:
-        return self.persona["persuadability"] * (1 - self.persona["stubbornness"])
+        return float(self.persona["persuadability"] * (1 - self.persona["stubbornness"]))
 
     # --- reading the prompt -------------------------------------------------
     def _peer_answers(self, prompt: str) -> list[str]:
@@ -157,8 +157,8 @@ class ScriptedExpert:
         q = question.lower()
         for root, chain in self.chains.items():
             if any(self.assumptions[a]["text"] in q for a in chain):
-                return root
-        return min(self.chains, key=lambda r: (self.revealed[r] >= len(self.chains[r]), self.revealed[r], r))
+                return str(root)
+        return str(min(self.chains, key=lambda r: (self.revealed[r] >= len(self.chains[r]), self.revealed[r], r)))
 
     def _dig(self, qtype: str, question: str) -> list[str]:
         openness = self.persona["openness"]

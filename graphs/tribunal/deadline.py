@@ -24,7 +24,7 @@ def run_with_deadline(work: Callable[[], T], seconds: float) -> tuple[str, Any, 
         (status, value, elapsed): status "ok" with the result, "error" with the
         exception, or "timeout" with None.
     """
-    box: queue.Queue = queue.Queue(maxsize=1)
+    box: queue.Queue[Any] = queue.Queue(maxsize=1)
 
     def target() -> None:
         try:

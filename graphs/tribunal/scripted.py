@@ -93,7 +93,7 @@ def crashes(seed: int, collector_id: str, rate: float) -> bool:
 
 
 def collector(spec: dict[str, Any], hang_s: float, crash: bool = False,
-              sleep: Callable[[float], None] = time.sleep) -> Callable[[], list]:
+              sleep: Callable[[float], None] = time.sleep) -> Callable[[], list[Any]]:
     """A tool that returns the case's evidence for this collector after ``delay_s``; it raises when ``crash``
     and takes ``hang_s`` when the scenario plants a hang."""
     items = [{k: e[k] for k in ("id", "criterion", "goal", "found", "content", "location", "confidence", "tags")}
@@ -139,7 +139,7 @@ class ScriptedJudge:
         p = self.persona
         pull = p["pull"] * 2.0 * self.case["disagreement"] * self.zeal * keep
         centred = truth + p["centre"] * (3 - truth)
-        return min(5, max(1, round(centred + pull + self.rng.gauss(0, p["noise"] * keep))))
+        return int(min(5, max(1, round(centred + pull + self.rng.gauss(0, p["noise"] * keep)))))
 
     def _chance(self, key: str) -> bool:
         # no draw unless the persona's chance is above 0, so that a judge that never does plays today's seeds

@@ -316,13 +316,14 @@ class EpisodeCast:
 
     def model(self, role: str, persona: str) -> BaseChatModel:
         if role == "user":
-            return self.request.participant(role, persona, role)
+            user: BaseChatModel = self.request.participant(role, persona, role)
+            return user
 
         def no_model() -> BaseChatModel:
             raise ConfigError(f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
                               f"or give it one (model=...)")
 
-        model = self.request.system(role, no_model)
+        model: BaseChatModel = self.request.system(role, no_model)
         if persona and hasattr(model, "persona"):
             model = model.model_copy(update={"persona": persona})
         return model

@@ -48,7 +48,7 @@ def interrupt_text(value: Any) -> str:
     if isinstance(value, dict):
         for key in ("question", "message", "prompt", "text", "content"):
             if isinstance(value.get(key), str):
-                return value[key]
+                return str(value[key])
     return json.dumps(value, default=str)
 
 

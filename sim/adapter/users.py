@@ -129,7 +129,7 @@ class LLMUser:
         def say(messages: list[BaseMessage]) -> str | None:
             said = sum(m.type == "human" for m in messages)
             if said < len(opening):
-                return opening[said]
+                return str(opening[said])
             # the user's view: the graph's words come to it as the other party's, its own as its own
             flipped: list[BaseMessage] = [AIMessage(_text(m)) if m.type == "human" else HumanMessage(_text(m))
                                           for m in messages]

@@ -112,7 +112,7 @@ class FaultyChatModel(BaseChatModel):
         self._fail()
         return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable:
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, Any]:
         """The inner model's own tool binding, as arguments of this model's calls (faults included)."""
         bound = self.inner.bind_tools(tools, **kwargs)
         if not isinstance(bound, RunnableBinding) or bound.bound is not self.inner:

@@ -34,7 +34,8 @@ class Library:
 
     def scores(self, query: str) -> np.ndarray:
         vector = self.embed([query])[0]
-        return self.matrix @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
+        scores: np.ndarray = self.matrix @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
+        return scores
 
     def search(self, query: str, floor: float, k: int) -> tuple[list[Hit], float]:
         """Top ``k`` passages at or above ``floor``, and the best similarity found at all."""

@@ -85,7 +85,8 @@ class Episode(Generic[D, P]):
         with self._lock:
             if cls not in self._nodes:
                 self._nodes[cls] = cls(self.deps, self.params)
-            return self._nodes[cls]
+            node: N = self._nodes[cls]
+            return node
 
 
 def step(cls: Callable[[Any, Any], Any], method: str, *args: Any) -> Callable[..., Any]:
@@ -153,7 +154,7 @@ class GraphSpec:
         play: ``play(compiled, episode, state, config)`` -> final state, for graphs that the harness
             drives turn by turn; None means one ``invoke``.
         metrics: Extra metric factories (``() -> records -> {name: value}``) over this graph's records.
-        figures: Extra figures, ``figure(records, out_dir) -> path``.
+        figures: Extra figures, ``figure(records, out_dir) -> path`` (or ``[picture, *files saved beside it]``).
         view: The graph's part of an episode page.
         roles: Every chat model the deps hold, by role name: ``system`` for the graph's own roles,
             ``participant`` for those the harness simulates (``llm.roles.<name>`` picks a model).
@@ -188,9 +189,9 @@ class GraphSpec:
     datasets: Path
     recursion_limit: Callable[[Any], int] = lambda params: 100
     prepare_scenario: Callable[[dict[str, Any], Path], dict[str, Any]] = _no_scenario_check
-    play: Callable[[Any, Episode, dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
+    play: Callable[[Any, Episode[Any, Any], dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
     metrics: tuple[Callable[[], Callable[..., dict[str, float]]], ...] = ()
-    figures: tuple[Callable[..., Path], ...] = ()
+    figures: tuple[Callable[..., Path | list[Path]], ...] = ()
     view: GraphView = GraphView()
     roles: Mapping[str, str] = field(default_factory=dict)
     cast_options: type[DataclassInstance] = CastOptions

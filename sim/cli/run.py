@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -25,6 +25,9 @@ from dialectica.sim.config.groups import BROKEN, graph_options, import_strings, 
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
 from dialectica.sim.config.secrets import install_logging
 from dialectica.sim.engine import checkpoint
+
+if TYPE_CHECKING:
+    from dialectica.sim.config.typed import RunConfig
 
 FAILED: list[str] = []  # why a finished single run exits 1 (too many episodes raised)
 FLAGS = ("--help", "-h", "--hydra-help", "--version", "--cfg", "-c", "--resolve", "--package", "-p", "--run", "-r",
@@ -93,12 +96,12 @@ def check_arguments(args: list[str]) -> None:
                 fail(f"{key}={value}: the run folder cannot be created there ({why}); give a writable folder")
 
 
-def _terminate(signum, frame) -> None:
+def _terminate(signum: int, frame: Any) -> None:
     """SIGTERM ends the current run cleanly: its MLflow run is marked KILLED, finished episodes stay on disk."""
     raise KeyboardInterrupt("SIGTERM")
 
 
-def limit_threads(hydra_cfg) -> None:
+def limit_threads(hydra_cfg: Any) -> None:
     """Parallel sweep jobs share the cores: each gets cores // jobs threads for torch and BLAS."""
     n_jobs = OmegaConf.select(hydra_cfg, "launcher.n_jobs")
     if hydra_cfg.mode != RunMode.MULTIRUN or not n_jobs:
@@ -200,7 +203,7 @@ def app(cfg: DictConfig) -> float | None:
     return summary.get("objective")
 
 
-def where_to_look(run_cfg, summary: dict) -> list[str]:
+def where_to_look(run_cfg: RunConfig, summary: dict[str, Any]) -> list[str]:
     """The end of a run: its pages and the command that opens its MLflow runs."""
     lines = []
     if run_cfg.view.enabled:
@@ -212,7 +215,7 @@ def where_to_look(run_cfg, summary: dict) -> list[str]:
     return lines
 
 
-def too_many_errors(summary: dict, max_error_rate: float, out_dir: Path) -> list[str]:
+def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> list[str]:
     """One line per graph whose episodes raised more often than ``max_error_rate``."""
     problems = []
     for name, entry in summary.get("graphs", {}).items():

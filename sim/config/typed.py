@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,7 @@ def redact(tree: Any) -> Any:
     return scrub_url(tree) if isinstance(tree, str) else tree
 
 
-def redact_overrides(overrides) -> list[str]:
+def redact_overrides(overrides: Iterable[str]) -> list[str]:
     """Command-line overrides with the values of secret-looking keys replaced and URL credentials scrubbed."""
     return [o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else scrub_url(o)
             for o in overrides]

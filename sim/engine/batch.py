@@ -18,7 +18,7 @@ from typing import Any
 from tqdm import tqdm
 
 from dialectica.metrics import converged as is_converged
-from dialectica.metrics.embedding import Embed, add_embedding_agreement
+from dialectica.metrics.embedding import Embed
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.scenarios import scenario_paths
@@ -57,10 +57,7 @@ def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
     agreement = embed if cfg.embeddings and run.spec.agreement else None
 
     def play(index: int) -> rec.EpisodeRecord:
-        record = run_episode(run.spec, run.params, plan(run, cfg, index), embed)
-        if agreement is not None:
-            add_embedding_agreement(record, agreement)
-        return record
+        return run_episode(run.spec, run.params, plan(run, cfg, index), embed, agreement)
 
     played = ordered_map(play, (i for i in range(cfg.episodes) if i not in done), cfg.max_concurrency)
     bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)

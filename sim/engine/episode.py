@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from dialectica.metrics.embedding import Embed, with_embedding_agreement
 from dialectica.sim.authoring.cast import CastRequest, build_deps
 from dialectica.sim.authoring.spec import Episode, GraphSpec
 from dialectica.sim.authoring.termination import TerminationReason
@@ -83,10 +84,11 @@ def _traceback(exc: BaseException) -> str:
     return _TASK_ID.sub("", "".join(traceback.format_exception(exc)))
 
 
-def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
-                embed: Callable[[list[str]], Any] | None = None) -> EpisodeRecord:
-    """Runs one episode through the graph compiled once for the process; an exception becomes a record
-    with reason ``error`` and its traceback."""
+def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan, embed: Callable[[list[str]], Any] | None = None,
+                agreement: Embed | None = None) -> EpisodeRecord:
+    """Runs one episode through the graph compiled once for the process and builds its record once; with
+    ``agreement``, each round's embedding agreement is measured first. An exception becomes a record with reason
+    ``error`` and its traceback."""
     meter = EpisodeMeter()
     graph_timings: dict[str, Any] = {}
     head = {"graph": plan.graph, "episode": plan.index, "seed": plan.seed, "scenario": plan.scenario["name"],
@@ -116,8 +118,11 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan,
             raise ValueError(f"graph {spec.name} ended an episode with {ending!r}, which it does "
                              f"not declare; declared: {', '.join(endings) or '(none: return a string)'}")
         reason = str(outcome.termination)
+        per_round, metrics = outcome.per_round, outcome.metrics
+        if agreement is not None:
+            per_round, metrics = with_embedding_agreement(outcome.transcript, per_round, metrics, agreement)
         body: dict[str, Any] = {
-            "termination_reason": reason, "metrics": outcome.metrics, "per_round": outcome.per_round,
+            "termination_reason": reason, "metrics": metrics, "per_round": per_round,
             "converged": spec.converges(reason) if outcome.converged is None else bool(outcome.converged),
             "transcript": outcome.transcript, "artifacts": outcome.artifacts, "labels": outcome.labels,
         }

@@ -105,23 +105,29 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def to_line(record: EpisodeRecord) -> str:
-    """The record as one sorted-key JSON line; ``error`` and ``fork`` only when there is one; every string scrubbed of
-    the run's secrets (``secrets.scrub``): transcripts, artifacts and tracebacks can echo a key or a URL."""
+def as_written(record: EpisodeRecord) -> dict[str, Any]:
+    """The record as its line holds it: ``error`` and ``fork`` only when there is one; every string scrubbed of the
+    run's secrets (``secrets.scrub``: transcripts, artifacts and tracebacks can echo a key or a URL); NaN as null."""
     data = scrub_tree(record.model_dump(exclude_none=False))
     for key in ("error", "fork"):  # only when there is one
         if data.get(key) is None:
             data.pop(key, None)
-    return json.dumps(json_safe(data), sort_keys=True) + "\n"
+    written: dict[str, Any] = json_safe(data)
+    return written
+
+
+def to_line(record: EpisodeRecord) -> str:
+    """The record as one sorted-key JSON line (``as_written``)."""
+    return json.dumps(as_written(record), sort_keys=True) + "\n"
 
 
 def append(sink: IO[str], record: EpisodeRecord) -> dict[str, Any]:
-    """Writes the record's line and flushes; returns the record as it reads back (slim: no transcript or
-    artifacts), so what a summary sees is what the file holds."""
-    line = to_line(record)
-    sink.write(line)
+    """Writes the record's line and flushes; returns the record as written, slim (no transcript or artifacts), so
+    that what a summary sees is what the file holds."""
+    data = as_written(record)
+    sink.write(json.dumps(data, sort_keys=True) + "\n")
     sink.flush()
-    return slim(json.loads(line))
+    return slim(data)
 
 
 def slim(record: dict[str, Any]) -> dict[str, Any]:

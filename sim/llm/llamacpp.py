@@ -99,7 +99,7 @@ def system_last(messages: Turns) -> Turns:
     if not system or not turns or turns[-1][0] != "user":
         return messages
     return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
-_LOCKS: dict[tuple, threading.Lock] = {}
+_LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
 
 
 @lru_cache(maxsize=2)

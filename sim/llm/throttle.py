@@ -57,4 +57,4 @@ def retry_after(headers: Mapping[str, str], attempt: int, backoff_s: float, now:
                 wait = (parsedate_to_datetime(value) - (now or datetime.now(UTC))).total_seconds()
     except (ValueError, TypeError):
         pass  # an unreadable header: the exponential backoff stands
-    return min(max(wait, 0.0), MAX_WAIT_S)
+    return float(min(max(wait, 0.0), MAX_WAIT_S))

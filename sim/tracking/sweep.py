@@ -9,7 +9,7 @@ import json
 import os
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from hydra.experimental.callback import Callback
@@ -19,6 +19,9 @@ from dialectica.metrics import converged as is_converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import wilson_interval
 from dialectica.sim.config import secrets
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PARENT_FILE = "mlflow_parent.json"
 HYDRA_FILE = "multirun.yaml"  # Hydra's copy of the sweep's config and overrides, scrubbed once written
@@ -48,7 +51,7 @@ def _config_keys(jobs: list[list[str]]) -> list[str]:
     return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
 
 
-def comparison(sweep_dir: Path, alpha: float = 0.05):
+def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     """One row per (graph, configuration): pooled convergence with its Wilson interval, pass^1 to pass^k
     over scenarios (k = the number of seeds), and its comparison with the graph's best configuration:
     the difference with its 95% interval and the p-value, paired (exact McNemar) over the episodes the two
@@ -93,7 +96,8 @@ def comparison(sweep_dir: Path, alpha: float = 0.05):
     return frame.join(_against_best(frame, outcomes, alpha))
 
 
-def _against_best(frame, outcomes: dict[tuple[str, str], dict], alpha: float):
+def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any, bool]], alpha: float
+                  ) -> pd.DataFrame:
     """Each row against its graph's best row (the first): test, pairs, difference, interval, p, Holm's p."""
     import pandas as pd
 
@@ -116,7 +120,7 @@ def _against_best(frame, outcomes: dict[tuple[str, str], dict], alpha: float):
     return table
 
 
-def objective_plot(table, path: Path) -> Path:
+def objective_plot(table: pd.DataFrame, path: Path) -> Path:
     """The objective against each swept parameter, one panel per parameter (trials as points)."""
     from dialectica.sim.authoring.plots import save, subplots
 
@@ -133,7 +137,7 @@ def objective_plot(table, path: Path) -> Path:
     return save(fig, path)
 
 
-def markdown(frame) -> str:
+def markdown(frame: pd.DataFrame) -> str:
     """A pipe table of ``frame`` (floats to 3 decimals), for the parent run's artifact."""
     cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
     lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]

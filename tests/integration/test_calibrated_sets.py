@@ -55,5 +55,5 @@ def test_a_graph_without_its_calibrated_set_is_one_line_naming_the_file_and_the_
                           capture_output=True, text=True, cwd=tmp_path)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
-    assert str(data / "interview" / calset.FILE) in lines[0] and "dialectica-calibrate graph=interview" in lines[0]
+    assert str(data / "interview" / calset.FILE) in lines[0] and "dialectica calibrate graph=interview" in lines[0]
     assert not (tmp_path / "run").exists()

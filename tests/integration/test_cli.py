@@ -131,25 +131,6 @@ def test_max_error_rate_decides_the_exit_code(tmp_path, max_error_rate, code):
     assert (tmp_path / "run" / "summary.json").exists()
 
 
-@pytest.mark.slow  # a long run: every graph or several jobs
-def test_no_graph_argument_runs_every_registered_graph(tmp_path):
-    from dialectica.sim.config.discovery import load, names
-
-    proc = _run(tmp_path, "episodes=2", "tracking=none")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert sorted(summary["graphs"]) == names()
-    assert all(entry["mlflow_run_id"] is None for entry in summary["graphs"].values())
-    assert not (tmp_path / "ml.db").exists()
-    assert "convergence_rate" in proc.stdout  # the summary table
-    # one episodes.jsonl for the whole run: every graph's episodes, each once
-    records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
-    assert sorted((r["graph"], r["episode"]) for r in records) == [(g, i) for g in names() for i in range(2)]
-    for r in records:  # embedding agreement only where a round has several participants' answers
-        measured = "embedding_agreement" in r["metrics"]
-        assert measured == (load(r["graph"]).agreement and r["termination_reason"] != "error"), r["graph"]
-
-
 def test_list_and_help_answer_without_a_run(tmp_path):
     from dialectica.sim.config.discovery import names
 
@@ -163,3 +144,22 @@ def test_list_and_help_answer_without_a_run(tmp_path):
     assert proc.returncode == 0 and proc.stdout.startswith("usage: dialectica")
     assert "graph=all|committee|interview|maieutic|socratic_panel|tribunal" in proc.stdout
     assert not any(tmp_path.iterdir())  # neither wrote a run directory
+
+
+def test_every_subcommand_answers_help_without_a_run(tmp_path):
+    from dialectica.sim.cli.main import SUBCOMMANDS
+
+    for name in SUBCOMMANDS:
+        proc = subprocess.run([str(BIN), name, "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        assert proc.returncode == 0 and proc.stdout.startswith(("usage: dialectica", f"usage: dialectica {name}")), name
+        assert proc.stderr == "", (name, proc.stderr[-500:])
+    assert not any(tmp_path.iterdir())
+
+
+def test_an_old_console_script_is_its_subcommand(tmp_path):
+    alias = subprocess.run([str(BIN.parent / "dialectica-view"), str(tmp_path / "nowhere")], capture_output=True,
+                           text=True, cwd=tmp_path, timeout=300)
+    new = subprocess.run([str(BIN), "view", str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=300)
+    assert alias.returncode == new.returncode == 2 and alias.stderr == new.stderr
+    assert new.stderr.startswith("dialectica: error: ") and new.stderr.count("\n") == 1

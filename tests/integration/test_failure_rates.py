@@ -68,7 +68,7 @@ def test_rates_are_validated_like_failure_rate(tmp_path):
     cfg = _config(tmp_path, "ok", "participants.role_failure_rate=0.25", "participants.failure_rate=0.5")
     assert cfg.faults == FaultRates(participant=0.5, role=0.25)
     surrogate = compose(["participants=surrogate"], tmp_path).participants
-    assert surrogate.faults == FaultRates()
+    assert (surrogate.failure_rate, surrogate.role_failure_rate, surrogate.crash_rate) == (0.0, 0.0, 0.0)
 
 
 def test_at_zero_nothing_fails(runs):

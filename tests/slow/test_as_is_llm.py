@@ -13,10 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "support_bot"
 MODELS = f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}"  # the assembled model, shared with the LLM tier

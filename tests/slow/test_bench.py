@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from dialectica.sim.cli.bench import measure as main
-
-pytestmark = pytest.mark.slow
 
 
 def test_bench_writes_every_figure(tmp_path, capsys):

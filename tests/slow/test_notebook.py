@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
-pytestmark = pytest.mark.slow
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the notebook lives in the source tree, not the package
 BIN = Path(sys.executable).parent / "dialectica"
 

@@ -21,8 +21,6 @@ from dialectica.sim.llm.gguf import DEFAULT_PRESET, assemble
 from dialectica.sim.llm.settings import LLMSettings
 from dialectica.sim.llm.structured import ask, read_json
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-dialectica-test-0123456789"
 BIN = Path(sys.executable).parent / "dialectica"

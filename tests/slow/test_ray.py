@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
-pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
 
 

@@ -3,15 +3,12 @@ change of a default threshold fails with a readable table."""
 
 from __future__ import annotations
 
-import pytest
-
 from dialectica.sim.cli.main import dispatch
 
 
 def main(argv: list[str]) -> int:
     return dispatch("compare", argv)
 
-pytestmark = pytest.mark.slow
 
 
 def test_suite_matches_committed_baselines(capsys):

@@ -17,8 +17,6 @@ import pytest
 
 from dialectica.sim.config.discovery import builtin_names, load
 
-pytestmark = pytest.mark.slow
-
 BIN = Path(sys.executable).parent / "dialectica"
 ROOT = Path(__file__).resolve().parents[2]
 GRAPHS = builtin_names()

@@ -18,7 +18,6 @@ from dialectica.sim.engine.records import read
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.write import write_graph_pages
 
-pytestmark = pytest.mark.slow
 GRAPHS = builtin_names()
 # Without these, chromium waits on network services it cannot reach here.
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

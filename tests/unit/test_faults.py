@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -17,6 +18,7 @@ from dialectica.sim.authoring.faults import (
     faulty,
     retry,
 )
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.authoring.scripted import ScriptedChatModel
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM
@@ -193,3 +195,18 @@ def test_a_cast_request_applies_each_rate_to_its_own_kind_of_speaker():
 
     only_roles = CastRequest({}, 5, FaultRates(role=0.3), voices=voices)  # type: ignore[arg-type]
     assert only_roles.participant("member", "You are M1.", "m1") is voices.llm
+
+
+@pytest.mark.parametrize(("key", "value", "valid"), [
+    ("failure_rate", 1, "[0, 1)"), ("role_failure_rate", -0.1, "[0, 1)"), ("crash_rate", 1.5, "[0, 1]"),
+    ("failure_rate", True, "[0, 1)"), ("crash_rate", "often", "[0, 1]"),
+])
+def test_fault_rates_are_range_checked_once_naming_the_key(key, value, valid):
+    with pytest.raises(ConfigError, match=rf"^participants\.{key}={value!r} is out of range; valid range: "
+                                          rf"{re.escape(valid)}$"):
+        FaultRates.from_config({key: value})
+
+
+def test_fault_rates_read_every_key_and_default_to_none_failing():
+    rates = FaultRates.from_config({"failure_rate": 0.2, "role_failure_rate": 0, "crash_rate": 1})
+    assert rates == FaultRates(participant=0.2, role=0.0, crash=1.0) and FaultRates.from_config({}) == FaultRates()

@@ -295,4 +295,4 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", target_path])
     echo(text)
     echo(f"calibrated set: {target_path}\nreport: {out}")
-    return report
+    return dict(report)

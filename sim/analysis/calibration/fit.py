@@ -153,12 +153,12 @@ def search(calibration: Calibration, play: Callable[[dict[str, float] | None], l
         groups = play(values)
         played = [r for rows in groups for r in rows]
         errors = sum(r["termination_reason"] == "error" for r in played) / max(1, len(played))
-        return ERROR_PENALTY * errors + loss(calibration, target, statistics(calibration, played),
+        return float(ERROR_PENALTY * errors) + loss(calibration, target, statistics(calibration, played),
                                              target_rates, [rate(rows) for rows in groups])
 
     def suggest(trial: Any, knob: Knob) -> float | int:
         if knob.integer:
-            return trial.suggest_int(knob.name, int(knob.low), int(knob.high))
+            return int(trial.suggest_int(knob.name, int(knob.low), int(knob.high)))
         return knob.clip(trial.suggest_float(knob.name, knob.low, knob.high))
 
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
