@@ -25,10 +25,18 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["Evaluation", "LLMJudge", "LLMUser", "Verdict", "__version__", "evaluate", "load_episodes", "load_sweep",
-           "replay"]
-_ADAPTER = {"evaluate": "evaluate", "Evaluation": "evaluate", "LLMJudge": "judges", "Verdict": "judges",
-            "LLMUser": "users"}
+__all__ = [
+    "Evaluation",
+    "LLMJudge",
+    "LLMUser",
+    "Verdict",
+    "__version__",
+    "evaluate",
+    "load_episodes",
+    "load_sweep",
+    "replay",
+]
+_ADAPTER = {"evaluate": "evaluate", "Evaluation": "evaluate", "LLMJudge": "judges", "Verdict": "judges", "LLMUser": "users"}
 
 
 def __getattr__(name: str) -> Any:

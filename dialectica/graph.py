@@ -46,23 +46,58 @@ _LAZY = {
 __all__ = [
     # The protocol: the spec a graph exports (built-ins through builtin_spec), the runtime context its
     # nodes receive (Episode), a node bound to it (step), what an episode returns and how it ended.
-    "GraphSpec", "builtin_spec", "Episode", "step", "EpisodeOutcome", "TerminationReason",
-    "CastOptions", "GraphView",
+    "GraphSpec",
+    "builtin_spec",
+    "Episode",
+    "step",
+    "EpisodeOutcome",
+    "TerminationReason",
+    "CastOptions",
+    "GraphView",
     # Params: range-checked dataclass fields, and the error a bad value or a bad scenario raises.
-    "bounded", "ConfigError",
+    "bounded",
+    "ConfigError",
     # Casts: what a cast factory receives, building one, the seeded offline chat model and the text it
     # answers (last_human), persona numbers phrased for a prompt (bullet, degree); how often speakers and tools
     # fail (FaultRates, the request's ``faults``).
-    "CastRequest", "FaultRates", "build_deps", "ScriptedChatModel", "last_human", "bullet", "degree",
+    "CastRequest",
+    "FaultRates",
+    "build_deps",
+    "ScriptedChatModel",
+    "last_human",
+    "bullet",
+    "degree",
     # Model calls inside nodes: retries with backoff, structured (JSON) replies.
-    "retry", "attempt", "ask", "read_json", "response_format",
+    "retry",
+    "attempt",
+    "ask",
+    "read_json",
+    "response_format",
     # State and data: reducers for accumulating fields, data files, vector search over passages.
-    "merge_lists_by_key", "upsert_by_id", "read_yaml", "Library",
+    "merge_lists_by_key",
+    "upsert_by_id",
+    "read_yaml",
+    "Library",
     # Calibration of the scripted cast's knobs.
-    "Calibration", "Knob",
+    "Calibration",
+    "Knob",
     # The episode page's panel (escaped HTML, small SVG charts) and matplotlib figures.
-    "Markup", "esc", "fmt", "join", "markdown", "md_section", "note", "number", "table", "tag",
-    "hbars", "LANE_LEFT", "lane_frame", "legend", "save", "subplots",
+    "Markup",
+    "esc",
+    "fmt",
+    "join",
+    "markdown",
+    "md_section",
+    "note",
+    "number",
+    "table",
+    "tag",
+    "hbars",
+    "LANE_LEFT",
+    "lane_frame",
+    "legend",
+    "save",
+    "subplots",
 ]
 
 

@@ -53,13 +53,18 @@ def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list
     out = []
     for record, rounds in zip(records, grouped, strict=True):
         quorum = _quorums(record)
-        out.append([pairwise_cosine(np.stack([answer[t] for t in answers]), quorum.get(r, 2)) if answers
-                    else float("nan") for r, answers in rounds.items()])
+        out.append(
+            [
+                pairwise_cosine(np.stack([answer[t] for t in answers]), quorum.get(r, 2)) if answers else float("nan")
+                for r, answers in rounds.items()
+            ]
+        )
     return out
 
 
-def with_embedding_agreement(transcript: list[dict[str, Any]], per_round: list[dict[str, Any]],
-                             metrics: dict[str, Any], embed: Embed) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def with_embedding_agreement(
+    transcript: list[dict[str, Any]], per_round: list[dict[str, Any]], metrics: dict[str, Any], embed: Embed
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """An episode's ``per_round`` with each round's embedding agreement, and its ``metrics`` with the last round's;
     both as given when the episode has no per-round entries or no answers (new lists and dicts: nothing mutated)."""
     data = {"transcript": transcript, "per_round": per_round}

@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 
-def penalised(metrics: Mapping[str, float | None], metric: str, floor_metric: str | None = None,
-              floor: float | None = None, penalty: float = 1.0) -> float:
+def penalised(
+    metrics: Mapping[str, float | None],
+    metric: str,
+    floor_metric: str | None = None,
+    floor: float | None = None,
+    penalty: float = 1.0,
+) -> float:
     """``metric`` minus ``penalty`` per unit that ``floor_metric`` falls below ``floor``.
 
     For example the highest convergence rate whose mean depth stays above a floor. A missing metric

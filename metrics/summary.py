@@ -42,8 +42,7 @@ def termination(declared: Iterable[str] = ()) -> MetricFn:
     def compute(records: Sequence[Record]) -> dict[str, float]:
         n = len(records) or 1
         reasons = dict.fromkeys([*TerminationReason, *declared, *(r["termination_reason"] for r in records)])
-        return {f"termination/{reason}": sum(r["termination_reason"] == reason for r in records) / n
-                for reason in reasons}
+        return {f"termination/{reason}": sum(r["termination_reason"] == reason for r in records) / n for reason in reasons}
 
     return compute
 
@@ -58,8 +57,10 @@ def episode_means() -> MetricFn:
             for key, value in r["metrics"].items():
                 if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
                     values.setdefault(key, []).append(float(value))
-        return {key if key.endswith("_max") else f"{key}_mean": max(v) if key.endswith("_max") else mean(v)
-                for key, v in sorted(values.items())}
+        return {
+            key if key.endswith("_max") else f"{key}_mean": max(v) if key.endswith("_max") else mean(v)
+            for key, v in sorted(values.items())
+        }
 
     return compute
 
@@ -180,14 +181,23 @@ def usage() -> MetricFn:
             out[f"role/{role}/calls_mean"] = mean([r["usage"].get("calls_by_role", {}).get(role, 0) for r in records])
             out[f"role/{role}/tokens_mean"] = mean([r["usage"].get("tokens_by_role", {}).get(role, 0) for r in records])
             out[f"role/{role}/seconds_mean"] = mean(
-                [r["timings"].get("llm_seconds_by_role", {}).get(role, 0.0) for r in records])
+                [r["timings"].get("llm_seconds_by_role", {}).get(role, 0.0) for r in records]
+            )
         return out
 
     return compute
 
 
-COMMON: tuple[Metric, ...] = (convergence, termination, episode_means, undefined_agreement, by_scenario, pass_hat,
-                              timings, usage)
+COMMON: tuple[Metric, ...] = (
+    convergence,
+    termination,
+    episode_means,
+    undefined_agreement,
+    by_scenario,
+    pass_hat,
+    timings,
+    usage,
+)
 
 
 def aggregate(records: Sequence[Record], metrics: Sequence[Metric] = COMMON) -> dict[str, float]:

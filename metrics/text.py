@@ -72,12 +72,15 @@ def canonical_claim(sentence: str) -> str:
     text = sentence.strip().rstrip(".!")
     frame = _FRAME.match(text)
     if frame and not any(w in _NEGATIONS for w in _words(frame[0])):
-        text = text[frame.end():]
+        text = text[frame.end() :]
     return " ".join(sorted(set(content_words(text))))
 
 
 def claim_set(text: str, min_words: int = 3) -> set[str]:
     """The canonical claims of an answer: one per declarative sentence with at least ``min_words`` content
     words (questions and bracketed notes such as a fallback's are not claims)."""
-    return {canonical_claim(s) for s in sentences(text)
-            if not s.endswith("?") and not s.startswith("[") and len(content_words(s)) >= min_words}
+    return {
+        canonical_claim(s)
+        for s in sentences(text)
+        if not s.endswith("?") and not s.startswith("[") and len(content_words(s)) >= min_words
+    }

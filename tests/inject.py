@@ -48,11 +48,17 @@ class At(NamedTuple):
         return f"before call {self.nth} of {self.module}.{self.attr}"
 
 
-def run_at(at: At, args: list[str], cwd: Path, signum: int = 0, error: str = "",
-           env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_at(
+    at: At, args: list[str], cwd: Path, signum: int = 0, error: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     """Runs ``dialectica ARGS`` in ``cwd``; at ``at`` it sends itself ``signum``, or raises ``error`` (an
     expression such as ``"RuntimeError('x')"``). A run that never reaches ``at`` finishes normally: the
     caller's assertions on the exit code tell."""
     assert bool(signum) != bool(error), "a signal or an error"
-    return subprocess.run([sys.executable, "-c", _SCRIPT, at.module, at.attr, str(at.nth), str(int(signum)), error, *args],
-                          capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-c", _SCRIPT, at.module, at.attr, str(at.nth), str(int(signum)), error, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )

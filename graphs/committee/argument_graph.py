@@ -20,14 +20,27 @@ def build(statements: Sequence[dict[str, Any]]) -> nx.DiGraph:
             continue
         node = f"{s['member']}:{s['round']}:{s['phase']}"
         kind = "rebuttal" if s["phase"] == "rebuttal" else "claim"
-        graph.add_node(node, member=s["member"], round=s["round"], phase=s["phase"], type=kind,
-                       position=s["position"], cited=list(s["cited"]), order=i)
+        graph.add_node(
+            node,
+            member=s["member"],
+            round=s["round"],
+            phase=s["phase"],
+            type=kind,
+            position=s["position"],
+            cited=list(s["cited"]),
+            order=i,
+        )
         if kind == "rebuttal" and s.get("target") in latest:
             graph.add_edge(node, latest[s["target"]], relationship="opposes")
         elif kind == "claim":
             for other, data in list(graph.nodes(data=True)):
-                if other != node and data["member"] != s["member"] and data["type"] == "claim" \
-                        and data["position"] == s["position"] and set(data["cited"]) & set(s["cited"]):
+                if (
+                    other != node
+                    and data["member"] != s["member"]
+                    and data["type"] == "claim"
+                    and data["position"] == s["position"]
+                    and set(data["cited"]) & set(s["cited"])
+                ):
                     graph.add_edge(node, other, relationship="supports")
         latest[s["member"]] = node
     return graph

@@ -18,26 +18,49 @@ from dialectica.graphs.committee.state import CommitteeState
 from dialectica.metrics.agreement import pairwise_jaccard
 from dialectica.metrics.text import claim_set
 
-LINEAR = ("initialize_committee", "retrieve_evidence_pool", "opening_statements", "analyze_initial_positions",
-          "evidence_presentation", "build_evidence_graph", "check_divergence")
+LINEAR = (
+    "initialize_committee",
+    "retrieve_evidence_pool",
+    "opening_statements",
+    "analyze_initial_positions",
+    "evidence_presentation",
+    "build_evidence_graph",
+    "check_divergence",
+)
 
 
 def build_committee() -> Any:
     g = StateGraph(CommitteeState, context_schema=Episode)
-    for name in (*LINEAR, "rebuttals_round", "synthesis_round", "voting_round", "check_consensus",
-                 "generate_recommendation", "document_dissent"):
+    for name in (
+        *LINEAR,
+        "rebuttals_round",
+        "synthesis_round",
+        "voting_round",
+        "check_consensus",
+        "generate_recommendation",
+        "document_dissent",
+    ):
         g.add_node(name, step(CommitteeNodes, name))
     g.add_edge(START, LINEAR[0])
     for a, b in itertools.pairwise(LINEAR):
         g.add_edge(a, b)
-    g.add_conditional_edges("check_divergence", step(CommitteeNodes, "route_divergence"),
-                            {"rebuttals": "rebuttals_round", "synthesis": "synthesis_round"})
+    g.add_conditional_edges(
+        "check_divergence",
+        step(CommitteeNodes, "route_divergence"),
+        {"rebuttals": "rebuttals_round", "synthesis": "synthesis_round"},
+    )
     g.add_edge("rebuttals_round", "synthesis_round")
     g.add_edge("synthesis_round", "voting_round")
     g.add_edge("voting_round", "check_consensus")
-    g.add_conditional_edges("check_consensus", step(CommitteeNodes, "route_consensus"),
-                            {"continue": "evidence_presentation", "consensus": "generate_recommendation",
-                             "max_rounds": "generate_recommendation"})
+    g.add_conditional_edges(
+        "check_consensus",
+        step(CommitteeNodes, "route_consensus"),
+        {
+            "continue": "evidence_presentation",
+            "consensus": "generate_recommendation",
+            "max_rounds": "generate_recommendation",
+        },
+    )
     g.add_edge("generate_recommendation", "document_dissent")
     g.add_edge("document_dissent", END)
     return g.compile()
@@ -70,8 +93,15 @@ def _turn(s: dict[str, Any]) -> dict[str, Any]:
     """A statement as a transcript turn. Votes are the participants' answers (whose agreement is measured):
     vote, confidence, weight, fallback and claims; the other statements carry position, confidence, cited
     evidence, the member a rebuttal answers, and fallback."""
-    turn = {"round": s["round"], "speaker": s["member"], "phase": s["phase"], "text": s["text"],
-            "fallback": bool(s.get("fallback")), "confidence": s["confidence"], "cited": s["cited"]}
+    turn = {
+        "round": s["round"],
+        "speaker": s["member"],
+        "phase": s["phase"],
+        "text": s["text"],
+        "fallback": bool(s.get("fallback")),
+        "confidence": s["confidence"],
+        "cited": s["cited"],
+    }
     if s["phase"] == "vote":
         claims = sorted(claim_set(s["text"])) if not turn["fallback"] else []
         return turn | {"role": "participant", "vote": s["position"], "weight": s.get("weight", 1.0), "claims": claims}
@@ -86,8 +116,13 @@ def _per_round(transcript: list[dict[str, Any]], round_log: list[dict[str, Any]]
         turns = [t for t in transcript if t["round"] == entry["round"]]
         voices = [set(t["claims"]) for t in turns if t["role"] == "participant" and not t["fallback"]]
         statements = [{"member": t["speaker"], "cited": t["cited"], "fallback": t["fallback"]} for t in turns]
-        out.append(entry | {"jaccard_agreement": pairwise_jaccard(voices, entry["quorum"]),
-                            "citation_jaccard": _citation_jaccard(statements, entry["quorum"])})
+        out.append(
+            entry
+            | {
+                "jaccard_agreement": pairwise_jaccard(voices, entry["quorum"]),
+                "citation_jaccard": _citation_jaccard(statements, entry["quorum"]),
+            }
+        )
     return out
 
 
@@ -117,9 +152,11 @@ def outcome(state: dict[str, Any], params: CommitteeParams, scenario: dict[str, 
         },
         per_round=per_round,
         transcript=transcript,
-        artifacts={"recommendation.md": state.get("committee_recommendation", ""),
-                   "argument_graph.json": json.dumps(state.get("argument_graph", {}), sort_keys=True),
-                   "position_changes.json": json.dumps(state.get("position_changes", []))},
+        artifacts={
+            "recommendation.md": state.get("committee_recommendation", ""),
+            "argument_graph.json": json.dumps(state.get("argument_graph", {}), sort_keys=True),
+            "position_changes.json": json.dumps(state.get("position_changes", [])),
+        },
         labels={"majority": consensus.get("majority_position", "none")},
     )
 

@@ -22,7 +22,6 @@ DOCS = {
 }
 
 
-
 def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """The members' behaviour over ``records`` (episodes that raised are skipped; fallback turns are no one's):
 
@@ -60,8 +59,14 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
         rounds = record.get("per_round") or []
         if rounds and isinstance(rounds[0].get("vote_share"), int | float):
             opening.append(float(rounds[0]["vote_share"]))
-    return {"position_change": mean(changes), "confidence": mean(confidence), "citations": mean(citations),
-            "rebuttals": mean(rebuttals), "opening_vote_share": mean(opening), "vote_switch": mean(switches)}
+    return {
+        "position_change": mean(changes),
+        "confidence": mean(confidence),
+        "citations": mean(citations),
+        "rebuttals": mean(rebuttals),
+        "opening_vote_share": mean(opening),
+        "vote_switch": mean(switches),
+    }
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

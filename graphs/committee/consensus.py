@@ -69,7 +69,14 @@ def detect_consensus(
     if mechanism == "consensus":
         reached = reached and not [m for m in dissenters if votes[m] != "abstain"]
     return {
-        "consensus_reached": bool(reached), "consensus_score": float(score), "majority_position": majority,
-        "vote_share": float(share), "vote_distribution": distribution, "semantic_agreement": float(semantic),
-        "average_confidence": confidence, "dissenting_experts": dissenters, "voices": len(members), "quorum": quorum,
+        "consensus_reached": bool(reached),
+        "consensus_score": float(score),
+        "majority_position": majority,
+        "vote_share": float(share),
+        "vote_distribution": distribution,
+        "semantic_agreement": float(semantic),
+        "average_confidence": confidence,
+        "dissenting_experts": dissenters,
+        "voices": len(members),
+        "quorum": quorum,
     }

@@ -26,13 +26,19 @@ def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: in
         graph = nx.node_link_graph(json.loads(record["artifacts"]["argument_graph.json"]), edges="edges")
         members = sorted({d["member"] for _, d in graph.nodes(data=True)})
         pos = {n: (d["order"], -members.index(d["member"])) for n, d in graph.nodes(data=True)}
-        nx.draw_networkx_nodes(graph, pos, ax=ax, node_size=60,
-                               node_color=[colours.get(d["position"], "grey") for _, d in graph.nodes(data=True)],
-                               node_shape="o")
+        nx.draw_networkx_nodes(
+            graph,
+            pos,
+            ax=ax,
+            node_size=60,
+            node_color=[colours.get(d["position"], "grey") for _, d in graph.nodes(data=True)],
+            node_shape="o",
+        )
         for relation, colour in (("supports", "#55a868"), ("opposes", "#c44e52")):
             edges = [(u, v) for u, v, d in graph.edges(data=True) if d["relationship"] == relation]
-            nx.draw_networkx_edges(graph, pos, edgelist=edges, ax=ax, edge_color=colour, alpha=0.5, arrowsize=8,
-                                   connectionstyle="arc3,rad=0.2")
+            nx.draw_networkx_edges(
+                graph, pos, edgelist=edges, ax=ax, edge_color=colour, alpha=0.5, arrowsize=8, connectionstyle="arc3,rad=0.2"
+            )
         ax.set_yticks([-i for i in range(len(members))], members, fontsize=7)
         ax.set_xlabel("statement order")
         ax.set_title(f"episode {record['episode']} ({record['scenario']}): {graph.number_of_nodes()} arguments", fontsize=9)

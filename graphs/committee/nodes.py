@@ -66,32 +66,70 @@ class CommitteeNodes:
         positions: dict[str, list[dict[str, Any]]] = {}
         changes: list[dict[str, Any]] = []
         for member in state["members"]:
-            reply, failed = self._ask(member, member_prompt(
-                member, question=state["question"], phase=phase, round_num=round_num,
-                evidence=state.get("evidence_pool", []), heard=prior + [s for s in said if not s["fallback"]]),
-                STATEMENT_SCHEMA)
+            reply, failed = self._ask(
+                member,
+                member_prompt(
+                    member,
+                    question=state["question"],
+                    phase=phase,
+                    round_num=round_num,
+                    evidence=state.get("evidence_pool", []),
+                    heard=prior + [s for s in said if not s["fallback"]],
+                ),
+                STATEMENT_SCHEMA,
+            )
             if failed:
-                said.append({"round": round_num, "phase": phase, "member": member["id"], "text": reply, "position": None,
-                             "confidence": None, "cited": [], "target": None, "fallback": True})
+                said.append(
+                    {
+                        "round": round_num,
+                        "phase": phase,
+                        "member": member["id"],
+                        "text": reply,
+                        "position": None,
+                        "confidence": None,
+                        "cited": [],
+                        "target": None,
+                        "fallback": True,
+                    }
+                )
                 continue
             read = read_statement(reply)
             text = read.text or reply
             position = read.position or current.get(member["id"])
-            said.append({"round": round_num, "phase": phase, "member": member["id"], "text": text, "position": position,
-                         "confidence": read.confidence, "cited": list(read.cited), "target": read.target,
-                          "fallback": False})
+            said.append(
+                {
+                    "round": round_num,
+                    "phase": phase,
+                    "member": member["id"],
+                    "text": text,
+                    "position": position,
+                    "confidence": read.confidence,
+                    "cited": list(read.cited),
+                    "target": read.target,
+                    "fallback": False,
+                }
+            )
             if position:
                 positions[member["id"]] = [{"round": round_num, "phase": phase, "position": position}]
                 before = current.get(member["id"])
                 if before and before != position:
                     why = read.change_reason or (f"evidence {', '.join(read.cited)}" if read.cited else "unstated")
-                    changes.append({"member": member["id"], "round": round_num, "phase": phase, "from": before,
-                                    "to": position, "why": why})
+                    changes.append(
+                        {
+                            "member": member["id"],
+                            "round": round_num,
+                            "phase": phase,
+                            "from": before,
+                            "to": position,
+                            "why": why,
+                        }
+                    )
         return {"statements": said, "expert_positions": positions, "position_changes": changes}
 
     def initialize_committee(self, state: CommitteeState) -> dict[str, Any]:
-        members = [{k: m[k] for k in ("id", "name", "expertise", "weight")}
-                   for m in self.deps.roster[: self.p.committee_size]]
+        members = [
+            {k: m[k] for k in ("id", "name", "expertise", "weight")} for m in self.deps.roster[: self.p.committee_size]
+        ]
         if len(members) < self.p.committee_size:
             raise ValueError(f"the scenario offers {len(members)} members; graph.committee_size={self.p.committee_size}")
         return {"members": members, "chair_id": "chair", "voting_mechanism": self.p.voting_mechanism, "round_number": 1}
@@ -138,41 +176,81 @@ class CommitteeNodes:
         heard = [s for s in state.get("statements", []) if s["round"] == round_num and not s.get("fallback")]
         votes, said = {}, []
         for member in state["members"]:
-            reply, failed = self._ask(member, member_prompt(
-                member, question=state["question"], phase="vote", round_num=round_num,
-                evidence=state.get("evidence_pool", []), heard=heard), VOTE_SCHEMA)
+            reply, failed = self._ask(
+                member,
+                member_prompt(
+                    member,
+                    question=state["question"],
+                    phase="vote",
+                    round_num=round_num,
+                    evidence=state.get("evidence_pool", []),
+                    heard=heard,
+                ),
+                VOTE_SCHEMA,
+            )
             ballot = read_vote(reply)
             fallback = failed or ballot.fallback
             rationale = reply if failed else ballot.rationale
-            votes[member["id"]] = {"vote": ballot.vote, "confidence": ballot.confidence, "rationale": rationale,
-                                   "weight": member["weight"], "fallback": fallback}
-            said.append({"round": round_num, "phase": "vote", "member": member["id"], "text": rationale,
-                         "position": ballot.vote, "confidence": ballot.confidence,
-                         "cited": [] if failed else list(read_statement(rationale).cited), "target": None,
-                         "weight": member["weight"], "fallback": fallback})
+            votes[member["id"]] = {
+                "vote": ballot.vote,
+                "confidence": ballot.confidence,
+                "rationale": rationale,
+                "weight": member["weight"],
+                "fallback": fallback,
+            }
+            said.append(
+                {
+                    "round": round_num,
+                    "phase": "vote",
+                    "member": member["id"],
+                    "text": rationale,
+                    "position": ballot.vote,
+                    "confidence": ballot.confidence,
+                    "cited": [] if failed else list(read_statement(rationale).cited),
+                    "target": None,
+                    "weight": member["weight"],
+                    "fallback": fallback,
+                }
+            )
         return {"votes": votes, "statements": said}
 
     def check_consensus(self, state: CommitteeState) -> dict[str, Any]:
         cast = {m: v for m, v in state["votes"].items() if not v["fallback"]}  # a fallback is no vote
         weights = (self.p.vote_weight, self.p.semantic_weight, self.p.confidence_weight)
         result = detect_consensus(
-            {m: v["vote"] for m, v in cast.items()}, {m: v["rationale"] for m, v in cast.items()},
-            {m: v["confidence"] for m, v in cast.items()}, embed=self.deps.embed, threshold=self.p.consensus_threshold,
-            weights=weights, mechanism=self.p.voting_mechanism,
-            member_weights={m["id"]: m["weight"] for m in state["members"]}, quorum=self.p.seated_quorum,
+            {m: v["vote"] for m, v in cast.items()},
+            {m: v["rationale"] for m, v in cast.items()},
+            {m: v["confidence"] for m, v in cast.items()},
+            embed=self.deps.embed,
+            threshold=self.p.consensus_threshold,
+            weights=weights,
+            mechanism=self.p.voting_mechanism,
+            member_weights={m["id"]: m["weight"] for m in state["members"]},
+            quorum=self.p.seated_quorum,
         )
         round_num = state["round_number"]
         statements = [s for s in state.get("statements", []) if s["round"] == round_num]
         # Everything the detector weighed, so a reader can recompute the score and the decision from the record.
-        entry = {"round": round_num, "divergence": state["divergence_level"],
-                 "rebuttals": any(s["phase"] == "rebuttal" for s in statements),
-                 "voices": result["voices"], "quorum": result["quorum"],
-                 "vote_share": result["vote_share"], "semantic_agreement": result["semantic_agreement"],
-                 "confidence": result["average_confidence"], "consensus_score": result["consensus_score"],
-                 "consensus_reached": result["consensus_reached"], "majority": result["majority_position"],
-                 "dissenters": len(result["dissenting_experts"]), "dissenting": result["dissenting_experts"],
-                 "detector": {"weights": list(weights), "threshold": self.p.consensus_threshold,
-                              "mechanism": self.p.voting_mechanism}}
+        entry = {
+            "round": round_num,
+            "divergence": state["divergence_level"],
+            "rebuttals": any(s["phase"] == "rebuttal" for s in statements),
+            "voices": result["voices"],
+            "quorum": result["quorum"],
+            "vote_share": result["vote_share"],
+            "semantic_agreement": result["semantic_agreement"],
+            "confidence": result["average_confidence"],
+            "consensus_score": result["consensus_score"],
+            "consensus_reached": result["consensus_reached"],
+            "majority": result["majority_position"],
+            "dissenters": len(result["dissenting_experts"]),
+            "dissenting": result["dissenting_experts"],
+            "detector": {
+                "weights": list(weights),
+                "threshold": self.p.consensus_threshold,
+                "mechanism": self.p.voting_mechanism,
+            },
+        }
         return {"consensus": result, "consensus_reached": result["consensus_reached"], "round_log": [entry]}
 
     def route_consensus(self, state: CommitteeState) -> str:
@@ -184,16 +262,24 @@ class CommitteeNodes:
     def generate_recommendation(self, state: CommitteeState) -> dict[str, Any]:
         dissent = self._dissent(state)
         cited = Counter(c for s in state.get("statements", []) for c in s["cited"]).most_common(5)
-        messages = chair_prompt(question=state["question"], rounds=state["round_number"], consensus=state["consensus"],
-                                members=len(state["members"]), dissent=dissent, cited=[c for c, _ in cited])
+        messages = chair_prompt(
+            question=state["question"],
+            rounds=state["round_number"],
+            consensus=state["consensus"],
+            members=len(state["members"]),
+            dissent=dissent,
+            cited=[c for c, _ in cited],
+        )
         # The chair gets one retry; a chair who still does not answer ends the episode (an error record).
         text = retry(lambda: str(self.deps.chair.invoke(messages).content))
         return {"committee_recommendation": text}
 
     def _dissent(self, state: CommitteeState) -> list[dict[str, Any]]:
         votes = state.get("votes", {})
-        return [{"member": m, "vote": votes[m]["vote"], "confidence": votes[m]["confidence"],
-                 "rationale": votes[m]["rationale"]} for m in state["consensus"]["dissenting_experts"]]
+        return [
+            {"member": m, "vote": votes[m]["vote"], "confidence": votes[m]["confidence"], "rationale": votes[m]["rationale"]}
+            for m in state["consensus"]["dissenting_experts"]
+        ]
 
     def document_dissent(self, state: CommitteeState) -> dict[str, Any]:
         return {"dissenting_opinions": self._dissent(state)}

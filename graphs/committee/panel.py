@@ -18,8 +18,10 @@ def argument_svg(graph: dict[str, Any]) -> Markup:
         return tag("p", "The argument graph is empty.", class_="muted")
     members = list(dict.fromkeys(str(n.get("member", "?")) for n in nodes))
     step, lane = 14, 22
-    pos = {n["id"]: (LANE_LEFT + step * (i + 0.5), lane * (members.index(str(n.get("member", "?"))) + 0.5))
-           for i, n in enumerate(nodes)}
+    pos = {
+        n["id"]: (LANE_LEFT + step * (i + 0.5), lane * (members.index(str(n.get("member", "?"))) + 0.5))
+        for i, n in enumerate(nodes)
+    }
     width, height, body = lane_frame(members, [n.get("round") for n in nodes], step, lane, prefix="round ")
     for e in graph.get("edges", []):
         if e.get("source") not in pos or e.get("target") not in pos:
@@ -27,38 +29,50 @@ def argument_svg(graph: dict[str, Any]) -> Markup:
         (x1, y1), (x2, y2) = pos[e["source"]], pos[e["target"]]
         bend = -18 if y1 == y2 else 0
         relation = esc(e.get("relationship", ""))
-        body.append(f'<path class="{relation}" d="M {x1:.1f} {y1:.1f} Q {(x1 + x2) / 2:.1f} {(y1 + y2) / 2 + bend:.1f} '
-                    f'{x2:.1f} {y2:.1f}"><title>{esc(e["source"])} {relation} {esc(e["target"])}</title></path>')
+        body.append(
+            f'<path class="{relation}" d="M {x1:.1f} {y1:.1f} Q {(x1 + x2) / 2:.1f} {(y1 + y2) / 2 + bend:.1f} '
+            f'{x2:.1f} {y2:.1f}"><title>{esc(e["source"])} {relation} {esc(e["target"])}</title></path>'
+        )
     for n in nodes:
         x, y = pos[n["id"]]
         colour = POSITIONS.get(str(n.get("position")), "#9aa5b1")
         cited = ", ".join(n.get("cited", []))
-        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{colour}" data-node="{esc(n["id"])}">'
-                    f'<title>{esc(n.get("member"))}, '
-                    f'round {esc(n.get("round"))} {esc(n.get("phase"))}: {esc(n.get("position"))}'
-                    f'{" citing " + esc(cited) if cited else ""}</title></circle>')
-    svg = Markup(f'<svg class="argument-graph" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
-                 f'height="{height:.0f}" role="img" aria-label="argument graph">{"".join(body)}</svg>')
+        body.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{colour}" data-node="{esc(n["id"])}">'
+            f"<title>{esc(n.get('member'))}, "
+            f"round {esc(n.get('round'))} {esc(n.get('phase'))}: {esc(n.get('position'))}"
+            f"{' citing ' + esc(cited) if cited else ''}</title></circle>"
+        )
+    svg = Markup(
+        f'<svg class="argument-graph" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+        f'height="{height:.0f}" role="img" aria-label="argument graph">{"".join(body)}</svg>'
+    )
     keys = legend([*POSITIONS.items(), ("supports", "#2f855a"), ("opposes", "#c53030")])
-    caption = tag("p", f"{len(nodes)} statements, {len(graph.get('edges', []))} relations, {len(members)} members",
-                  class_="muted")
+    caption = tag(
+        "p", f"{len(nodes)} statements, {len(graph.get('edges', []))} relations, {len(members)} members", class_="muted"
+    )
     return join([caption, keys, tag("div", svg, class_="scroll")])
 
 
 def _cast(row: dict[str, Any]) -> str:
-    """"5 of 7 votes cast, quorum 4" (empty for records older than the quorum)."""
+    """ "5 of 7 votes cast, quorum 4" (empty for records older than the quorum)."""
     return f"{fmt(row.get('voices'))} votes cast, quorum {fmt(row.get('quorum'))}" if "voices" in row else ""
 
 
 def _explain(record: dict[str, Any]) -> str:
     last = (record.get("per_round") or [{}])[-1]
     m = record.get("metrics") or {}
-    verdict = f"consensus in round {last.get('round')}" if last.get("consensus_reached") else \
-        f"no consensus after {m.get('rounds', len(record.get('per_round') or []))} rounds"
+    verdict = (
+        f"consensus in round {last.get('round')}"
+        if last.get("consensus_reached")
+        else f"no consensus after {m.get('rounds', len(record.get('per_round') or []))} rounds"
+    )
     cast = f" ({_cast(last)})" if _cast(last) else ""
-    return (f"{verdict}: consensus score {fmt(last.get('consensus_score'))} from vote share {fmt(last.get('vote_share'))}, "
-            f"semantic agreement {fmt(last.get('semantic_agreement'))} and confidence {fmt(last.get('confidence'))}"
-            f"{cast}; {fmt(m.get('dissenters'))} dissenters.")
+    return (
+        f"{verdict}: consensus score {fmt(last.get('consensus_score'))} from vote share {fmt(last.get('vote_share'))}, "
+        f"semantic agreement {fmt(last.get('semantic_agreement'))} and confidence {fmt(last.get('confidence'))}"
+        f"{cast}; {fmt(m.get('dissenters'))} dissenters."
+    )
 
 
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
@@ -67,23 +81,33 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
         rebuttals = "rebuttals held" if row.get("rebuttals") else "no rebuttals"
         divergence = f"divergence {fmt(row.get('divergence'))}: {rebuttals}"
         cast = f", {_cast(row)}" if _cast(row) else ""
-        consensus = (f"consensus score {fmt(row.get('consensus_score'))} (vote share {fmt(row.get('vote_share'))}), "
-                     f"{fmt(row.get('dissenters'))} dissenters{cast}: "
-                     + ("consensus" if row.get("consensus_reached") else "no consensus"))
+        consensus = (
+            f"consensus score {fmt(row.get('consensus_score'))} (vote share {fmt(row.get('vote_share'))}), "
+            f"{fmt(row.get('dissenters'))} dissenters{cast}: "
+            + ("consensus" if row.get("consensus_reached") else "no consensus")
+        )
         out[row.get("round")] = [note(divergence), note(consensus, "ok" if row.get("consensus_reached") else "warn")]
     return out
 
 
 def panel(record: dict[str, Any]) -> Markup:
     artifacts = record.get("artifacts") or {}
-    parts = [argument_svg(json.loads(artifacts["argument_graph.json"]))] if artifacts.get("argument_graph.json") else \
-        [note("The record has no argument_graph.json artifact.", "warn")]
+    parts = (
+        [argument_svg(json.loads(artifacts["argument_graph.json"]))]
+        if artifacts.get("argument_graph.json")
+        else [note("The record has no argument_graph.json artifact.", "warn")]
+    )
     changes = json.loads(artifacts.get("position_changes.json") or "[]")
     if changes:
-        rows = [[c.get("member"), c.get("round"), c.get("phase"), f"{c.get('from')} → {c.get('to')}", c.get("why")]
-                for c in changes]
-        parts.append(Markup(tag("h3", f"Position changes ({len(changes)})")
-                            + table(["member", "round", "phase", "change", "why"], rows)))
+        rows = [
+            [c.get("member"), c.get("round"), c.get("phase"), f"{c.get('from')} → {c.get('to')}", c.get("why")]
+            for c in changes
+        ]
+        parts.append(
+            Markup(
+                tag("h3", f"Position changes ({len(changes)})") + table(["member", "round", "phase", "change", "why"], rows)
+            )
+        )
     votes = votes_table(record.get("transcript") or [])
     if votes is not None:
         parts.append(votes)
@@ -103,8 +127,9 @@ def votes_table(transcript: list[dict[str, Any]]) -> Markup | None:
     cells: dict[str, dict[int, str]] = {}
     for t in ballots:
         weights[t["speaker"]] = t.get("weight")
-        cells.setdefault(t["speaker"], {})[t["round"]] = \
+        cells.setdefault(t["speaker"], {})[t["round"]] = (
             "no vote" if t.get("fallback") else f"{t['vote']} {fmt(t.get('confidence'))}"
+        )
     rows = [[member, weights[member], *(by.get(r, "") for r in rounds)] for member, by in cells.items()]
     return Markup(tag("h3", "Votes (vote, confidence)") + table(["member", "weight", *(f"round {r}" for r in rounds)], rows))
 

@@ -26,14 +26,16 @@ class CommitteeParams:
 
     def validate(self) -> None:
         if self.voting_mechanism not in MECHANISMS:
-            raise ConfigError(f"graph.voting_mechanism={self.voting_mechanism!r} is invalid; "
-                              f"valid choices: {', '.join(MECHANISMS)}")
+            raise ConfigError(
+                f"graph.voting_mechanism={self.voting_mechanism!r} is invalid; valid choices: {', '.join(MECHANISMS)}"
+            )
         total = self.vote_weight + self.semantic_weight + self.confidence_weight
         if abs(total - 1.0) > 1e-6:
             raise ConfigError(f"graph.vote_weight + semantic_weight + confidence_weight must be 1, got {total:g}")
         if self.quorum is not None and self.quorum > self.committee_size:
-            raise ConfigError(f"graph.quorum={self.quorum} is out of range; valid range: [2, graph.committee_size="
-                              f"{self.committee_size}]")
+            raise ConfigError(
+                f"graph.quorum={self.quorum} is out of range; valid range: [2, graph.committee_size={self.committee_size}]"
+            )
 
     @property
     def seated_quorum(self) -> int:

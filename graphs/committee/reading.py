@@ -14,8 +14,11 @@ STATEMENT_SCHEMA = {
     "properties": {
         "position": {"enum": ["support", "oppose", "nuanced"]},
         "confidence": _CONFIDENCE_FIELD,
-        "cited": {"type": "array", "items": {"type": "string", "pattern": "^d[0-9]{1,3}$", "description": "evidence id"},
-                  "maxItems": 3},
+        "cited": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^d[0-9]{1,3}$", "description": "evidence id"},
+            "maxItems": 3,
+        },
         "reply_to": {"type": "string", "maxLength": 40, "description": "the member id you answer, or empty"},
         "statement": {"type": "string", "maxLength": 300, "description": "your statement in one or two sentences"},
     },
@@ -55,9 +58,14 @@ def read_statement(text: str) -> Statement:
     data = read_json(text, STATEMENT_SCHEMA)
     if data is not None:
         because = _BECAUSE.search(data["statement"])
-        return Statement(position=data["position"], confidence=data["confidence"] / 100,
-                         cited=tuple(dict.fromkeys(data["cited"])), target=data.get("reply_to") or None,
-                         change_reason=because.group(1).strip() if because else None, text=data["statement"])
+        return Statement(
+            position=data["position"],
+            confidence=data["confidence"] / 100,
+            cited=tuple(dict.fromkeys(data["cited"])),
+            target=data.get("reply_to") or None,
+            change_reason=because.group(1).strip() if because else None,
+            text=data["statement"],
+        )
     position: str | None
     if _NUANCED.search(text):
         position = "nuanced"
@@ -93,6 +101,9 @@ def read_vote(text: str) -> Ballot:
     vote = _VOTE.search(text)
     conf = _CONFIDENCE.search(text)
     rationale = _RATIONALE.search(text)
-    return Ballot(vote.group(1).lower() if vote else "abstain",
-                  min(100, int(conf.group(1))) / 100 if conf else 0.5,
-                  rationale.group(1).strip() if rationale else text.strip(), fallback=vote is None)
+    return Ballot(
+        vote.group(1).lower() if vote else "abstain",
+        min(100, int(conf.group(1))) / 100 if conf else 0.5,
+        rationale.group(1).strip() if rationale else text.strip(),
+        fallback=vote is None,
+    )

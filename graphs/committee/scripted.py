@@ -57,8 +57,15 @@ class ScriptedMember:
     def _pressure(self, heard: list[tuple[str, str, str]]) -> tuple[dict[str, float], list[str]]:
         """Strength of the distinct evidence others cited, per side, and those items strongest first."""
         mass = {"support": 0.0, "oppose": 0.0}
-        cited = sorted({d for member, _, text in heard if member != self.persona["id"]
-                        for d in re.findall(r"\[(d\d+)\]", text) if d in self.evidence})
+        cited = sorted(
+            {
+                d
+                for member, _, text in heard
+                if member != self.persona["id"]
+                for d in re.findall(r"\[(d\d+)\]", text)
+                if d in self.evidence
+            }
+        )
         for d in cited:
             mass[self.evidence[d]["stance"]] += STRENGTH[self.evidence[d]["strength"]]
         cited.sort(key=lambda d: -STRENGTH[self.evidence[d]["strength"]])
@@ -69,8 +76,9 @@ class ScriptedMember:
         if self.persona["stubborn"] or not PHASE_PULL[phase]:
             return None
         side = self._side()
-        against = ("oppose" if side == "support" else "support" if side == "oppose"
-                   else max(sorted(mass), key=lambda s: mass[s]))
+        against = (
+            "oppose" if side == "support" else "support" if side == "oppose" else max(sorted(mass), key=lambda s: mass[s])
+        )
         push = mass[against] - 0.5 * mass.get(side or "", 0.0)
         if push <= 0 or self.rng.random() >= self.persona["persuadability"] * PHASE_PULL[phase] * min(1.0, push / 2.0):
             return None
@@ -95,21 +103,29 @@ class ScriptedMember:
         if phase == "vote":
             vote = side or "abstain"
             best = self._mine(side, 1)[0]
-            return (f"Vote: {vote}. {conf} Rationale: The strongest evidence is [{best}]: "
-                    f"{_short(self.evidence[best]['text'])}.")
+            return (
+                f"Vote: {vote}. {conf} Rationale: The strongest evidence is [{best}]: {_short(self.evidence[best]['text'])}."
+            )
         if phase == "opening":
             cites = self._mine(side, 2)
-            return (f"My position: {_SAYS[self.position]}. {conf} The key evidence is "
-                    f"{' and '.join(f'[{c}]' for c in cites)}: {_short(self.evidence[cites[0]]['text'])}.")
+            return (
+                f"My position: {_SAYS[self.position]}. {conf} The key evidence is "
+                f"{' and '.join(f'[{c}]' for c in cites)}: {_short(self.evidence[cites[0]]['text'])}."
+            )
         if moved and strongest:
-            return (f"I have changed my position because [{strongest}] shows that "
-                    f"{_short(self.evidence[strongest]['text'])}. {_SAYS[self.position]} now. {conf}")
+            return (
+                f"I have changed my position because [{strongest}] shows that "
+                f"{_short(self.evidence[strongest]['text'])}. {_SAYS[self.position]} now. {conf}"
+            )
         if phase == "rebuttal":
             rivals = [m for m, _, t in heard if m != self.persona["id"] and _SAYS.get(self.position, "") not in t]
             target = rivals[-1] if rivals else None
             cite = self._mine(side, 1)[0]
-            opener = f"In reply to {target}: their evidence is weaker than it looks, and [{cite}] shows that " \
-                if target else f"Nobody has answered [{cite}], which shows that "
+            opener = (
+                f"In reply to {target}: their evidence is weaker than it looks, and [{cite}] shows that "
+                if target
+                else f"Nobody has answered [{cite}], which shows that "
+            )
             return f"{opener}{_short(self.evidence[cite]['text'])}. {_SAYS[self.position]} still. {conf}"
         if phase == "synthesis":
             return f"Common ground: we all want this decision to rest on evidence. {_SAYS[self.position]}. {conf}"
@@ -124,25 +140,38 @@ def chair_reply(messages: Sequence[BaseMessage]) -> str:
     reached = fields.get("Consensus reached") == "True"
     score = float(fields.get("Consensus score", "0"))
     strength = "Strong" if reached and score >= 0.85 else "Moderate" if reached else "Weak"
-    return "\n\n".join([
-        f"## Committee Recommendation\nThe committee's position is: {fields.get('Majority position', 'none')}.",
-        f"## Strength of Recommendation\n{strength} (consensus score {score:.2f} after "
-        f"{fields.get('Rounds of deliberation', '?')} rounds).",
-        f"## Supporting Evidence\nMost cited: {fields.get('Most cited evidence', 'none')}.",
-        "## Dissenting Views\n" + ("\n".join(f"- {d}" for d in dissent) or "None."),
-        "## Caveats and Limitations\nScripted deliberation; positions follow the evidence cited in the room.",
-        f"## Confidence Level\n{'High' if reached else 'Low'}.",
-    ])
+    return "\n\n".join(
+        [
+            f"## Committee Recommendation\nThe committee's position is: {fields.get('Majority position', 'none')}.",
+            f"## Strength of Recommendation\n{strength} (consensus score {score:.2f} after "
+            f"{fields.get('Rounds of deliberation', '?')} rounds).",
+            f"## Supporting Evidence\nMost cited: {fields.get('Most cited evidence', 'none')}.",
+            "## Dissenting Views\n" + ("\n".join(f"- {d}" for d in dissent) or "None."),
+            "## Caveats and Limitations\nScripted deliberation; positions follow the evidence cited in the room.",
+            f"## Confidence Level\n{'High' if reached else 'Low'}.",
+        ]
+    )
 
 
 def scripted_committee(request: CastRequest) -> CommitteeDeps:
     scenario = request.scenario
     roster = scenario["members"]
     evidence = {e["id"]: e for e in scenario["evidence"]}
-    members: dict[str, BaseChatModel] = {m["id"]: request.scripted_participant(m["id"], ScriptedChatModel(
-        role="member", policy=ScriptedMember(m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply))
-        for m in roster}
+    members: dict[str, BaseChatModel] = {
+        m["id"]: request.scripted_participant(
+            m["id"],
+            ScriptedChatModel(
+                role="member", policy=ScriptedMember(m, evidence, random.Random(f"{request.seed}:{m['id']}")).reply
+            ),
+        )
+        for m in roster
+    }
     chair = request.system("chair", lambda: ScriptedChatModel(policy=chair_reply, role="chair"))
     assert request.embed is not None  # the spec says embeds=True, so the harness passes the embedder
-    return CommitteeDeps(members=members, roster=roster, chair=chair, library=Library(scenario["evidence"], request.embed),
-                         embed=request.embed)
+    return CommitteeDeps(
+        members=members,
+        roster=roster,
+        chair=chair,
+        library=Library(scenario["evidence"], request.embed),
+        embed=request.embed,
+    )

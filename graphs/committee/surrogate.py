@@ -14,19 +14,27 @@ _STANCE = {"support": "support the proposal", "oppose": "oppose the proposal", "
 
 def member_persona(member: dict[str, Any], evidence: dict[str, dict[str, Any]], question: str) -> str:
     known = [f"[{e}] {evidence[e]['text']}" for e in member["evidence"] if e in evidence]
-    temper = "You never change your position." if member.get("stubborn") else (
-        f"You are {degree(member['persuadability'], 'hard', 'possible', 'easy')} to persuade with strong evidence.")
-    return "\n".join([
-        f"You are {member['name']}, an expert in {member['expertise']}, on a committee deciding: {question}",
-        f"You {_STANCE[member['stance']]}, with about {round(member['confidence'] * 100)}% confidence. {temper}",
-        "Evidence you know best:", bullet(known or ["none"]),
-    ])
+    temper = (
+        "You never change your position."
+        if member.get("stubborn")
+        else (f"You are {degree(member['persuadability'], 'hard', 'possible', 'easy')} to persuade with strong evidence.")
+    )
+    return "\n".join(
+        [
+            f"You are {member['name']}, an expert in {member['expertise']}, on a committee deciding: {question}",
+            f"You {_STANCE[member['stance']]}, with about {round(member['confidence'] * 100)}% confidence. {temper}",
+            "Evidence you know best:",
+            bullet(known or ["none"]),
+        ]
+    )
 
 
 def surrogate_committee(request: CastRequest) -> CommitteeDeps:
     """The scripted committee with each member replaced by an LLM playing that member."""
     scenario = request.scenario
     evidence = {e["id"]: e for e in scenario["evidence"]}
-    members = {m["id"]: request.participant("member", member_persona(m, evidence, scenario["question"]), m["id"])
-               for m in scenario["members"]}
+    members = {
+        m["id"]: request.participant("member", member_persona(m, evidence, scenario["question"]), m["id"])
+        for m in scenario["members"]
+    }
     return replace(scripted_committee(request), members=members)

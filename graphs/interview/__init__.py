@@ -11,11 +11,19 @@ from dialectica.graphs.interview.surrogate import surrogate_interview
 from dialectica.metrics.summary import by_label
 
 SPEC = builtin_spec(
-    "interview", build, description=__doc__.split(": ", 1)[1].strip(),
-    params=InterviewParams, casts={"scripted": scripted_interview, "surrogate": surrogate_interview},
-    metrics=(by_label,), view=VIEW, roles={"interviewer": "system", "interviewee": "participant"},
-    agreement=False, calibration=CALIBRATION,
-    grid={"budget": (3, 6, 10)}, terminations={
+    "interview",
+    build,
+    description=__doc__.split(": ", 1)[1].strip(),
+    params=InterviewParams,
+    casts={"scripted": scripted_interview, "surrogate": surrogate_interview},
+    metrics=(by_label,),
+    view=VIEW,
+    roles={"interviewer": "system", "interviewee": "participant"},
+    agreement=False,
+    calibration=CALIBRATION,
+    grid={"budget": (3, 6, 10)},
+    terminations={
         End.CONVERGED: "Every required field of the discovery schema was filled",
-        End.BUDGET: "The question budget ran out before every required field was filled"},
+        End.BUDGET: "The question budget ran out before every required field was filled",
+    },
 )

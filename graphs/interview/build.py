@@ -41,8 +41,14 @@ def recursion_limit(params: InterviewParams) -> int:
 
 
 def initial_state(scenario: dict[str, Any], params: InterviewParams, ascr: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"ds_id": scenario["schema"]["id"], "project_id": scenario["persona"]["id"], "conversation_id": scenario["name"],
-            "budget_left": params.budget, "complete": False, "ascr": dict(ascr or {})}
+    return {
+        "ds_id": scenario["schema"]["id"],
+        "project_id": scenario["persona"]["id"],
+        "conversation_id": scenario["name"],
+        "budget_left": params.budget,
+        "complete": False,
+        "ascr": dict(ascr or {}),
+    }
 
 
 def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, Any]) -> EpisodeOutcome:
@@ -56,12 +62,26 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
     for t in turns:
         running = merge_ascr(running, t["scr"])
         p, r = precision_recall(running, truth, schema.kinds)
-        per_round.append({"round": t["round"], "field": t["field"], "wasted": t["wasted"],
-                          "required_filled": schema.filled_required(running), "precision": p, "recall": r})
-    transcript = [{"round": i // 2 + 1, "role": "system" if m["from"] == "interviewer" else "participant",
-                   "speaker": m["from"], "text": m["content"] if isinstance(m["content"], str) else repr(m["content"]),
-                   "fallback": bool(m.get("fallback"))}
-                  for i, m in enumerate(state.get("messages", []))]
+        per_round.append(
+            {
+                "round": t["round"],
+                "field": t["field"],
+                "wasted": t["wasted"],
+                "required_filled": schema.filled_required(running),
+                "precision": p,
+                "recall": r,
+            }
+        )
+    transcript = [
+        {
+            "round": i // 2 + 1,
+            "role": "system" if m["from"] == "interviewer" else "participant",
+            "speaker": m["from"],
+            "text": m["content"] if isinstance(m["content"], str) else repr(m["content"]),
+            "fallback": bool(m.get("fallback")),
+        }
+        for i, m in enumerate(state.get("messages", []))
+    ]
     by_criteria = state.get("end_reason") == "criteria"
     return EpisodeOutcome(
         termination=TerminationReason.CONVERGED if by_criteria else TerminationReason.BUDGET,
@@ -76,12 +96,14 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
         },
         per_round=per_round,
         transcript=transcript,
-        artifacts={"ascr.json": json.dumps(ascr, sort_keys=True),
-                   "schema.json": json.dumps([{"name": f.name, "kind": f.kind, "required": f.required,
-                                               "min_items": f.min_items} for f in schema.fields]),
-                   "truth.json": json.dumps(scenario["persona"]["truth"].get(schema.id, {}), sort_keys=True),
-                   "ascr_turns.json": json.dumps([{k: t[k] for k in ("round", "field", "scr")} for t in turns],
-                                                 sort_keys=True)},
+        artifacts={
+            "ascr.json": json.dumps(ascr, sort_keys=True),
+            "schema.json": json.dumps(
+                [{"name": f.name, "kind": f.kind, "required": f.required, "min_items": f.min_items} for f in schema.fields]
+            ),
+            "truth.json": json.dumps(scenario["persona"]["truth"].get(schema.id, {}), sort_keys=True),
+            "ascr_turns.json": json.dumps([{k: t[k] for k in ("round", "field", "scr")} for t in turns], sort_keys=True),
+        },
         labels={"schema": schema.id, "persona": scenario["persona"]["id"]},
     )
 
@@ -104,8 +126,10 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
     persona = _load(root, "personas", scenario["persona"])
     for f in schema.get("fields", []):
         if f.get("kind") not in KINDS:
-            raise ConfigError(f"schema {scenario['schema']!r} field {f.get('name')!r} has kind {f.get('kind')!r}; "
-                              f"valid choices: {', '.join(KINDS)}")
+            raise ConfigError(
+                f"schema {scenario['schema']!r} field {f.get('name')!r} has kind {f.get('kind')!r}; "
+                f"valid choices: {', '.join(KINDS)}"
+            )
     if schema["id"] not in persona.get("truth", {}):
         raise ConfigError(f"persona {persona['id']!r} has no truth for schema {schema['id']!r}")
     return {**scenario, "schema": schema, "persona": persona}

@@ -27,7 +27,6 @@ DOCS = {
 }
 
 
-
 def _answers(record: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     """(answer text, field asked, SCR read from it) per question of one episode."""
     texts = [str(t.get("text", "")) for t in record.get("transcript") or [] if t.get("role") == "participant"]
@@ -68,9 +67,14 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             if kinds.get(asked) == "list" and scr.get(asked):
                 items.append(float(len(scr[asked])))
             known = merge_ascr(known, scr)
-    return {"empty": mean(empty), "evasive": mean(evasive), "off_target": mean(off_target),
-            "new_facts": mean(new), "list_items": mean(items),
-            "false_facts": wrong / named if named else math.nan}
+    return {
+        "empty": mean(empty),
+        "evasive": mean(evasive),
+        "off_target": mean(off_target),
+        "new_facts": mean(new),
+        "list_items": mean(items),
+        "false_facts": wrong / named if named else math.nan,
+    }
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -39,17 +39,29 @@ class InterviewNodes:
     def formulate_question(self, state: InterviewState) -> dict[str, Any]:
         asked = Counter(m["field"] for m in state.get("messages", []) if m["from"] == "interviewer")
         field = self.deps.schema.next_field(state.get("ascr", {}), asked)
-        prompt = "\n".join([
-            f"Discovery schema: {self.deps.schema.title}", f"Field: {field.name}", f"What we need: {field.question}",
-            f"Times asked before: {asked.get(field.name, 0)}", f"Already known: {json.dumps(state.get('ascr', {}))}",
-            "Ask one question.",
-        ])
+        prompt = "\n".join(
+            [
+                f"Discovery schema: {self.deps.schema.title}",
+                f"Field: {field.name}",
+                f"What we need: {field.question}",
+                f"Times asked before: {asked.get(field.name, 0)}",
+                f"Already known: {json.dumps(state.get('ascr', {}))}",
+                "Ask one question.",
+            ]
+        )
         # The interviewer gets one retry; if it still does not answer, the schema's own question is asked (as when
         # it says nothing), and the turn is marked a fallback.
-        text, _, error = attempt(lambda: str(self.deps.interviewer.invoke(
-            [SystemMessage(INTERVIEWER_SYSTEM), HumanMessage(prompt)]).content).strip())
-        message = {"from": "interviewer", "content": text or field.question, "field": field.name,
-                   "fallback": error is not None}
+        text, _, error = attempt(
+            lambda: str(
+                self.deps.interviewer.invoke([SystemMessage(INTERVIEWER_SYSTEM), HumanMessage(prompt)]).content
+            ).strip()
+        )
+        message = {
+            "from": "interviewer",
+            "content": text or field.question,
+            "field": field.name,
+            "fallback": error is not None,
+        }
         errors = [{"node": "formulate_question", "error": error}] if error else []
         return {"messages": [message], "target_field": field.name, "errors": errors}
 
@@ -58,20 +70,39 @@ class InterviewNodes:
 
     def get_answer(self, state: InterviewState) -> dict[str, Any]:
         question = state["messages"][-1]["content"]
-        messages = [SystemMessage(EXPERT_SYSTEM.format(business=self.deps.business)),
-                    HumanMessage(f"Interviewer: {question}\nYour answer:")]
+        messages = [
+            SystemMessage(EXPERT_SYSTEM.format(business=self.deps.business)),
+            HumanMessage(f"Interviewer: {question}\nYour answer:"),
+        ]
         # One retry; an expert who still does not answer wastes the turn (a fallback), not the interview.
         content, _, error = attempt(lambda: self.deps.expert.invoke(messages).content)
         errors = [{"node": "get_answer", "error": error}] if error else []
-        return {"messages": [{"from": "expert", "content": "" if content is None else content,
-                              "field": state["target_field"], "fallback": error is not None}], "errors": errors}
+        return {
+            "messages": [
+                {
+                    "from": "expert",
+                    "content": "" if content is None else content,
+                    "field": state["target_field"],
+                    "fallback": error is not None,
+                }
+            ],
+            "errors": errors,
+        }
 
     def interpret_response(self, state: InterviewState) -> dict[str, Any]:
         scr = interpret(state["messages"][-1]["content"], self.deps.schema, state["target_field"])
-        return {"ascr": scr, "turn_log": [{
-            "round": len(state.get("turn_log", [])) + 1, "field": state["target_field"], "scr": scr,
-            "wasted": not scr, "budget_left": state["budget_left"],
-        }]}
+        return {
+            "ascr": scr,
+            "turn_log": [
+                {
+                    "round": len(state.get("turn_log", [])) + 1,
+                    "field": state["target_field"],
+                    "scr": scr,
+                    "wasted": not scr,
+                    "budget_left": state["budget_left"],
+                }
+            ],
+        }
 
     def evaluate_completion(self, state: InterviewState) -> dict[str, Any]:
         ascr = state.get("ascr", {})

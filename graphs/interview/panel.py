@@ -23,7 +23,7 @@ def _short(value: Any) -> str:
 
 def _cell(value: Any, truth: dict[str, Any] | None, field: str) -> Markup:
     if truth is None or field not in truth:
-        return Markup(f'<td>{esc(_short(value))}</td>')
+        return Markup(f"<td>{esc(_short(value))}</td>")
     return Markup(f'<td class="{"match" if agrees(value, truth[field]) else "mismatch"}">{esc(_short(value))}</td>')
 
 
@@ -45,22 +45,34 @@ def ascr_grid(record: dict[str, Any]) -> Markup:
             if scr is not None:
                 cells.append(_cell(scr[field], truth, field) if field in scr else Markup("<td></td>"))
             elif r.get("field") == field:
-                cells.append(Markup('<td class="missing" title="answer not used">asked, wasted</td>') if r.get("wasted")
-                             else Markup('<td class="match" title="answer interpreted">asked, filled</td>'))
+                cells.append(
+                    Markup('<td class="missing" title="answer not used">asked, wasted</td>')
+                    if r.get("wasted")
+                    else Markup('<td class="match" title="answer interpreted">asked, filled</td>')
+                )
             else:
                 cells.append(Markup("<td></td>"))
         end = _cell(final[field], truth, field) if field in final else Markup('<td class="missing">–</td>')
-        known = (Markup(f"<td>{esc(_short(truth[field]))}</td>") if truth and field in truth
-                 else Markup('<td class="missing">–</td>'))
+        known = (
+            Markup(f"<td>{esc(_short(truth[field]))}</td>")
+            if truth and field in truth
+            else Markup('<td class="missing">–</td>')
+        )
         rows.append(Markup(f"<tr><th>{esc(field)}</th>{''.join(cells)}{end}{known}</tr>"))
-    grid = Markup(f'<table class="grid ascr"><thead><tr><th>field</th>{head}<th>final ASCR</th><th>hidden truth</th></tr>'
-                  f'</thead><tbody>{"".join(rows)}</tbody></table>')
+    grid = Markup(
+        f'<table class="grid ascr"><thead><tr><th>field</th>{head}<th>final ASCR</th><th>hidden truth</th></tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
     notes = []
     if truth is None:
         notes.append(note("The record holds no hidden truth (artifact truth.json), so values are not checked.", "warn"))
     if turns is None:
-        notes.append(note("The record holds no per-turn SCRs (artifact ascr_turns.json): cells show which field each "
-                          "turn asked and whether the answer was used."))
+        notes.append(
+            note(
+                "The record holds no per-turn SCRs (artifact ascr_turns.json): cells show which field each "
+                "turn asked and whether the answer was used."
+            )
+        )
     return join([tag("div", grid, class_="scroll"), *notes])
 
 
@@ -69,16 +81,23 @@ def _explain(record: dict[str, Any]) -> str:
     filled = f"{fmt(m.get('depth'))} of {fmt(m.get('required_fields'))} required fields filled"
     if record.get("termination_reason") == "converged":
         return f"{filled} after {fmt(m.get('rounds'))} questions, budget used {fmt(m.get('budget_used'))}."
-    return f"budget used {fmt(m.get('budget_used'))} after {fmt(m.get('rounds'))} questions with {filled}; " \
-           f"{fmt(m.get('wasted_turns'))} answers wasted."
+    return (
+        f"budget used {fmt(m.get('budget_used'))} after {fmt(m.get('rounds'))} questions with {filled}; "
+        f"{fmt(m.get('wasted_turns'))} answers wasted."
+    )
 
 
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     out = {}
     for r in record.get("per_round") or []:
         used = "no usable answer" if r.get("wasted") else "answer interpreted"
-        out[r.get("round")] = [note(f"asked for {r.get('field')}: {used}; required filled {fmt(r.get('required_filled'))}, "
-                                    f"recall {fmt(r.get('recall'))}", "warn" if r.get("wasted") else "ok")]
+        out[r.get("round")] = [
+            note(
+                f"asked for {r.get('field')}: {used}; required filled {fmt(r.get('required_filled'))}, "
+                f"recall {fmt(r.get('recall'))}",
+                "warn" if r.get("wasted") else "ok",
+            )
+        ]
     return out
 
 

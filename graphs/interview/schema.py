@@ -36,9 +36,15 @@ class DiscoverySchema:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DiscoverySchema:
         fields = tuple(
-            Field(name=f["name"], kind=f["kind"], required=bool(f.get("required")), question=f["question"],
-                  asks=tuple(f.get("asks", ())), min_items=int(f.get("min_items", 1)),
-                  vocabulary={k: tuple(v) for k, v in (f.get("vocabulary") or {}).items()})
+            Field(
+                name=f["name"],
+                kind=f["kind"],
+                required=bool(f.get("required")),
+                question=f["question"],
+                asks=tuple(f.get("asks", ())),
+                min_items=int(f.get("min_items", 1)),
+                vocabulary={k: tuple(v) for k, v in (f.get("vocabulary") or {}).items()},
+            )
             for f in data["fields"]
         )
         return cls(id=data["id"], title=data["title"], fields=fields)
@@ -60,8 +66,11 @@ class DiscoverySchema:
 
     def next_field(self, ascr: Mapping[str, Any], asked: Mapping[str, int]) -> Field:
         """What to ask next: a missing required field, the least asked first; then optional empty fields."""
-        pending = [self.field(n) for n in self.missing(ascr)] or \
-            [f for f in self.fields if not f.filled(ascr.get(f.name))] or list(self.fields)
+        pending = (
+            [self.field(n) for n in self.missing(ascr)]
+            or [f for f in self.fields if not f.filled(ascr.get(f.name))]
+            or list(self.fields)
+        )
         return min(pending, key=lambda f: asked.get(f.name, 0))
 
     def filled_required(self, ascr: Mapping[str, Any]) -> int:

@@ -42,8 +42,9 @@ class ScriptedExpert:
     def _field(self, question: str) -> Field | None:
         words = set(re.findall(r"[a-z]+", question.lower()))
         text = question.lower()
-        scored = [(sum(a in words or (" " in a and a in text) for a in f.asks), i, f)
-                  for i, f in enumerate(self.schema.fields)]
+        scored = [
+            (sum(a in words or (" " in a and a in text) for a in f.asks), i, f) for i, f in enumerate(self.schema.fields)
+        ]
         best = max(scored, key=lambda x: (x[0], -x[1]))
         return best[2] if best[0] else None
 
@@ -110,10 +111,18 @@ def scripted_interview(request: CastRequest) -> InterviewDeps:
     schema = DiscoverySchema.from_dict(request.scenario["schema"])
     persona = request.scenario["persona"]
     return InterviewDeps(
-        interviewer=request.system("interviewer", lambda: ScriptedChatModel(
-            policy=ScriptedInterviewer(random.Random(f"{request.seed}:interviewer")).reply, role="interviewer")),
-        expert=request.scripted_participant("interviewee", ScriptedChatModel(
-            policy=ScriptedExpert(persona, schema, random.Random(f"{request.seed}:expert")).reply, role="interviewee")),
+        interviewer=request.system(
+            "interviewer",
+            lambda: ScriptedChatModel(
+                policy=ScriptedInterviewer(random.Random(f"{request.seed}:interviewer")).reply, role="interviewer"
+            ),
+        ),
+        expert=request.scripted_participant(
+            "interviewee",
+            ScriptedChatModel(
+                policy=ScriptedExpert(persona, schema, random.Random(f"{request.seed}:expert")).reply, role="interviewee"
+            ),
+        ),
         schema=schema,
         business=persona["business"],
     )

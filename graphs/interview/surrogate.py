@@ -25,12 +25,15 @@ def _say(field: Field, value: Any) -> str:
 def interviewee_persona(persona: dict[str, Any], schema: DiscoverySchema) -> str:
     truth = persona["truth"][schema.id]
     facts = [f"{f.question.rstrip('?')}: {_say(f, truth[f.name])}" for f in schema.fields if f.name in truth]
-    return "\n".join([
-        f"You run scheduling at {persona['business']} and are being interviewed about it.",
-        "The facts of your business (answer from these, only what is asked):", bullet(facts),
-        f"You are {degree(persona['vagueness'], 'precise', 'sometimes vague', 'often vague')} "
-        f"and {degree(persona['off_topic'], 'stay on topic', 'sometimes wander off topic', 'often wander off topic')}.",
-    ])
+    return "\n".join(
+        [
+            f"You run scheduling at {persona['business']} and are being interviewed about it.",
+            "The facts of your business (answer from these, only what is asked):",
+            bullet(facts),
+            f"You are {degree(persona['vagueness'], 'precise', 'sometimes vague', 'often vague')} "
+            f"and {degree(persona['off_topic'], 'stay on topic', 'sometimes wander off topic', 'often wander off topic')}.",
+        ]
+    )
 
 
 def surrogate_interview(request: CastRequest) -> InterviewDeps:

@@ -37,9 +37,11 @@ def conduct_interview(
     scenario = INTERVIEW.prepare_scenario({"name": f"{persona}_{ds_id}", "persona": persona, "schema": ds_id}, datasets)
     params = InterviewParams(budget=budget, question_cost=question_cost)
     deps = build_deps(INTERVIEW, participants, CastRequest(scenario, seed, datasets=datasets))
-    final = INTERVIEW.compiled().invoke(initial_state(scenario, params, ascr),
-                                        {"recursion_limit": INTERVIEW.recursion_limit(params)},
-                                        context=Episode(deps, params, seed))
+    final = INTERVIEW.compiled().invoke(
+        initial_state(scenario, params, ascr),
+        {"recursion_limit": INTERVIEW.recursion_limit(params)},
+        context=Episode(deps, params, seed),
+    )
     complete = final.get("end_reason") == "criteria"
     messages = final.get("messages", [])
     why = "DS completion criteria met" if complete else "budget exhausted before the DS was complete"

@@ -32,13 +32,15 @@ def build_maieutic() -> Any:
         workflow.add_node(name, step(MaieuticNodes, name))
     workflow.add_edge(START, "analyst")
     workflow.add_conditional_edges(
-        "analyst", step(MaieuticNodes, "route_after_analyst"),
+        "analyst",
+        step(MaieuticNodes, "route_after_analyst"),
         {"retrieve": "librarian", "respond": "interlocutor", "synthesize": "synthesizer"},
     )
     workflow.add_edge("librarian", "interlocutor")
     workflow.add_edge("interlocutor", "critic")
-    workflow.add_conditional_edges("critic", step(MaieuticNodes, "route_after_critic"),
-                                   {"revise": "interlocutor", "deliver": END})
+    workflow.add_conditional_edges(
+        "critic", step(MaieuticNodes, "route_after_critic"), {"revise": "interlocutor", "deliver": END}
+    )
     workflow.add_edge("synthesizer", END)
     return workflow.compile(checkpointer=InMemorySaver())
 
@@ -52,8 +54,9 @@ def initial_state(scenario: dict[str, Any], params: MaieuticParams) -> dict[str,
     return {"topic": scenario["topic"]}
 
 
-def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: dict[str, Any],
-         config: dict[str, Any]) -> dict[str, Any]:
+def play(
+    compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: dict[str, Any], config: dict[str, Any]
+) -> dict[str, Any]:
     """The dialogue loop: learner turns until Sophia synthesises or ``max_turns`` learner turns pass.
 
     The episode's turns share one checkpointer thread, deleted at the end so that a process running
@@ -70,6 +73,7 @@ def play(compiled: Any, episode: Episode[MaieuticDeps, MaieuticParams], state: d
         while turn < episode.at_turn(turn).params.max_turns:
             current, turn = episode.at_turn(turn), turn + 1
             prompt = learner_prompt(question=deps.question, character=deps.character, tutor=tutor)
+
             # One retry; a learner who still does not answer is silent this turn (a fallback), and Sophia goes on.
             def answer(prompt: list[BaseMessage] = prompt) -> str:
                 return str(deps.learner.invoke(prompt, {"callbacks": config.get("callbacks", [])}).content)  # metered
@@ -93,8 +97,12 @@ def _transcript(state: dict[str, Any]) -> list[dict[str, Any]]:
     turns = state.get("turn_log", [])
     transcript = []
     for i, message in enumerate(state.get("messages", [])):
-        turn = {"round": i // 2 + 1, "role": "participant" if message.type == "human" else "system",
-                "speaker": "learner" if message.type == "human" else "sophia", "text": str(message.content)}
+        turn = {
+            "round": i // 2 + 1,
+            "role": "participant" if message.type == "human" else "system",
+            "speaker": "learner" if message.type == "human" else "sophia",
+            "text": str(message.content),
+        }
         if message.type == "human":  # a learner whose call failed (after a retry) said nothing
             turn["fallback"] = bool(message.additional_kwargs.get("fallback"))
         if message.type != "human" and i // 2 < len(turns):
@@ -133,11 +141,12 @@ def outcome(state: dict[str, Any], params: MaieuticParams, scenario: dict[str, A
         },
         per_round=turns,
         transcript=_transcript(state),
-        artifacts={"synthesis.md": state.get("synthesis", ""),
-                   "critic.json": json.dumps(state.get("critic_log", []), sort_keys=True),
-                   "retrievals.json": json.dumps(retrievals, sort_keys=True),
-                   "thesis_evolution.md": "\n".join(f"{i}. {t}"
-                                                    for i, t in enumerate(state.get("thesis_evolution", []), 1))},
+        artifacts={
+            "synthesis.md": state.get("synthesis", ""),
+            "critic.json": json.dumps(state.get("critic_log", []), sort_keys=True),
+            "retrievals.json": json.dumps(retrievals, sort_keys=True),
+            "thesis_evolution.md": "\n".join(f"{i}. {t}" for i, t in enumerate(state.get("thesis_evolution", []), 1)),
+        },
     )
 
 

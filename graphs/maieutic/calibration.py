@@ -18,12 +18,11 @@ DOCS = {
     "revise": "share of learner turns that move to a new thesis",
     "circle": "share of learner turns that return to an earlier thesis",
     "give_up": "share of learner turns that admit ignorance or quit (I don't know, I give up), which ends the dialogue",
-    "bare_why": "share of learner turns that are a bare \"Why?\"",
+    "bare_why": 'share of learner turns that are a bare "Why?"',
     "defensive": "share of learner turns the Analyst reads as defensive (trick questions, already told you...)",
     "frustration": "the Analyst's frustration level (0-10) after a learner turn, on average",
     "turns": "learner turns per dialogue",
 }
-
 
 
 def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -58,8 +57,15 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             circle.append(float(bool(entry.get("circled"))))
             frustration.append(float(entry.get("frustration") or 0.0))
         turns.append(float(len(said)))
-    return {"revise": mean(revise), "circle": mean(circle), "give_up": mean(give_up), "bare_why": mean(bare_why),
-            "defensive": mean(defensive), "frustration": mean(frustration), "turns": mean(turns)}
+    return {
+        "revise": mean(revise),
+        "circle": mean(circle),
+        "give_up": mean(give_up),
+        "bare_why": mean(bare_why),
+        "defensive": mean(defensive),
+        "frustration": mean(frustration),
+        "turns": mean(turns),
+    }
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

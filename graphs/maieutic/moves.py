@@ -7,11 +7,11 @@ from dialectica.graphs.maieutic.reading import LearnerReading
 
 ENDINGS = {
     "synthesis": "The learner affirmed a thesis they had revised to, after at least graph.min_exchanges examined "
-                 "exchanges; Sophia synthesised (clarity)",
+    "exchanges; Sophia synthesised (clarity)",
     "aporia": "The learner reached confusion, quit or argued in circles after at least graph.min_exchanges "
-              "examined exchanges; Sophia synthesised (productive confusion)",
+    "examined exchanges; Sophia synthesised (productive confusion)",
     "gave_up": "The learner quit or admitted ignorance before the examination had graph.min_exchanges exchanges; "
-               "Sophia closed with a synthesis",
+    "Sophia closed with a synthesis",
     "max_turns": "The turn limit was reached before the dialogue ended",
 }
 CONVERGING = ("synthesis", "aporia")  # what the tutor is tuned for: an examination that reached depth
@@ -35,8 +35,16 @@ def ending(reading: LearnerReading, circles: int, examined: int, depth: int, p: 
     return None
 
 
-def choose_move(reading: LearnerReading, frustration: float, circles: int, revised: bool, first_turn: bool,
-                p: MaieuticParams, examined: int = 0, depth: int = 0) -> str:
+def choose_move(
+    reading: LearnerReading,
+    frustration: float,
+    circles: int,
+    revised: bool,
+    first_turn: bool,
+    p: MaieuticParams,
+    examined: int = 0,
+    depth: int = 0,
+) -> str:
     """End-game first (:func:`ending`), then the Good Will override, then examine; a challenge becomes ELICIT
     above the frustration threshold (the seed: "force socratic_move to ELICIT instead of CHALLENGE")."""
     if ending(reading, circles, examined, depth, p) is not None:

@@ -23,20 +23,33 @@ def passages(retrievals: list[dict[str, Any]]) -> Markup:
         title = f"turn {r.get('round', '?')}: “{r.get('query', '')}” best similarity {fmt(r.get('best_similarity'))}"
         rows = [(str(h.get("work") or h.get("id")), float(h.get("similarity") or 0.0), "ok") for h in hits]
         texts = join(tag("li", f"{h.get('work') or h.get('id')}: {h.get('text', '')}") for h in hits)
-        parts.append(Markup(tag("h3", title) + (hbars(rows, scale=1.0) + tag("ul", texts) if hits else
-                                                tag("p", "no passage above the floor", class_="muted"))))
+        parts.append(
+            Markup(
+                tag("h3", title)
+                + (
+                    hbars(rows, scale=1.0) + tag("ul", texts)
+                    if hits
+                    else tag("p", "no passage above the floor", class_="muted")
+                )
+            )
+        )
     return join(parts)
 
 
 def _explain(record: dict[str, Any]) -> str:
     m = record.get("metrics") or {}
     revised = f"the thesis was revised {fmt(m.get('depth'))} times"
-    how = {"synthesis": "the learner affirmed a revised thesis", "aporia": "the learner reached aporia",
-           "gave_up": "the learner gave up early"}.get(str(record.get("termination_reason")))
+    how = {
+        "synthesis": "the learner affirmed a revised thesis",
+        "aporia": "the learner reached aporia",
+        "gave_up": "the learner gave up early",
+    }.get(str(record.get("termination_reason")))
     if how:
         return f"{how}; Sophia synthesised after {fmt(m.get('rounds'))} turns; {revised}."
-    return (f"no synthesis within {fmt(m.get('rounds'))} turns; the thesis was revised {fmt(m.get('depth'))} times, "
-            f"final frustration {fmt(m.get('frustration_final'))}.")
+    return (
+        f"no synthesis within {fmt(m.get('rounds'))} turns; the thesis was revised {fmt(m.get('depth'))} times, "
+        f"final frustration {fmt(m.get('frustration_final'))}."
+    )
 
 
 def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
@@ -47,8 +60,12 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
         if failed:
             checks = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in failed.items())
             cap = "; the cap was reached" if row.get("cap_reached") else ""
-            mine.append(note(f"Critic rejected {fmt(row.get('critic_loops'))} draft(s) before this reply: "
-                             f"failed {checks}{cap}", "reject"))
+            mine.append(
+                note(
+                    f"Critic rejected {fmt(row.get('critic_loops'))} draft(s) before this reply: failed {checks}{cap}",
+                    "reject",
+                )
+            )
         if row.get("retrieved"):
             found = f"{row.get('hits')} passage(s) above the floor" if row.get("hits") else "no passage above the floor"
             mine.append(note(f"Librarian: {found}, best similarity {fmt(row.get('best_similarity'))}"))
@@ -58,17 +75,46 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
 def panel(record: dict[str, Any]) -> Markup:
     artifacts = record.get("artifacts") or {}
     rounds = record.get("per_round") or []
-    rows = [[r.get("round"), r.get("move"), r.get("retrieved"), r.get("hits"), r.get("best_similarity"),
-             r.get("hit_similarity_mean"), r.get("critic_loops"),
-             ", ".join(f"{k} ×{v}" for k, v in failed_checks(r).items()) or "–", r.get("frustration")] for r in rounds]
-    parts = [table(["turn", "move", "searched", "hits", "best similarity", "hit similarity", "critic loops", "failed checks",
-                    "frustration"], rows)]
-    similarities = [(f"turn {r.get('round')}", number(r.get("best_similarity")), "ok" if r.get("hits") else "")
-                    for r in rounds]
+    rows = [
+        [
+            r.get("round"),
+            r.get("move"),
+            r.get("retrieved"),
+            r.get("hits"),
+            r.get("best_similarity"),
+            r.get("hit_similarity_mean"),
+            r.get("critic_loops"),
+            ", ".join(f"{k} ×{v}" for k, v in failed_checks(r).items()) or "–",
+            r.get("frustration"),
+        ]
+        for r in rounds
+    ]
+    parts = [
+        table(
+            [
+                "turn",
+                "move",
+                "searched",
+                "hits",
+                "best similarity",
+                "hit similarity",
+                "critic loops",
+                "failed checks",
+                "frustration",
+            ],
+            rows,
+        )
+    ]
+    similarities = [
+        (f"turn {r.get('round')}", number(r.get("best_similarity")), "ok" if r.get("hits") else "") for r in rounds
+    ]
     best = [(label, value, class_) for label, value, class_ in similarities if value is not None]
     if best:
-        parts.append(Markup(tag("h3", "Best passage similarity per search (green: a passage cleared the floor)")
-                            + hbars(best, scale=1.0)))
+        parts.append(
+            Markup(
+                tag("h3", "Best passage similarity per search (green: a passage cleared the floor)") + hbars(best, scale=1.0)
+            )
+        )
     if artifacts.get("retrievals.json"):
         parts.append(Markup(tag("h3", "Retrieved passages") + passages(json.loads(artifacts["retrievals.json"]))))
     else:

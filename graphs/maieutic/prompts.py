@@ -36,8 +36,9 @@ def _documents(documents: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"[{d['id']}] {d['author']}, {d['work']} {d['locus']}: {d['text']}" for d in documents]
 
 
-def interlocutor_prompt(*, move: str, thesis: str, documents: Sequence[Citation], feedback: str, limit: int,
-                        history: Sequence[BaseMessage]) -> list[BaseMessage]:
+def interlocutor_prompt(
+    *, move: str, thesis: str, documents: Sequence[Citation], feedback: str, limit: int, history: Sequence[BaseMessage]
+) -> list[BaseMessage]:
     lines = [f"Move: {move}", f"Guidance: {MOVE_GUIDANCE[move]}", f"Thesis: {thesis}"]
     if documents:
         lines += ["Documents:", *_documents(documents)]
@@ -47,15 +48,24 @@ def interlocutor_prompt(*, move: str, thesis: str, documents: Sequence[Citation]
     return [SystemMessage(MAIEUTIC_STANDARD.format(limit=limit)), *history[-4:], HumanMessage("\n".join(lines))]
 
 
-def synthesizer_prompt(*, evolution: Sequence[str], analogies: Sequence[Mapping[str, Any]],
-                       readings: Sequence[Mapping[str, Any]]) -> list[BaseMessage]:
-    lines = [f"First thesis: {evolution[0] if evolution else 'none'}",
-             f"Last thesis: {evolution[-1] if evolution else 'none'}",
-             "Analogies:", *_documents(analogies), "Readings:", *_documents(readings), "Write the synthesis."]
+def synthesizer_prompt(
+    *, evolution: Sequence[str], analogies: Sequence[Mapping[str, Any]], readings: Sequence[Mapping[str, Any]]
+) -> list[BaseMessage]:
+    lines = [
+        f"First thesis: {evolution[0] if evolution else 'none'}",
+        f"Last thesis: {evolution[-1] if evolution else 'none'}",
+        "Analogies:",
+        *_documents(analogies),
+        "Readings:",
+        *_documents(readings),
+        "Write the synthesis.",
+    ]
     return [SystemMessage(SYNTHESIZER_SYSTEM), HumanMessage("\n".join(lines))]
 
 
 def learner_prompt(*, question: str, character: str, tutor: str | None) -> list[BaseMessage]:
     said = f"Sophia said: {tutor}" if tutor else f"Sophia asks: {question}"
-    return [SystemMessage(LEARNER_SYSTEM.format(question=question, character=character)),
-            HumanMessage(f"{said}\nYour reply:")]
+    return [
+        SystemMessage(LEARNER_SYSTEM.format(question=question, character=character)),
+        HumanMessage(f"{said}\nYour reply:"),
+    ]

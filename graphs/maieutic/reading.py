@@ -14,20 +14,34 @@ from dialectica.metrics.text import canonical_claim, sentences
 # Confusion: the learner no longer knows what to hold (with no thesis in the same message).
 _IGNORANCE = re.compile(
     r"\b(?:i (?:do not|don't|dont|no longer) know|no idea|i have no (?:answer|idea)|i(?:'m| am) (?:confused|lost|stuck)"
-    r"|i(?:'m| am) not sure any ?more|i (?:can't|cannot|can not) answer|i (?:don't|do not) understand any ?more)\b", re.I)
+    r"|i(?:'m| am) not sure any ?more|i (?:can't|cannot|can not) answer|i (?:don't|do not) understand any ?more)\b",
+    re.I,
+)
 # Quitting: the natural ways people end a conversation they are done with.
 _QUIT = re.compile(
     r"\b(?:i give up|i(?:'m| am) done|i quit|let(?:'s| us) (?:stop|move on|leave it)|can we (?:please )?stop"
     r"|i (?:want|would like|need) to stop|stop here|enough of this|forget it|never ?mind|i(?:'m| am) out"
     r"|i(?:'m| am) (?:tired|sick) of (?:this|it)|i have nothing (?:more|else) to (?:say|add)"
-    r"|i (?:don't|do not) want to (?:talk|continue|go on|discuss)|i (?:have|need) to go|goodbye|bye)\b", re.I)
+    r"|i (?:don't|do not) want to (?:talk|continue|go on|discuss)|i (?:have|need) to go|goodbye|bye)\b",
+    re.I,
+)
 # Affirming: the learner agrees with where the examination has led (not "yes, but ...").
 _AFFIRM = re.compile(
     r"^(?:yes|yeah|yep|exactly|indeed|agreed|right|true|i agree|that(?:'s| is) (?:right|true|it)|you(?:'re| are) right)\b"
-    r"|\bi(?:'m| am) (?:now )?convinced\b|\bi (?:now )?(?:agree|accept) (?:that|this|it)\b|\bthat settles it\b", re.I)
+    r"|\bi(?:'m| am) (?:now )?convinced\b|\bi (?:now )?(?:agree|accept) (?:that|this|it)\b|\bthat settles it\b",
+    re.I,
+)
 _BUT = re.compile(r"\b(?:but|however|although|though)\b", re.I)
-_DEFENSIVE = ("stop asking", "trick question", "already told you", "twisting my words", "leave me alone",
-              "you keep", "that's not fair", "this is pointless")
+_DEFENSIVE = (
+    "stop asking",
+    "trick question",
+    "already told you",
+    "twisting my words",
+    "leave me alone",
+    "you keep",
+    "that's not fair",
+    "this is pointless",
+)
 # "whatever" only as a dismissal opening a sentence: "getting whatever you want" is a thesis, not a sigh.
 _FATIGUE = re.compile(r"\b(?:tired|can we stop|i guess|too long|exhausting)\b|(?:^|[.!?]\s+)whatever\b", re.I)
 _CURIOUS = ("interesting", "i see", "good point", "i wonder", "that makes sense", "fair enough")

@@ -149,25 +149,40 @@ class ScriptedSophia:
         doc = docs[0] if docs else None
         cite = f" <cite>{doc['id']}</cite>" if doc and not self._lapse("cite", named) else ""
         if move == "CONCEDE":
-            parts = ["You are right to be frustrated; these questions are difficult.",
-                     f"Let us simplify: you hold that {thesis}.", "Can you give one case where that is clearly true?"]
+            parts = [
+                "You are right to be frustrated; these questions are difficult.",
+                f"Let us simplify: you hold that {thesis}.",
+                "Can you give one case where that is clearly true?",
+            ]
         elif move == "ELICIT":
             parts = [f"Let me put your view as strongly as I can: {thesis}.", "What example first made you think so?"]
         elif move == "CHALLENGE" and doc:
-            parts = [f"You hold, with good reason, that {thesis}.",
-                     f"But {doc['author']} in {doc['work']}{cite} describes a case that strains it: "
-                     f"{_first_sentence(doc['text'])}.", "How would you answer that case?"]
+            parts = [
+                f"You hold, with good reason, that {thesis}.",
+                f"But {doc['author']} in {doc['work']}{cite} describes a case that strains it: "
+                f"{_first_sentence(doc['text'])}.",
+                "How would you answer that case?",
+            ]
         elif move == "CHALLENGE":
-            parts = [f"You hold, with good reason, that {thesis}.",
-                     "But can you think of a case where following it would be plainly wrong?"]
+            parts = [
+                f"You hold, with good reason, that {thesis}.",
+                "But can you think of a case where following it would be plainly wrong?",
+            ]
         else:
-            grounding = ([f"In {doc['work']} {doc['author']} argues that {_first_sentence(doc['text'])}{cite}."]
-                         if doc else [])
-            parts = [f"Put at its strongest, your claim is that {thesis}.", *grounding,
-                     "If that holds, what follows from it?"]
+            grounding = (
+                [f"In {doc['work']} {doc['author']} argues that {_first_sentence(doc['text'])}{cite}."] if doc else []
+            )
+            parts = [
+                f"Put at its strongest, your claim is that {thesis}.",
+                *grounding,
+                "If that holds, what follows from it?",
+            ]
         if self._lapse("long", named):
-            parts[1:1] = ["Let me add some context first.", "This question has a long history.",
-                          "Many have tried to answer it."]
+            parts[1:1] = [
+                "Let me add some context first.",
+                "This question has a long history.",
+                "Many have tried to answer it.",
+            ]
         elif self._CUES["long"] in named:  # the Critic's "Too long. Cut to 1 sentence.", heeded
             parts = [self._one_sentence(move, thesis, doc, cite)]
         if self._lapse("question", named):
@@ -190,8 +205,10 @@ class ScriptedSophia:
         analogies, readings = prompt.split("Readings:")[0], prompt.split("Readings:")[-1]
         analogy = next(_DOC.finditer(analogies), None)
         works = [f"{m['work']} ({m['author']})" for m in _DOC.finditer(readings)][:3]
-        parts = [f"We began with the view that {fields.get('First thesis', '')}, and we end with the view that "
-                 f"{fields.get('Last thesis', '')}."]
+        parts = [
+            f"We began with the view that {fields.get('First thesis', '')}, and we end with the view that "
+            f"{fields.get('Last thesis', '')}."
+        ]
         if analogy:
             parts.append(f"As {analogy['author']} shows in {analogy['work']}, {_first_sentence(analogy['text'])}.")
         if works:
@@ -207,8 +224,9 @@ def scripted_maieutic(request: CastRequest) -> MaieuticDeps:
     learner = ScriptedLearner(topic, persona, random.Random(f"{request.seed}:learner"))
     assert request.embed is not None  # the spec says embeds=True, so the harness passes the embedder
     return MaieuticDeps(
-        interlocutor=request.system("interlocutor",
-                                    lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")),
+        interlocutor=request.system(
+            "interlocutor", lambda: ScriptedChatModel(policy=sophia.interlocutor, role="interlocutor")
+        ),
         synthesizer=request.system("synthesizer", lambda: ScriptedChatModel(policy=sophia.synthesizer, role="synthesizer")),
         library=Library(request.scenario["canon"], request.embed),
         learner=request.scripted_participant("learner", ScriptedChatModel(policy=learner.reply, role="learner")),

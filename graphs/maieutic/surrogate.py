@@ -11,14 +11,16 @@ from dialectica.graphs.maieutic.scripted import scripted_maieutic
 
 
 def learner_persona(topic: dict[str, Any], persona: dict[str, Any]) -> str:
-    return "\n".join([
-        f"You are a student in a Socratic dialogue about the question: {topic['question']}",
-        f"You start out believing that {topic['opening']}.",
-        persona["character"],
-        f"You are {degree(persona['openness'], 'slow', 'willing', 'quick')} to revise your view after a good question, "
-        f"and {degree(persona['patience'], 'impatient', 'reasonably patient', 'very patient')} with being questioned.",
-        "Answer in one to three sentences, in the first person, as this person would: say what you think and why.",
-    ])
+    return "\n".join(
+        [
+            f"You are a student in a Socratic dialogue about the question: {topic['question']}",
+            f"You start out believing that {topic['opening']}.",
+            persona["character"],
+            f"You are {degree(persona['openness'], 'slow', 'willing', 'quick')} to revise your view after a good question, "
+            f"and {degree(persona['patience'], 'impatient', 'reasonably patient', 'very patient')} with being questioned.",
+            "Answer in one to three sentences, in the first person, as this person would: say what you think and why.",
+        ]
+    )
 
 
 def surrogate_maieutic(request: CastRequest) -> MaieuticDeps:

@@ -10,11 +10,17 @@ from dialectica.graphs.socratic_panel.scripted import scripted_panel
 from dialectica.graphs.socratic_panel.surrogate import surrogate_panel
 
 SPEC = builtin_spec(
-    "socratic_panel", build, description=__doc__.split(": ", 1)[1].strip(),
-    params=PanelParams, casts={"scripted": scripted_panel, "surrogate": surrogate_panel},
-    view=VIEW, roles={"moderator": "system", "expert": "participant"},
-    grid={"convergence_threshold": (0.5, 0.7, 0.9)}, terminations={
+    "socratic_panel",
+    build,
+    description=__doc__.split(": ", 1)[1].strip(),
+    params=PanelParams,
+    casts={"scripted": scripted_panel, "surrogate": surrogate_panel},
+    view=VIEW,
+    roles={"moderator": "system", "expert": "participant"},
+    grid={"convergence_threshold": (0.5, 0.7, 0.9)},
+    terminations={
         End.CONVERGED: "All five criteria and a quorum of voices held in one round",
-        End.MAX_ROUNDS: "The round limit was reached before the criteria held"},
+        End.MAX_ROUNDS: "The round limit was reached before the criteria held",
+    },
     calibration=CALIBRATION,
 )

@@ -69,12 +69,26 @@ def outcome(state: dict[str, Any], params: PanelParams, scenario: dict[str, Any]
     responses = state.get("response_history", [])
     transcript = []
     for question in state.get("question_history", []):
-        transcript.append({"round": question["round"], "role": "moderator", "speaker": "moderator",
-                           "type": question["type"], "text": question["text"]})
+        transcript.append(
+            {
+                "round": question["round"],
+                "role": "moderator",
+                "speaker": "moderator",
+                "type": question["type"],
+                "text": question["text"],
+            }
+        )
         transcript += [
-            {"round": r["round"], "role": "participant", "speaker": r["expert_id"], "text": r["response_text"],
-             "claims": r["claims"], "fallback": r["fallback"]}
-            for r in responses if r["round"] == question["round"]
+            {
+                "round": r["round"],
+                "role": "participant",
+                "speaker": r["expert_id"],
+                "text": r["response_text"],
+                "claims": r["claims"],
+                "fallback": r["fallback"],
+            }
+            for r in responses
+            if r["round"] == question["round"]
         ]
     converged = bool(state.get("convergence_achieved"))
     return EpisodeOutcome(
@@ -94,19 +108,34 @@ def outcome(state: dict[str, Any], params: PanelParams, scenario: dict[str, Any]
             "expert_fallbacks": sum(1 for r in responses if r["fallback"]),
             "expert_retries": state.get("retry_count", 0),
         },
-        per_round=[{k: v for k, v in entry.items() if k != "unmet"} | {"unmet": ",".join(entry["unmet"])}
-                   for entry in state.get("round_log", [])],
+        per_round=[
+            {k: v for k, v in entry.items() if k != "unmet"} | {"unmet": ",".join(entry["unmet"])}
+            for entry in state.get("round_log", [])
+        ],
         transcript=transcript,
-        artifacts={"report.md": state.get("final_report", ""),
-                   "assumptions.json": json.dumps(state.get("assumptions_identified", []), sort_keys=True),
-                   "evidence.json": json.dumps({k: sorted(e["id"] for e in v)
-                                                for k, v in state.get("evidence_map", {}).items()}, sort_keys=True)},
+        artifacts={
+            "report.md": state.get("final_report", ""),
+            "assumptions.json": json.dumps(state.get("assumptions_identified", []), sort_keys=True),
+            "evidence.json": json.dumps(
+                {k: sorted(e["id"] for e in v) for k, v in state.get("evidence_map", {}).items()}, sort_keys=True
+            ),
+        },
     )
 
 
 _REQUIRED = {"name": str, "query": str, "claims": list, "assumptions": list, "evidence": list, "experts": list}
-_EXPERT_KEYS = ("id", "name", "role", "stubbornness", "persuadability", "openness", "verbosity", "claims",
-                "assumptions", "evidence")
+_EXPERT_KEYS = (
+    "id",
+    "name",
+    "role",
+    "stubbornness",
+    "persuadability",
+    "openness",
+    "verbosity",
+    "claims",
+    "assumptions",
+    "evidence",
+)
 
 
 def prepare_scenario(scenario: dict[str, Any], root: Any = None) -> dict[str, Any]:
@@ -121,8 +150,12 @@ def prepare_scenario(scenario: dict[str, Any], root: Any = None) -> dict[str, An
         missing = [k for k in _EXPERT_KEYS if k not in expert]
         if missing:
             raise ConfigError(f"expert {expert.get('id', '?')!r} lacks key {missing[0]!r}")
-        for section, field in (("claims", "claims"), ("assumptions", "assumptions"), ("evidence", "evidence"),
-                               ("assumptions", "rejects")):
+        for section, field in (
+            ("claims", "claims"),
+            ("assumptions", "assumptions"),
+            ("evidence", "evidence"),
+            ("assumptions", "rejects"),
+        ):
             unknown = set(expert.get(field, [])) - ids[section]
             if unknown:
                 raise ConfigError(f"expert {expert['id']!r} {field} names unknown id {sorted(unknown)[0]!r}")

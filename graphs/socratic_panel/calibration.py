@@ -23,7 +23,6 @@ DOCS = {
 }
 
 
-
 def _distance(a: set[str], b: set[str]) -> float:
     return 1 - len(a & b) / len(a | b) if a | b else 0.0
 
@@ -56,8 +55,11 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             if turn["speaker"] in last:
                 changes.append(_distance(last[turn["speaker"]], own))
             last[turn["speaker"]] = own
-        agreement = [r["jaccard_agreement"] for r in record.get("per_round") or []
-                     if isinstance(r.get("jaccard_agreement"), int | float)]
+        agreement = [
+            r["jaccard_agreement"]
+            for r in record.get("per_round") or []
+            if isinstance(r.get("jaccard_agreement"), int | float)
+        ]
         if agreement:
             first.append(agreement[0])
             drift.append(agreement[-1] - agreement[0])
@@ -66,9 +68,14 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             surfaced.append((metrics.get("assumptions") or 0) / metrics["rounds"])
         if isinstance(metrics.get("evidence_completeness"), int | float):
             evidence.append(metrics["evidence_completeness"])
-    return {"claims_per_answer": mean(claims), "stance_change": mean(changes), "agreement_first": mean(first),
-            "agreement_drift": mean(drift), "assumptions_per_round": mean(surfaced),
-            "evidence_completeness": mean(evidence)}
+    return {
+        "claims_per_answer": mean(claims),
+        "stance_change": mean(changes),
+        "agreement_first": mean(first),
+        "agreement_drift": mean(drift),
+        "assumptions_per_round": mean(surfaced),
+        "evidence_completeness": mean(evidence),
+    }
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -73,25 +73,39 @@ class PanelNodes:
         gaps = [a["text"] for a in assumptions if not evidence_map.get(a["id"])]
         target = report.choose_target(qtype, assumptions, evidence_map)
         messages = moderator_prompt(
-            query=state["query"], round_num=round_num, question_type=qtype, target=target,
-            depth=state.get("depth_layers", 0), agreement=state.get("agreement_level", 0.0), evidence_gaps=gaps[:5],
+            query=state["query"],
+            round_num=round_num,
+            question_type=qtype,
+            target=target,
+            depth=state.get("depth_layers", 0),
+            agreement=state.get("agreement_level", 0.0),
+            evidence_gaps=gaps[:5],
         )
         # The moderator gets one retry; a moderator who still does not answer ends the episode (an error record).
-        text = retry(lambda: str(self.deps.moderator.invoke(messages).content).strip(), 2, self.p.retry_backoff_s,
-                     self.deps.sleep)
+        text = retry(
+            lambda: str(self.deps.moderator.invoke(messages).content).strip(), 2, self.p.retry_backoff_s, self.deps.sleep
+        )
         lowered = text.lower()
         named = next((a["id"] for a in assumptions if a["text"].lower() in lowered), None)
         record = QuestionRecord(
-            round=round_num, type=qtype, text=text, moderator_id=state["moderator_id"],
-            target_assumption=named, depth_level=scoring.question_depth(qtype, round_num),
+            round=round_num,
+            type=qtype,
+            text=text,
+            moderator_id=state["moderator_id"],
+            target_assumption=named,
+            depth_level=scoring.question_depth(qtype, round_num),
         )
         return {"current_round": 1, "question_history": [record]}
 
     # 2. collect_responses
     def _ask(self, expert: Expert, messages: list[Any]) -> tuple[str, int, str | None]:
         """One expert call with exponential backoff; returns (text, attempts, last error)."""
-        text, attempts, error = attempt(lambda: str(self.deps.experts[expert.id].invoke(messages).content),
-                                        self.p.expert_retries, self.p.retry_backoff_s, self.deps.sleep)
+        text, attempts, error = attempt(
+            lambda: str(self.deps.experts[expert.id].invoke(messages).content),
+            self.p.expert_retries,
+            self.p.retry_backoff_s,
+            self.deps.sleep,
+        )
         if text is None:
             return f"[Expert {expert.name} was unable to respond due to technical issues]", attempts, error
         return text, attempts, None
@@ -99,15 +113,20 @@ class PanelNodes:
     def collect_responses(self, state: PanelState) -> dict[str, Any]:
         question = state["question_history"][-1]
         previous = [
-            (r["expert_name"], r["response_text"]) for r in state.get("response_history", [])
+            (r["expert_name"], r["response_text"])
+            for r in state.get("response_history", [])
             if r["round"] == question["round"] - 1 and not r["fallback"]
         ]
         responses: list[ExpertResponse] = []
         errors: list[dict[str, Any]] = []
         for expert in self.deps.roster:
             messages = expert_prompt(
-                name=expert.name, role=expert.role, query=state["query"], round_num=question["round"],
-                question=question["text"], previous=[(n, t) for n, t in previous if n != expert.name],
+                name=expert.name,
+                role=expert.role,
+                query=state["query"],
+                round_num=question["round"],
+                question=question["text"],
+                previous=[(n, t) for n, t in previous if n != expert.name],
                 earlier=[(r["expert_name"], r["response_text"]) for r in responses],
             )
             text, attempts, error = self._ask(expert, messages)
@@ -116,10 +135,17 @@ class PanelNodes:
             reading = read_answer(text)
             responses.append(
                 ExpertResponse(
-                    round=question["round"], expert_id=expert.id, expert_name=expert.name, response_text=text,
-                    confidence_score=confidence(text), quality_score=quality(reading), claims=reading.claims,
+                    round=question["round"],
+                    expert_id=expert.id,
+                    expert_name=expert.name,
+                    response_text=text,
+                    confidence_score=confidence(text),
+                    quality_score=quality(reading),
+                    claims=reading.claims,
                     assumptions_revealed=[a.text for a in reading.assumptions],
-                    evidence_cited=[vars(e) for e in reading.evidence], attempts=attempts, fallback=error is not None,
+                    evidence_cited=[vars(e) for e in reading.evidence],
+                    attempts=attempts,
+                    fallback=error is not None,
                 )
             )
         retries = sum(r["attempts"] - 1 for r in responses)
@@ -137,24 +163,45 @@ class PanelNodes:
         }
 
     # 4. test_assumptions
-    def _track(self, tracked: dict[str, Assumption], changed: set[str], text: str, kind: AssumptionKind,
-               round_num: int) -> Assumption:
+    def _track(
+        self, tracked: dict[str, Assumption], changed: set[str], text: str, kind: AssumptionKind, round_num: int
+    ) -> Assumption:
         found = _find(tracked, text)
         if found is None:
             found = Assumption(
-                id=_id("A", text), text=text, type=kind, depth_layer=round_num, validation_status="unproven",
-                evidence_strength="none", impact_score=0.0, raised_by=[], related_assumptions=[],
-                contradictions=[], resolved_by=[], contradiction_resolved=False,
+                id=_id("A", text),
+                text=text,
+                type=kind,
+                depth_layer=round_num,
+                validation_status="unproven",
+                evidence_strength="none",
+                impact_score=0.0,
+                raised_by=[],
+                related_assumptions=[],
+                contradictions=[],
+                resolved_by=[],
+                contradiction_resolved=False,
             )
         else:
-            found = {**found, "raised_by": list(found["raised_by"]), "contradictions": list(found["contradictions"]),
-                     "resolved_by": list(found["resolved_by"])}
+            found = {
+                **found,
+                "raised_by": list(found["raised_by"]),
+                "contradictions": list(found["contradictions"]),
+                "resolved_by": list(found["resolved_by"]),
+            }
         tracked[found["id"]] = found
         changed.add(found["id"])
         return found
 
-    def _absorb(self, tracked: dict[str, Any], changed: set[str], evidence: dict[str, Any], expert_id: str, reading: Reading,
-                round_num: int) -> None:
+    def _absorb(
+        self,
+        tracked: dict[str, Any],
+        changed: set[str],
+        evidence: dict[str, Any],
+        expert_id: str,
+        reading: Reading,
+        round_num: int,
+    ) -> None:
         for mention in reading.assumptions:
             item = self._track(tracked, changed, mention.text, mention.kind, round_num)
             if expert_id not in item["raised_by"]:
@@ -181,8 +228,9 @@ class PanelNodes:
         changed: set[str] = set()
         new_evidence: dict[str, list[dict[str, Any]]] = {}
         for response in _round_responses(state):
-            self._absorb(tracked, changed, new_evidence, response["expert_id"],
-                         read_answer(response["response_text"]), round_num)
+            self._absorb(
+                tracked, changed, new_evidence, response["expert_id"], read_answer(response["response_text"]), round_num
+            )
         old_evidence = state.get("evidence_map", {})
         seen = {e["id"] for items in old_evidence.values() for e in items}
         for key, items in new_evidence.items():  # an item cited twice, in any round, counts once
@@ -192,17 +240,22 @@ class PanelNodes:
                     seen.add(e["id"])
                     fresh.append(e)
             new_evidence[key] = fresh
-        evidence_map = {k: old_evidence.get(k, []) + new_evidence.get(k, [])
-                        for k in old_evidence.keys() | new_evidence.keys()}
+        evidence_map = {
+            k: old_evidence.get(k, []) + new_evidence.get(k, []) for k in old_evidence.keys() | new_evidence.keys()
+        }
         status: dict[str, list[str]] = {"validated": [], "invalidated": [], "unproven": []}
         for key, item in tracked.items():
             verdict, strength = scoring.assess_validation(evidence_map.get(key, []), self.p)
             voices = len(set(item["raised_by"]) | set(item["contradictions"]))
             impact = round(min(1.0, 0.4 + 0.15 * voices), 3)
             updated: Assumption = {
-                **item, "validation_status": verdict, "evidence_strength": strength, "impact_score": impact,
-                "contradiction_resolved": (bool(item["contradictions"])
-                                           and set(item["contradictions"]) <= set(item["resolved_by"])),
+                **item,
+                "validation_status": verdict,
+                "evidence_strength": strength,
+                "impact_score": impact,
+                "contradiction_resolved": (
+                    bool(item["contradictions"]) and set(item["contradictions"]) <= set(item["resolved_by"])
+                ),
             }
             if updated != item:
                 tracked[key] = updated
@@ -224,20 +277,34 @@ class PanelNodes:
         unresolved = len(scoring.unresolved_contradictions(state.get("assumptions_identified", [])))
         voices = state.get("voices", 0)
         converged, reason, unmet = scoring.check_convergence(
-            current_round=state["current_round"], depth=state.get("depth_layers", 0),
-            agreement=state.get("agreement_level", float("nan")), completeness=state.get("evidence_completeness", 0.0),
-            unresolved=unresolved, voices=voices, quorum=self.quorum, p=self.p,
+            current_round=state["current_round"],
+            depth=state.get("depth_layers", 0),
+            agreement=state.get("agreement_level", float("nan")),
+            completeness=state.get("evidence_completeness", 0.0),
+            unresolved=unresolved,
+            voices=voices,
+            quorum=self.quorum,
+            p=self.p,
         )
         entry = {
-            "round": state["current_round"], "question_type": state["question_history"][-1]["type"],
-            "voices": voices, "quorum": self.quorum,
-            "depth": state.get("depth_layers", 0), "jaccard_agreement": state.get("agreement_level", float("nan")),
-            "evidence_completeness": state.get("evidence_completeness", 0.0), "unresolved_contradictions": unresolved,
-            "assumptions": len(state.get("assumptions_identified", [])), "converged": converged, "unmet": unmet,
+            "round": state["current_round"],
+            "question_type": state["question_history"][-1]["type"],
+            "voices": voices,
+            "quorum": self.quorum,
+            "depth": state.get("depth_layers", 0),
+            "jaccard_agreement": state.get("agreement_level", float("nan")),
+            "evidence_completeness": state.get("evidence_completeness", 0.0),
+            "unresolved_contradictions": unresolved,
+            "assumptions": len(state.get("assumptions_identified", [])),
+            "converged": converged,
+            "unmet": unmet,
         }
         return {
-            "convergence_achieved": converged, "convergence_reason": reason, "unmet_criteria": unmet,
-            "contradictions_resolved": unresolved == 0, "round_log": [entry],
+            "convergence_achieved": converged,
+            "convergence_reason": reason,
+            "unmet_criteria": unmet,
+            "contradictions_resolved": unresolved == 0,
+            "round_log": [entry],
         }
 
     def should_continue(self, state: PanelState) -> str:

@@ -24,8 +24,9 @@ def criteria_grid(per_round: list[dict[str, Any]]) -> Markup:
 def assumption_tree(assumptions: list[dict[str, Any]]) -> Markup:
     """Nested by ``related_assumptions`` (a deeper assumption names the one it refines), roots first."""
     ids = {a["id"] for a in assumptions}
-    parent = {a["id"]: next((p for p in a.get("related_assumptions", []) if p in ids and p != a["id"]), None)
-              for a in assumptions}
+    parent = {
+        a["id"]: next((p for p in a.get("related_assumptions", []) if p in ids and p != a["id"]), None) for a in assumptions
+    }
     children: dict[str | None, list[dict[str, Any]]] = {}
     for a in assumptions:
         children.setdefault(parent[a["id"]], []).append(a)
@@ -36,11 +37,22 @@ def assumption_tree(assumptions: list[dict[str, Any]]) -> Markup:
             if a["id"] in seen:
                 continue
             status = str(a.get("validation_status", "unknown"))
-            meta = f" layer {a.get('depth_layer', '?')}, evidence {a.get('evidence_strength', '?')}, " \
-                   f"raised by {', '.join(a.get('raised_by', [])) or 'nobody'}"
+            meta = (
+                f" layer {a.get('depth_layer', '?')}, evidence {a.get('evidence_strength', '?')}, "
+                f"raised by {', '.join(a.get('raised_by', [])) or 'nobody'}"
+            )
             sub = items(a["id"], seen | {a["id"]})
-            out.append(tag("li", Markup(tag("span", status, class_=f"status status-{status}") + esc(a.get("text", a["id"]))
-                                        + tag("span", meta, class_="muted") + (tag("ul", sub) if sub else ""))))
+            out.append(
+                tag(
+                    "li",
+                    Markup(
+                        tag("span", status, class_=f"status status-{status}")
+                        + esc(a.get("text", a["id"]))
+                        + tag("span", meta, class_="muted")
+                        + (tag("ul", sub) if sub else "")
+                    ),
+                )
+            )
         return join(out)
 
     return tag("ul", items(None, frozenset()), class_="tree")
@@ -57,9 +69,21 @@ def tree_from_report(report: str) -> Markup | None:
             groups.append((m.group(1).lower(), []))
         elif line.startswith("- ") and groups:
             groups[-1][1].append(line[2:])
-    return tag("ul", join(tag("li", Markup(tag("span", status, class_=f"status status-{status}") + f" {len(texts)}"
-                                           + tag("ul", join(tag("li", t) for t in texts))))
-                          for status, texts in groups), class_="tree")
+    return tag(
+        "ul",
+        join(
+            tag(
+                "li",
+                Markup(
+                    tag("span", status, class_=f"status status-{status}")
+                    + f" {len(texts)}"
+                    + tag("ul", join(tag("li", t) for t in texts))
+                ),
+            )
+            for status, texts in groups
+        ),
+        class_="tree",
+    )
 
 
 def _explain(record: dict[str, Any]) -> str:
@@ -74,26 +98,42 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     out = {}
     for r in record.get("per_round") or []:
         verdict = f"unmet {r['unmet'].replace(',', ', ')}" if r.get("unmet") else "all criteria met"
-        out[r.get("round")] = [note(f"depth {fmt(r.get('depth'))}, agreement {fmt(r.get('jaccard_agreement'))}, evidence "
-                                    f"{fmt(r.get('evidence_completeness'))}: {verdict}", "warn" if r.get("unmet") else "ok")]
+        out[r.get("round")] = [
+            note(
+                f"depth {fmt(r.get('depth'))}, agreement {fmt(r.get('jaccard_agreement'))}, evidence "
+                f"{fmt(r.get('evidence_completeness'))}: {verdict}",
+                "warn" if r.get("unmet") else "ok",
+            )
+        ]
     return out
 
 
 def panel(record: dict[str, Any]) -> Markup:
     artifacts = record.get("artifacts") or {}
-    parts = [tag("h3", "Convergence criteria by round"), criteria_grid(record.get("per_round") or []),
-             tag("h3", "Assumption tree")]
+    parts = [
+        tag("h3", "Convergence criteria by round"),
+        criteria_grid(record.get("per_round") or []),
+        tag("h3", "Assumption tree"),
+    ]
     if artifacts.get("assumptions.json"):
         parts.append(assumption_tree(json.loads(artifacts["assumptions.json"])))
     else:
         fallback = tree_from_report(artifacts.get("report.md", ""))
-        parts += [note("The record holds the report's status lists, not the assumptions with their links "
-                       "(artifact assumptions.json): shown by status."),
-                  fallback or tag("p", "No assumptions.", class_="muted")]
+        parts += [
+            note(
+                "The record holds the report's status lists, not the assumptions with their links "
+                "(artifact assumptions.json): shown by status."
+            ),
+            fallback or tag("p", "No assumptions.", class_="muted"),
+        ]
     spots = md_section(artifacts.get("report.md", ""), "3. Blind spots")
     if spots:
-        parts.append(Markup(tag("h3", "Blind spots") + tag("ul", join(tag("li", s[2:]) for s in spots.splitlines()
-                                                                    if s.startswith("- ")))))
+        parts.append(
+            Markup(
+                tag("h3", "Blind spots")
+                + tag("ul", join(tag("li", s[2:]) for s in spots.splitlines() if s.startswith("- ")))
+            )
+        )
     return join(parts)
 
 

@@ -22,7 +22,13 @@ EXPERT_SYSTEM = (
 
 
 def moderator_prompt(
-    *, query: str, round_num: int, question_type: str, target: str | None, depth: int, agreement: float,
+    *,
+    query: str,
+    round_num: int,
+    question_type: str,
+    target: str | None,
+    depth: int,
+    agreement: float,
     evidence_gaps: Sequence[str],
 ) -> list[BaseMessage]:
     lines = [
@@ -39,7 +45,13 @@ def moderator_prompt(
 
 
 def expert_prompt(
-    *, name: str, role: str, query: str, round_num: int, question: str, previous: Sequence[tuple[str, str]],
+    *,
+    name: str,
+    role: str,
+    query: str,
+    round_num: int,
+    question: str,
+    previous: Sequence[tuple[str, str]],
     earlier: Sequence[tuple[str, str]],
 ) -> list[BaseMessage]:
     lines = [f"Panel query: {query}"]

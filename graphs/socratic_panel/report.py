@@ -14,8 +14,9 @@ def _level(score: float) -> str:
     return "high" if score >= 0.7 else "medium" if score >= 0.5 else "low"
 
 
-def choose_target(question_type: str, assumptions: Sequence[Assumption],
-                  evidence_map: Mapping[str, list[Any]]) -> str | None:
+def choose_target(
+    question_type: str, assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]]
+) -> str | None:
     """The assumption a question aims at, or None for open questions.
 
     Assumption questions dig beneath the newest leaf; evidence and perspective
@@ -39,34 +40,36 @@ def _mean_score(items: Sequence[Mapping[str, Any]], p: PanelParams) -> float:
     return sum(evidence_score(e, p) for e in items) / len(items) if items else 0.0
 
 
-def core_insights(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]],
-                  p: PanelParams) -> list[dict[str, Any]]:
+def core_insights(
+    assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]], p: PanelParams
+) -> list[dict[str, Any]]:
     """Top five settled (validated or invalidated) assumptions at or above the impact cut-off."""
     settled = [
-        a for a in assumptions
+        a
+        for a in assumptions
         if a["validation_status"] in ("validated", "invalidated") and a["impact_score"] >= p.impact_cutoff
     ]
     settled.sort(key=lambda a: (-a["impact_score"], a["id"]))
     insights = []
     for a in settled[:5]:
         verdict = "holds" if a["validation_status"] == "validated" else "does not hold"
-        insights.append({
-            "title": f"The assumption that {a['text']} {verdict}",
-            "description": f"Raised by {len(a['raised_by'])} expert(s) at layer {a['depth_layer']}; "
-                           f"{len(evidence_map.get(a['id'], []))} evidence item(s) weighed.",
-            "confidence": round(min(1.0, _mean_score(evidence_map.get(a["id"], []), p)), 3),
-            "evidence_strength": a["evidence_strength"] if a["evidence_strength"] != "none" else "low",
-            "impact": _level(a["impact_score"]),
-            "supporting_assumptions": [a["id"]],
-        })
+        insights.append(
+            {
+                "title": f"The assumption that {a['text']} {verdict}",
+                "description": f"Raised by {len(a['raised_by'])} expert(s) at layer {a['depth_layer']}; "
+                f"{len(evidence_map.get(a['id'], []))} evidence item(s) weighed.",
+                "confidence": round(min(1.0, _mean_score(evidence_map.get(a["id"], []), p)), 3),
+                "evidence_strength": a["evidence_strength"] if a["evidence_strength"] != "none" else "low",
+                "impact": _level(a["impact_score"]),
+                "supporting_assumptions": [a["id"]],
+            }
+        )
     return insights
 
 
 def blind_spots(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
     """Assumptions the panel leaned on without any evidence, most impactful first."""
-    bare = sorted(
-        (a for a in assumptions if not evidence_map.get(a["id"])), key=lambda a: (-a["impact_score"], a["id"])
-    )
+    bare = sorted((a for a in assumptions if not evidence_map.get(a["id"])), key=lambda a: (-a["impact_score"], a["id"]))
     return [
         {
             "id": a["id"],
@@ -79,8 +82,9 @@ def blind_spots(assumptions: Sequence[Assumption], evidence_map: Mapping[str, li
     ]
 
 
-def recommendations(assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]],
-                    p: PanelParams) -> list[dict[str, Any]]:
+def recommendations(
+    assumptions: Sequence[Assumption], evidence_map: Mapping[str, list[Any]], p: PanelParams
+) -> list[dict[str, Any]]:
     """One action per high-impact assumption: build on it, drop it, or test it."""
     action = {"validated": "Build on", "invalidated": "Abandon plans that rely on", "unproven": "Test before relying on"}
     ranked = sorted(
@@ -108,28 +112,41 @@ def _share(value: float) -> str:
 def render_markdown(state: PanelState) -> str:
     """The executive report with the seed's six sections."""
     by_id = {a["id"]: a for a in state.get("assumptions_identified", [])}
-    ids = {"validated": state.get("assumptions_validated", []), "invalidated": state.get("assumptions_invalidated", []),
-           "unproven": state.get("assumptions_unproven", [])}
+    ids = {
+        "validated": state.get("assumptions_validated", []),
+        "invalidated": state.get("assumptions_invalidated", []),
+        "unproven": state.get("assumptions_unproven", []),
+    }
     texts = {k: [by_id[i]["text"] for i in these] for k, these in ids.items()}
     converged = state.get("convergence_achieved", False)
     recs = state.get("recommendations", [])
     unresolved = [a["text"] for a in by_id.values() if a["contradictions"] and not a["contradiction_resolved"]]
     bottom_line = recs[0]["action"] if recs else "Gather more evidence before deciding"
-    return "\n\n".join([
-        f"# Socratic panel report\n\n**Query:** {state['query']}",
-        "## 1. Executive summary\n"
-        f"{'Converged' if converged else 'Did not converge'} after {state.get('current_round', 0)} rounds "
-        f"({state.get('convergence_reason', '')}). Depth {state.get('depth_layers', 0)} layers, agreement "
-        f"{_share(state.get('agreement_level', float('nan')))}, "
-        f"evidence completeness {state.get('evidence_completeness', 0.0):.0%}. "
-        f"Bottom line: {bottom_line}.",
-        "## 2. Assumptions analysis\n"
-        + "\n".join(f"**{k.capitalize()}** ({len(v)})\n{_bullets(v)}" for k, v in texts.items()),
-        "## 3. Blind spots discovered\n" + _bullets([b["description"] for b in state.get("blind_spots", [])]),
-        "## 4. Critical risks\n" + _bullets([f"Contested and unresolved: {t}" for t in unresolved] + texts["invalidated"]),
-        "## 5. Actionable recommendations\n" + _bullets([f"{r['action']} ({r['priority']})" for r in recs]),
-        "## 6. Decision recommendation\n"
-        + ("Proceed, acting on the validated assumptions above." if converged and not texts["invalidated"]
-           else "Proceed with caution: revisit the invalidated and unproven assumptions first." if converged
-           else "Do not decide yet: the panel did not converge."),
-    ]) + "\n"
+    return (
+        "\n\n".join(
+            [
+                f"# Socratic panel report\n\n**Query:** {state['query']}",
+                "## 1. Executive summary\n"
+                f"{'Converged' if converged else 'Did not converge'} after {state.get('current_round', 0)} rounds "
+                f"({state.get('convergence_reason', '')}). Depth {state.get('depth_layers', 0)} layers, agreement "
+                f"{_share(state.get('agreement_level', float('nan')))}, "
+                f"evidence completeness {state.get('evidence_completeness', 0.0):.0%}. "
+                f"Bottom line: {bottom_line}.",
+                "## 2. Assumptions analysis\n"
+                + "\n".join(f"**{k.capitalize()}** ({len(v)})\n{_bullets(v)}" for k, v in texts.items()),
+                "## 3. Blind spots discovered\n" + _bullets([b["description"] for b in state.get("blind_spots", [])]),
+                "## 4. Critical risks\n"
+                + _bullets([f"Contested and unresolved: {t}" for t in unresolved] + texts["invalidated"]),
+                "## 5. Actionable recommendations\n" + _bullets([f"{r['action']} ({r['priority']})" for r in recs]),
+                "## 6. Decision recommendation\n"
+                + (
+                    "Proceed, acting on the validated assumptions above."
+                    if converged and not texts["invalidated"]
+                    else "Proceed with caution: revisit the invalidated and unproven assumptions first."
+                    if converged
+                    else "Do not decide yet: the panel did not converge."
+                ),
+            ]
+        )
+        + "\n"
+    )

@@ -45,7 +45,6 @@ def question_type(question: str) -> str:
     return "reason"
 
 
-
 @dataclass
 class ScriptedExpert:
     """One simulated expert; ``reply`` is the policy of its ScriptedChatModel."""
@@ -98,8 +97,12 @@ class ScriptedExpert:
             if cid not in self.claims and support[cid] > 0 and self.rng.random() < min(1.0, 2 * pull * support[cid]):
                 self.claims.append(cid)
                 adopted.append(cid)
-            elif cid in self.claims and support[cid] < 0.5 and len(self.claims) > 1 \
-                    and self.rng.random() < pull * (1 - support[cid]):
+            elif (
+                cid in self.claims
+                and support[cid] < 0.5
+                and len(self.claims) > 1
+                and self.rng.random() < pull * (1 - support[cid])
+            ):
                 self.claims.remove(cid)
         return adopted
 
@@ -130,8 +133,9 @@ class ScriptedExpert:
         self.revealed[root] = depth + 1
         text = self.assumptions[chain[depth]]["text"]
         if depth == 0:
-            form = self.rng.choice(("My position rests on the assumption that {t}.",
-                                    "Implicitly we take for granted that {t}."))
+            form = self.rng.choice(
+                ("My position rests on the assumption that {t}.", "Implicitly we take for granted that {t}.")
+            )
             out = [form.format(t=text)]
         else:
             deeper = "more fundamental" if depth >= 3 else "deeper"
@@ -210,8 +214,11 @@ class ScriptedExpert:
         peers = "\n".join(answers)
         adopted = self._persuade(answers, qtype)
         parts = [
-            (f"I now agree with my colleagues that {self.texts[c]}." if c in adopted
-             else f"{self._frame()} {self.texts[c]}.")
+            (
+                f"I now agree with my colleagues that {self.texts[c]}."
+                if c in adopted
+                else f"{self._frame()} {self.texts[c]}."
+            )
             for c in self.claims
         ]
         parts += self._object(peers, qtype)
@@ -239,9 +246,7 @@ _QUESTIONS = {
         "Consider your colleagues' perspective on the assumption that {t}. Where do you still disagree, and why?",
         "How does your colleagues' perspective change your view? Where do you disagree?",
     ),
-    "implication": (
-        "If we accept where the panel now stands, what follows? What are the implications for the decision?",
-    ),
+    "implication": ("If we accept where the panel now stands, what follows? What are the implications for the decision?",),
     "reason": ("Why do you hold that view? What is your reason?",),
 }
 _OPEN_ASSUMPTION = "What assumptions does your position rest on? What are we taking for granted?"
@@ -267,7 +272,6 @@ class ScriptedModerator:
         return self.rng.choice(templates).format(t=target)
 
 
-
 def scripted_panel(request: CastRequest) -> PanelDeps:
     """A seeded scripted moderator and one scripted expert per persona of the scenario; an expert's calls fail
     at ``participants.failure_rate``, the moderator's at ``participants.role_failure_rate``."""
@@ -276,8 +280,10 @@ def scripted_panel(request: CastRequest) -> PanelDeps:
     experts = {p["id"]: ScriptedExpert(p, scenario, random.Random(f"{request.seed}:{p['id']}")) for p in scenario["experts"]}
     return PanelDeps(
         moderator=request.system("moderator", lambda: ScriptedChatModel(policy=moderator.reply, role="moderator")),
-        experts={pid: request.scripted_participant(pid, ScriptedChatModel(policy=e.reply, role="expert"))
-                 for pid, e in experts.items()},
+        experts={
+            pid: request.scripted_participant(pid, ScriptedChatModel(policy=e.reply, role="expert"))
+            for pid, e in experts.items()
+        },
         roster=[Expert(p["id"], p["name"], p["role"]) for p in scenario["experts"]],
         sleep=request.sleep,
     )

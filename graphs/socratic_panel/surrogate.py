@@ -29,14 +29,18 @@ def expert_persona(persona: dict[str, Any], scenario: dict[str, Any]) -> str:
         + (f" of {e['sample_size']:,} {e['unit']}" if e.get("sample_size") else "")
         + f" by {e['citation']} in {e['year']} found that {e['finding']}"
         f" (it bears on the assumption that {assumptions[e['assumption']]['text']})"
-        for e in scenario["evidence"] if e["id"] in persona["evidence"]
+        for e in scenario["evidence"]
+        if e["id"] in persona["evidence"]
     ]
     rejects = [assumptions[a]["text"] for a in persona.get("rejects", [])]
     lines = [
         f"You are {persona['name']}, a {persona['role']}, speaking on a panel about: {scenario['query']}",
-        "Your position:", bullet([claims[c] for c in persona["claims"]]),
-        "Your position rests on these assumptions, from the surface down:", bullet(chains),
-        "Evidence you know and may cite:", bullet(evidence or ["none beyond your experience"]),
+        "Your position:",
+        bullet([claims[c] for c in persona["claims"]]),
+        "Your position rests on these assumptions, from the surface down:",
+        bullet(chains),
+        "Evidence you know and may cite:",
+        bullet(evidence or ["none beyond your experience"]),
     ]
     if rejects:
         lines += ["Assumptions you do not accept when others voice them:", bullet(rejects)]

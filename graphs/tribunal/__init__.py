@@ -10,15 +10,22 @@ from dialectica.graphs.tribunal.params import TribunalCastOptions, TribunalParam
 from dialectica.graphs.tribunal.scripted import scripted_tribunal
 
 SPEC = builtin_spec(
-    "tribunal", build, description=__doc__.split(": ", 1)[1].strip(),
+    "tribunal",
+    build,
+    description=__doc__.split(": ", 1)[1].strip(),
     params=TribunalParams,
     # no simulated participants: the collectors replay the case's evidence, so both kinds get the same
     # cast; the judges are system roles and follow the llm config
-    casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal}, cast_options=TribunalCastOptions,
-    metrics=(tribunal,), view=VIEW, roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
-    grid={"dispersion_threshold": (0.5, 1.5, 3.0)}, terminations={
+    casts={"scripted": scripted_tribunal, "surrogate": scripted_tribunal},
+    cast_options=TribunalCastOptions,
+    metrics=(tribunal,),
+    view=VIEW,
+    roles={"prosecutor": "system", "defense": "system", "tech_lead": "system"},
+    grid={"dispersion_threshold": (0.5, 1.5, 3.0)},
+    terminations={
         End.CONVERGED: "A full verdict, the judges within the dispersion threshold",
         End.MAX_ROUNDS: "The judges were still apart after the last re-evaluation",
-        End.PARTIAL: "A collector crashed or a judge failed twice; the ErrorHandler reported"},
+        End.PARTIAL: "A collector crashed or a judge failed twice; the ErrorHandler reported",
+    },
     calibration=CALIBRATION,
 )

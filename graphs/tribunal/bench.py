@@ -17,8 +17,7 @@ JUDGES: dict[str, str] = {
     "tech_lead": "You are the Tech Lead. Judge soundness and maintainability pragmatically, from the evidence.",
 }
 FORMAT = (
-    "For every criterion write one line exactly like: "
-    "Criterion c1: score 3. Cited: e1, e2. Argument: one or two sentences."
+    "For every criterion write one line exactly like: Criterion c1: score 3. Cited: e1, e2. Argument: one or two sentences."
 )
 _LINE = re.compile(
     r"Criterion (?P<id>[\w-]+): score (?P<score>[1-5])\.\s*Cited: (?P<cited>[^.]*)\.\s*Argument: (?P<argument>.*)$",
@@ -26,8 +25,9 @@ _LINE = re.compile(
 )
 
 
-def judge_prompt(judge: str, subject: str, criteria: Sequence[dict[str, Any]], evidence: Sequence[Evidence],
-                 feedback: str) -> list[BaseMessage]:
+def judge_prompt(
+    judge: str, subject: str, criteria: Sequence[dict[str, Any]], evidence: Sequence[Evidence], feedback: str
+) -> list[BaseMessage]:
     lines = [f"Case: {subject}", "Criteria:"]
     lines += [f"- {c['id']} ({c['dimension']}) {c['title']}: {c['description']}" for c in criteria]
     lines.append("Evidence:")
@@ -49,14 +49,22 @@ def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "properties": {
             "criterion": {"enum": [c["id"] for c in criteria]},
             "score": {"enum": [1, 2, 3, 4, 5]},
-            "cited": {"type": "array", "items": {"type": "string", "maxLength": 12, "description": "evidence id"},
-                      "maxItems": 3},
+            "cited": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 12, "description": "evidence id"},
+                "maxItems": 3,
+            },
             "argument": {"type": "string", "maxLength": 160, "description": "one sentence on why"},
         },
         "required": ["criterion", "score", "cited", "argument"],
     }
-    return {"type": "object", "properties": {"opinions": {"type": "array", "items": opinion, "minItems": len(criteria),
-                                                           "maxItems": len(criteria)}}, "required": ["opinions"]}
+    return {
+        "type": "object",
+        "properties": {
+            "opinions": {"type": "array", "items": opinion, "minItems": len(criteria), "maxItems": len(criteria)}
+        },
+        "required": ["opinions"],
+    }
 
 
 def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict[str, Any]]) -> list[Opinion]:
@@ -66,12 +74,22 @@ def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict
     if data is not None:
         scored = {o["criterion"].lower(): (o["score"], o["cited"], o["argument"]) for o in data["opinions"]}
     else:
-        scored = {m["id"].lower(): (int(m["score"]), [x.strip() for x in m["cited"].split(",")], m["argument"])
-                  for m in _LINE.finditer(text)}
+        scored = {
+            m["id"].lower(): (int(m["score"]), [x.strip() for x in m["cited"].split(",")], m["argument"])
+            for m in _LINE.finditer(text)
+        }
     opinions = []
     for c in criteria:
         score, cited, argument = scored.get(c["id"].lower(), (3, [], ""))
-        opinions.append(Opinion(round=round_num, judge=judge, criterion=c["id"], score=score,
-                                cited=[x for x in cited if x and x.lower() != "none"], argument=argument.strip(),
-                                parsed=c["id"].lower() in scored))
+        opinions.append(
+            Opinion(
+                round=round_num,
+                judge=judge,
+                criterion=c["id"],
+                score=score,
+                cited=[x for x in cited if x and x.lower() != "none"],
+                argument=argument.strip(),
+                parsed=c["id"].lower() in scored,
+            )
+        )
     return opinions

@@ -27,10 +27,16 @@ def build_tribunal() -> Any:
     g.add_node("error_handler", step(TribunalNodes, "error_handler"))
     g.add_node("report_generator", step(TribunalNodes, "report_generator"))
     g.add_edge(START, "detective_dispatch")
-    g.add_conditional_edges("evidence_aggregator", step(TribunalNodes, "route_after_detectives"),
-                            {"judge": "judicial_dispatch", "error": "error_handler"})
-    g.add_conditional_edges("chief_justice", step(TribunalNodes, "route_after_chief"),
-                            {"report": "report_generator", "reevaluate": "judicial_dispatch", "error": "error_handler"})
+    g.add_conditional_edges(
+        "evidence_aggregator",
+        step(TribunalNodes, "route_after_detectives"),
+        {"judge": "judicial_dispatch", "error": "error_handler"},
+    )
+    g.add_conditional_edges(
+        "chief_justice",
+        step(TribunalNodes, "route_after_chief"),
+        {"report": "report_generator", "reevaluate": "judicial_dispatch", "error": "error_handler"},
+    )
     g.add_edge("error_handler", END)
     g.add_edge("report_generator", END)
     return g.compile()
@@ -74,8 +80,10 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
             raise ConfigError(f"missing or malformed key {key!r} (expected {kind.__name__})")
     for c in scenario["criteria"]:
         if c.get("dimension") not in ("security", "fact", "functionality"):
-            raise ConfigError(f"criterion {c.get('id')!r} has dimension {c.get('dimension')!r}; "
-                              "valid choices: security, fact, functionality")
+            raise ConfigError(
+                f"criterion {c.get('id')!r} has dimension {c.get('dimension')!r}; "
+                "valid choices: security, fact, functionality"
+            )
     ids = sorted(str(c.get("id")) for c in scenario["collectors"] if isinstance(c, dict))
     if ids != sorted(COLLECTORS):
         raise ConfigError(f"collectors {', '.join(ids)}; the detective layer needs exactly: {', '.join(COLLECTORS)}")
@@ -84,7 +92,6 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         if missing:
             raise ConfigError(f"collector {collector.get('id', '?')!r} lacks key {missing[0]!r}")
         if collector["fault"] not in ("none", "hang"):  # crashes are drawn per episode (participants.crash_rate)
-            raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; "
-                              "valid choices: none, hang")
+            raise ConfigError(f"collector {collector['id']!r} fault {collector['fault']!r}; valid choices: none, hang")
     scenario["judges"] = judge_personas(scenario.get("judges"))  # the scripted judges' persona mappings
     return scenario

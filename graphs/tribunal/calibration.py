@@ -35,7 +35,6 @@ DOCS = {
 Scores = dict[int, dict[str, dict[str, int]]]  # round -> criterion -> judge -> score
 
 
-
 _EVIDENCE = re.compile(r"^- (\S+) \([\w-]+, (?:found|not found)\): ", re.MULTILINE)  # report.md's evidence list
 
 
@@ -126,9 +125,16 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
                 shift += [float(abs(now[j] - was[j])) for j in sorted(was.keys() & now.keys())]
                 if (a := _range(was)) is not None and (b := _range(now)) is not None:
                     narrowing.append(a - b)
-    return {"spread": mean(spread), "gap": mean(gap), "discrimination": mean(discrimination),
-            "disputed": mean(disputed), "shift": mean(shift), "narrowing": mean(narrowing),
-            "citations": mean(citations), "unscored": mean(unscored)}
+    return {
+        "spread": mean(spread),
+        "gap": mean(gap),
+        "discrimination": mean(discrimination),
+        "disputed": mean(disputed),
+        "shift": mean(shift),
+        "narrowing": mean(narrowing),
+        "citations": mean(citations),
+        "unscored": mean(unscored),
+    }
 
 
 def personas(scenario: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

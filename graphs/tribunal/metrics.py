@@ -14,8 +14,11 @@ def layer_runs(record: Record) -> list[tuple[str, float, float]]:
     branches = timings.get("branches", [])
     runs = []
     for layer in timings.get("layers", []):
-        members = [b for b in branches if b["layer"] == layer["layer"]
-                   and (layer["layer"] == "detective" or b.get("round") == layer["round"])]
+        members = [
+            b
+            for b in branches
+            if b["layer"] == layer["layer"] and (layer["layer"] == "detective" or b.get("round") == layer["round"])
+        ]
         runs.append((layer["layer"], layer["wall_seconds"], sum(b["seconds"] for b in members)))
     return runs
 
@@ -29,8 +32,9 @@ def tribunal() -> MetricFn:
         n = len(records)
         branches = [b for r in records for b in r.get("timings", {}).get("branches", [])]
         out = {
-            "partial_report_rate": (sum(r["termination_reason"] == "partial_report" for r in records) / n
-                                    if n else float("nan")),
+            "partial_report_rate": (
+                sum(r["termination_reason"] == "partial_report" for r in records) / n if n else float("nan")
+            ),
             "timeout_rate": mean([float(b["timed_out"]) for b in branches]),
         }
         runs: dict[str, list[tuple[float, float]]] = {}

@@ -43,12 +43,22 @@ class TribunalNodes:
         status, value, seconds = run_with_deadline(self.deps.collectors[name], self.p.layer_timeout_s)
         timing = {"layer": "detective", "branch": name, "seconds": seconds, "timed_out": status == "timeout"}
         if status == "error":
-            return {"errors": [{"layer": "detective", "branch": name, "error": f"{type(value).__name__}: {value}"}],
-                    "branch_timings": [timing]}
+            return {
+                "errors": [{"layer": "detective", "branch": name, "error": f"{type(value).__name__}: {value}"}],
+                "branch_timings": [timing],
+            }
         if status == "timeout":
-            missing = Evidence(id=f"{name}-timeout", collector=name, criterion="", goal="collect evidence",
-                               found=False, content=f"{name} ran past its {self.p.layer_timeout_s} s deadline",
-                               location="", confidence=0.0, tags=["timeout"])
+            missing = Evidence(
+                id=f"{name}-timeout",
+                collector=name,
+                criterion="",
+                goal="collect evidence",
+                found=False,
+                content=f"{name} ran past its {self.p.layer_timeout_s} s deadline",
+                location="",
+                confidence=0.0,
+                tags=["timeout"],
+            )
             return {"evidence": [missing], "branch_timings": [timing]}
         findings: list[Finding] = value  # status "ok": what the collector returned
         return {"evidence": [Evidence(collector=name, **item) for item in findings], "branch_timings": [timing]}
@@ -67,17 +77,30 @@ class TribunalNodes:
     def deliberate(self, name: str, state: TribunalState) -> dict[str, Any]:
         """Judge ``name``'s branch of the judicial layer, held to the layer's deadline."""
         round_num = state["evaluation_round"]
-        messages = judge_prompt(name, state["subject"], state["criteria"],
-                                [e for e in state.get("evidence", []) if e["criterion"]], state.get("chief_feedback", ""))
+        messages = judge_prompt(
+            name,
+            state["subject"],
+            state["criteria"],
+            [e for e in state.get("evidence", []) if e["criterion"]],
+            state.get("chief_feedback", ""),
+        )
         schema = response_format(opinions_schema(state["criteria"]))
         # One retry within the layer's deadline; a judge whose calls both fail sends the case to the ErrorHandler.
         status, value, seconds = run_with_deadline(
-            lambda: retry(lambda: self.deps.judges[name].invoke(messages, response_format=schema)), self.p.layer_timeout_s)
-        timing = {"layer": "judicial", "branch": name, "seconds": seconds, "timed_out": status == "timeout",
-                  "round": round_num}
+            lambda: retry(lambda: self.deps.judges[name].invoke(messages, response_format=schema)), self.p.layer_timeout_s
+        )
+        timing = {
+            "layer": "judicial",
+            "branch": name,
+            "seconds": seconds,
+            "timed_out": status == "timeout",
+            "round": round_num,
+        }
         if status == "error":
-            return {"errors": [{"layer": "judicial", "branch": name, "error": f"{type(value).__name__}: {value}"}],
-                    "branch_timings": [timing]}
+            return {
+                "errors": [{"layer": "judicial", "branch": name, "error": f"{type(value).__name__}: {value}"}],
+                "branch_timings": [timing],
+            }
         text = str(value.content) if status == "ok" else ""
         return {"opinions": read_opinions(text, name, round_num, state["criteria"]), "branch_timings": [timing]}
 
@@ -91,20 +114,31 @@ class TribunalNodes:
         verdicts, trace = [], []
         for criterion in state["criteria"]:
             verdict, applied = rules.judge_criterion(
-                criterion, [o for o in current if o["criterion"] == criterion["id"]], evidence, self.p)
+                criterion, [o for o in current if o["criterion"] == criterion["id"]], evidence, self.p
+            )
             verdicts.append(verdict)
             trace += [t | {"round": round_num} for t in applied]
         decision = rules.decide(verdicts, state.get("reevaluations", 0), self.p)
         unsettled = rules.contested(verdicts)
         ruling = {"round": round_num, "decision": decision, "contested": unsettled, "verdicts": verdicts}
-        update = {"layer_timings": [timing], "verdicts": verdicts, "applied_rules": trace, "rulings": [ruling],
-                  "converged": not unsettled}
+        update = {
+            "layer_timings": [timing],
+            "verdicts": verdicts,
+            "applied_rules": trace,
+            "rulings": [ruling],
+            "converged": not unsettled,
+        }
         if decision == "reevaluate":
-            feedback = (f"re-examine {', '.join(unsettled)}: the bench disagreed by more than "
-                        f"{self.p.dispersion_threshold} points or too few of you scored them; "
-                        "weigh the cited evidence, not your brief.")
-            return update | {"route": "reevaluate", "reevaluations": state.get("reevaluations", 0) + 1,
-                             "chief_feedback": feedback}
+            feedback = (
+                f"re-examine {', '.join(unsettled)}: the bench disagreed by more than "
+                f"{self.p.dispersion_threshold} points or too few of you scored them; "
+                "weigh the cited evidence, not your brief."
+            )
+            return update | {
+                "route": "reevaluate",
+                "reevaluations": state.get("reevaluations", 0) + 1,
+                "chief_feedback": feedback,
+            }
         return update | {"route": "report"}
 
     def route_after_chief(self, state: TribunalState) -> str:

@@ -29,8 +29,9 @@ def branch_timings(timings: dict[str, Any]) -> Markup:
     parts = []
     for layer, round_no in keys:
         mine = [b for b in branches if b.get("layer") == layer and b.get("round", 0) == round_no]
-        wall = next((w.get("wall_seconds") for w in layers if (w.get("layer"), w.get("round", 0)) == (layer, round_no)),
-                    None)
+        wall = next(
+            (w.get("wall_seconds") for w in layers if (w.get("layer"), w.get("round", 0)) == (layer, round_no)), None
+        )
         rows = [(str(b.get("branch")), float(b.get("seconds") or 0.0), "bad" if b.get("timed_out") else "") for b in mine]
         if wall is not None:
             rows.append(("layer wall time", float(wall), "wall"))
@@ -44,10 +45,14 @@ def branch_timings(timings: dict[str, Any]) -> Markup:
 def _explain(record: dict[str, Any]) -> str:
     m = record.get("metrics") or {}
     if record.get("termination_reason") == "partial_report":
-        return (f"{fmt(m.get('crashes'))} branch crash(es) and {fmt(m.get('timeouts'))} branch timeouts; "
-                "the ErrorHandler wrote a partial report.")
-    head = (f"after {fmt(m.get('rounds'))} judging round(s) and {fmt(m.get('reevaluations'))} re-evaluations: "
-            f"{fmt(m.get('criteria_passed'))} criteria passed, largest score spread {fmt(m.get('score_spread'))}")
+        return (
+            f"{fmt(m.get('crashes'))} branch crash(es) and {fmt(m.get('timeouts'))} branch timeouts; "
+            "the ErrorHandler wrote a partial report."
+        )
+    head = (
+        f"after {fmt(m.get('rounds'))} judging round(s) and {fmt(m.get('reevaluations'))} re-evaluations: "
+        f"{fmt(m.get('criteria_passed'))} criteria passed, largest score spread {fmt(m.get('score_spread'))}"
+    )
     if record.get("termination_reason") == "max_rounds":
         return f"no consensus {head}, {fmt(m.get('contested_criteria'))} criteria still contested."
     return f"full verdict {head}."
@@ -87,14 +92,18 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     for round_no, text in applied_rules((record.get("artifacts") or {}).get("report.md", "")):
         out.setdefault(round_no, []).append(note(f"rule applied: {text}"))
     for row in record.get("per_round") or []:
-        out.setdefault(row.get("round"), []).append(note(
-            f"score spread {fmt(row.get('score_spread'))}, dispersion {fmt(row.get('score_dispersion'))}, "
-            f"{fmt(row.get('voices'))} voices (quorum {fmt(row.get('quorum'))})"))
+        out.setdefault(row.get("round"), []).append(
+            note(
+                f"score spread {fmt(row.get('score_spread'))}, dispersion {fmt(row.get('score_dispersion'))}, "
+                f"{fmt(row.get('voices'))} voices (quorum {fmt(row.get('quorum'))})"
+            )
+        )
     for ruling in rulings(record).get("rounds", []):
         if ruling.get("contested"):
             verb = "sent back" if ruling.get("decision") == "reevaluate" else "still apart, no re-evaluation left"
             out.setdefault(ruling.get("round"), []).append(
-                note(f"contested: {', '.join(ruling['contested'])} ({verb})", "warn"))
+                note(f"contested: {', '.join(ruling['contested'])} ({verb})", "warn")
+            )
     return out
 
 
@@ -102,18 +111,22 @@ def panel(record: dict[str, Any]) -> Markup:
     report = (record.get("artifacts") or {}).get("report.md", "")
     rules = applied_rules(report)
     counts = {k.split("/", 1)[1]: v for k, v in (record.get("metrics") or {}).items() if k.startswith("rules/")}
-    parts = [tag("h3", f"Applied rules ({len(rules)})"),
-             table(["round", "criterion: rule: reason"], rules) if rules else tag("p", "No rule fired.", class_="muted")]
+    parts = [
+        tag("h3", f"Applied rules ({len(rules)})"),
+        table(["round", "criterion: rule: reason"], rules) if rules else tag("p", "No rule fired.", class_="muted"),
+    ]
     if counts:
         fired = ", ".join(f"{k} ×{fmt(v)}" for k, v in sorted(counts.items()))
         parts.append(tag("p", f"last round: {fired}", class_="muted"))
     verdicts = md_section(report, "Verdicts")
-    parts.append(Markup(tag("h3", "Verdicts") + markdown(verdicts)) if verdicts
-                 else note("The report has no verdicts.", "warn"))
+    parts.append(
+        Markup(tag("h3", "Verdicts") + markdown(verdicts)) if verdicts else note("The report has no verdicts.", "warn")
+    )
     parts.append(Markup(tag("h3", "The bench's scores") + bench_scores(record)))
     parts.append(branch_timings(record.get("timings") or {}))
     return join(parts)
 
 
-VIEW = GraphView(panel, title="Rules trace, the bench's scores and branch timings", metric="-score_spread",
-                 explain=_explain, notes=_notes)
+VIEW = GraphView(
+    panel, title="Rules trace, the bench's scores and branch timings", metric="-score_spread", explain=_explain, notes=_notes
+)

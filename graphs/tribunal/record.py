@@ -60,12 +60,20 @@ def judge_turns(opinions: Sequence[dict[str, Any]], rounds: int) -> list[dict[st
                 continue
             fallback = not any(o["parsed"] for o in ops)
             text = FALLBACK_TEXT if fallback else " ".join(o["argument"] for o in ops if o["parsed"] and o["argument"])
-            turns.append({
-                "round": r, "role": "participant", "speaker": judge, "text": text, "fallback": fallback,
-                "claims": [] if fallback else sorted(claim_set(text)),
-                "opinions": [{"criterion": o["criterion"], "score": o["score"], "cited": o["cited"], "parsed": o["parsed"]}
-                             for o in ops],
-            })
+            turns.append(
+                {
+                    "round": r,
+                    "role": "participant",
+                    "speaker": judge,
+                    "text": text,
+                    "fallback": fallback,
+                    "claims": [] if fallback else sorted(claim_set(text)),
+                    "opinions": [
+                        {"criterion": o["criterion"], "score": o["score"], "cited": o["cited"], "parsed": o["parsed"]}
+                        for o in ops
+                    ],
+                }
+            )
     return turns
 
 
@@ -76,11 +84,19 @@ def _rule_counts(trace: Sequence[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
-def _round_entry(r: int, opinions: Sequence[dict[str, Any]], turns: Sequence[dict[str, Any]],
-                 ruling: dict[str, Any] | None, trace: Sequence[dict[str, Any]], quorum: int) -> dict[str, Any]:
+def _round_entry(
+    r: int,
+    opinions: Sequence[dict[str, Any]],
+    turns: Sequence[dict[str, Any]],
+    ruling: dict[str, Any] | None,
+    trace: Sequence[dict[str, Any]],
+    quorum: int,
+) -> dict[str, Any]:
     voices = [t for t in turns if t["round"] == r and not t["fallback"]]
     return {
-        "round": r, "voices": len(voices), "quorum": quorum,
+        "round": r,
+        "voices": len(voices),
+        "quorum": quorum,
         "jaccard_agreement": pairwise_jaccard([set(t["claims"]) for t in voices], quorum),
         **bench_measures([o for o in opinions if o["round"] == r], quorum),
         "contested_criteria": len(ruling["contested"]) if ruling else NAN,
@@ -92,12 +108,20 @@ def rulings_artifact(state: dict[str, Any], params: TribunalParams) -> str:
     """``rulings.json``: the thresholds it was judged by, then per round the decision, contested criteria,
     verdicts and rules fired (with why)."""
     trace = state.get("applied_rules", [])
-    rounds = [ruling | {"rules": [{k: t[k] for k in ("criterion", "rule", "why")} for t in trace
-                                  if t["round"] == ruling["round"]]}
-              for ruling in state.get("rulings", [])]
-    return json.dumps({"dispersion_threshold": params.dispersion_threshold, "quorum": params.voices_needed,
-                       "max_reevaluations": params.max_reevaluations, "pass_score": params.pass_score,
-                       "rounds": rounds}, separators=(",", ":"))
+    rounds = [
+        ruling | {"rules": [{k: t[k] for k in ("criterion", "rule", "why")} for t in trace if t["round"] == ruling["round"]]}
+        for ruling in state.get("rulings", [])
+    ]
+    return json.dumps(
+        {
+            "dispersion_threshold": params.dispersion_threshold,
+            "quorum": params.voices_needed,
+            "max_reevaluations": params.max_reevaluations,
+            "pass_score": params.pass_score,
+            "rounds": rounds,
+        },
+        separators=(",", ":"),
+    )
 
 
 def termination(state: dict[str, Any]) -> TerminationReason:

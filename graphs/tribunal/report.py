@@ -18,15 +18,26 @@ def render_report(state: TribunalState, partial: bool) -> str:
     lines += [f"- {e['id']} ({e['collector']}, {'found' if e['found'] else 'not found'}): {e['content']}" for e in evidence]
     verdicts = state.get("verdicts", [])
     if verdicts:
-        lines += ["", "## Verdicts", "", "| criterion | dimension | score | passed | voices | spread | rules |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += [f"| {v['criterion']} | {v['dimension']} | {_num(v['score'])} | {'yes' if v['passed'] else 'no'} | "
-                  f"{v['voices']} | {_num(v['spread'])}{' (contested)' if v['contested'] else ''} | "
-                  f"{', '.join(v['rules']) or '-'} |" for v in verdicts]
+        lines += [
+            "",
+            "## Verdicts",
+            "",
+            "| criterion | dimension | score | passed | voices | spread | rules |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {v['criterion']} | {v['dimension']} | {_num(v['score'])} | {'yes' if v['passed'] else 'no'} | "
+            f"{v['voices']} | {_num(v['spread'])}{' (contested)' if v['contested'] else ''} | "
+            f"{', '.join(v['rules']) or '-'} |"
+            for v in verdicts
+        ]
     trace = state.get("applied_rules", [])
     if trace:
-        lines += ["", "## Applied rules",
-                  *[f"- round {t['round']}, {t['criterion']}: {t['rule']}: {t['why']}" for t in trace]]
+        lines += [
+            "",
+            "## Applied rules",
+            *[f"- round {t['round']}, {t['criterion']}: {t['rule']}: {t['why']}" for t in trace],
+        ]
     if state.get("reevaluations"):
         lines += ["", f"The bench was sent back {state['reevaluations']} time(s): {state.get('chief_feedback', '')}"]
     if verdicts and not partial and not state.get("converged"):

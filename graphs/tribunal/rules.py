@@ -32,37 +32,61 @@ def judge_criterion(
     cid = criterion["id"]
     trace: list[dict[str, Any]] = []
     voices = [op for op in opinions if op.get("parsed", True)]
-    flaws = [e for e in evidence.values()
-             if e["criterion"] == cid and e["found"] and "security_issue" in e.get("tags", [])]
+    flaws = [e for e in evidence.values() if e["criterion"] == cid and e["found"] and "security_issue" in e.get("tags", [])]
     kept = []
     for op in voices:
-        unsupported = [c for c in op["cited"] if c in evidence and
-                       (not evidence[c]["found"] or "claim_unsupported" in evidence[c].get("tags", []))]
+        unsupported = [
+            c
+            for c in op["cited"]
+            if c in evidence and (not evidence[c]["found"] or "claim_unsupported" in evidence[c].get("tags", []))
+        ]
         if op["score"] >= p.overrule_score and unsupported:
-            trace.append({"criterion": cid, "rule": "fact_supremacy", "priority": PRIORITY["fact_supremacy"],
-                          "why": f"{op['judge']} scored {op['score']} citing {', '.join(unsupported)}, "
-                                 "which the evidence does not support; opinion overruled"})
+            trace.append(
+                {
+                    "criterion": cid,
+                    "rule": "fact_supremacy",
+                    "priority": PRIORITY["fact_supremacy"],
+                    "why": f"{op['judge']} scored {op['score']} citing {', '.join(unsupported)}, "
+                    "which the evidence does not support; opinion overruled",
+                }
+            )
         else:
             kept.append(op)
     kept = kept or list(voices)  # all overruled: fall back to the whole bench
     weights = {op["judge"]: 1.0 for op in kept}
     if criterion["dimension"] == "functionality" and "tech_lead" in weights:
         weights["tech_lead"] = p.functionality_weight
-        trace.append({"criterion": cid, "rule": "functionality_weight", "priority": PRIORITY["functionality_weight"],
-                      "why": f"functionality criterion: the tech lead's opinion weighs {p.functionality_weight}"})
+        trace.append(
+            {
+                "criterion": cid,
+                "rule": "functionality_weight",
+                "priority": PRIORITY["functionality_weight"],
+                "why": f"functionality criterion: the tech lead's opinion weighs {p.functionality_weight}",
+            }
+        )
     total = sum(weights.values())
     score = sum(weights[op["judge"]] * op["score"] for op in kept) / total if total else None
     if flaws and score is not None and score > p.security_cap:
-        trace.append({"criterion": cid, "rule": "security_override", "priority": PRIORITY["security_override"],
-                      "why": f"confirmed security issue in {', '.join(e['id'] + ' (' + e['location'] + ')' for e in flaws)}"
-                             f" caps the score at {p.security_cap} (was {score:.2f})"})
+        trace.append(
+            {
+                "criterion": cid,
+                "rule": "security_override",
+                "priority": PRIORITY["security_override"],
+                "why": f"confirmed security issue in {', '.join(e['id'] + ' (' + e['location'] + ')' for e in flaws)}"
+                f" caps the score at {p.security_cap} (was {score:.2f})",
+            }
+        )
         score = float(p.security_cap)
     scores = [op["score"] for op in voices]
     quorate = len(scores) >= p.voices_needed
     spread = max(scores) - min(scores) if quorate else None
     verdict = {
-        "criterion": cid, "dimension": criterion["dimension"], "score": None if score is None else round(score, 3),
-        "passed": score is not None and score >= p.pass_score, "voices": len(scores), "spread": spread,
+        "criterion": cid,
+        "dimension": criterion["dimension"],
+        "score": None if score is None else round(score, 3),
+        "passed": score is not None and score >= p.pass_score,
+        "voices": len(scores),
+        "spread": spread,
         "dispersion": statistics.pstdev(scores) if quorate else None,
         "contested": spread is None or spread > p.dispersion_threshold,
         "rules": [t["rule"] for t in sorted(trace, key=lambda t: t["priority"])],

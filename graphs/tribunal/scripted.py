@@ -45,13 +45,29 @@ JUDGE_KEYS = {
     "stand": "chance a judge keeps its score on a criterion the Chief Justice reopened",
     "skip": "chance a judge's reply leaves a criterion unscored (the graph reads a neutral 3 that is no voice)",
 }
-_SHARED = {"noise": 0.5, "zeal_low": 0.5, "zeal_high": 2.0, "give_low": 0.0, "give_high": 0.5, "centre": 0.0,
-           "stand": 0.0, "skip": 0.0}
-JUDGE_DEFAULTS: dict[str, dict[str, float]] = {
-    "prosecutor": {"pull": -1.0, **_SHARED}, "defense": {"pull": 1.0, **_SHARED}, "tech_lead": {"pull": 0.0, **_SHARED},
+_SHARED = {
+    "noise": 0.5,
+    "zeal_low": 0.5,
+    "zeal_high": 2.0,
+    "give_low": 0.0,
+    "give_high": 0.5,
+    "centre": 0.0,
+    "stand": 0.0,
+    "skip": 0.0,
 }
-_BOUNDS = {"noise": (0.0, None), "give_low": (None, 1.0), "give_high": (None, 1.0), "centre": (0.0, 1.0),
-           "stand": (0.0, 1.0), "skip": (0.0, 1.0)}
+JUDGE_DEFAULTS: dict[str, dict[str, float]] = {
+    "prosecutor": {"pull": -1.0, **_SHARED},
+    "defense": {"pull": 1.0, **_SHARED},
+    "tech_lead": {"pull": 0.0, **_SHARED},
+}
+_BOUNDS = {
+    "noise": (0.0, None),
+    "give_low": (None, 1.0),
+    "give_high": (None, 1.0),
+    "centre": (0.0, 1.0),
+    "stand": (0.0, 1.0),
+    "skip": (0.0, 1.0),
+}
 _REEXAMINE = re.compile(r"Chief Justice: re-examine ([\w, -]+):")
 
 
@@ -76,10 +92,17 @@ def judge_personas(given: Any) -> dict[str, dict[str, float]]:
             if key not in JUDGE_KEYS:
                 raise ConfigError(f"judges.{name}.{key} is no judge key; valid keys: {', '.join(JUDGE_KEYS)}")
             low, high = _BOUNDS.get(key, (None, None))
-            if (isinstance(value, bool) or not isinstance(value, int | float) or value != value
-                    or (low is not None and value < low) or (high is not None and value > high)):
-                raise ConfigError(f"judges.{name}.{key}={value!r} must be a number"
-                                  + (f" in [{low}, {high}]" if low is not None or high is not None else ""))
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or value != value
+                or (low is not None and value < low)
+                or (high is not None and value > high)
+            ):
+                raise ConfigError(
+                    f"judges.{name}.{key}={value!r} must be a number"
+                    + (f" in [{low}, {high}]" if low is not None or high is not None else "")
+                )
             out[name][key] = float(value)
     unknown = [str(n) for n in given if n not in JUDGE_DEFAULTS]
     if unknown:
@@ -92,12 +115,15 @@ def crashes(seed: int, collector_id: str, rate: float) -> bool:
     return random.Random(f"{seed}:{collector_id}:crash").random() < rate
 
 
-def collector(spec: dict[str, Any], hang_s: float, crash: bool = False,
-              sleep: Callable[[float], None] = time.sleep) -> Callable[[], list[Any]]:
+def collector(
+    spec: dict[str, Any], hang_s: float, crash: bool = False, sleep: Callable[[float], None] = time.sleep
+) -> Callable[[], list[Any]]:
     """A tool that returns the case's evidence for this collector after ``delay_s``; it raises when ``crash``
     and takes ``hang_s`` when the scenario plants a hang."""
-    items = [{k: e[k] for k in ("id", "criterion", "goal", "found", "content", "location", "confidence", "tags")}
-             for e in spec["evidence"]]
+    items = [
+        {k: e[k] for k in ("id", "criterion", "goal", "found", "content", "location", "confidence", "tags")}
+        for e in spec["evidence"]
+    ]
 
     def collect() -> list[dict[str, Any]]:
         if crash:
@@ -132,8 +158,7 @@ class ScriptedJudge:
         afresh each episode, so a calibrated set applies)."""
         persona = {**JUDGE_DEFAULTS[name], **(case.get("judges") or {}).get(name, {})}
         zeal = rng.uniform(persona["zeal_low"], persona["zeal_high"])
-        return cls(name, case, rng, zeal=zeal, give=rng.uniform(persona["give_low"], persona["give_high"]),
-                   persona=persona)
+        return cls(name, case, rng, zeal=zeal, give=rng.uniform(persona["give_low"], persona["give_high"]), persona=persona)
 
     def _score(self, truth: int, keep: float) -> int:
         p = self.persona
@@ -168,21 +193,26 @@ class ScriptedJudge:
                 cited += [e for e in visible if "claim_unsupported" in e["tags"] and e not in cited][:1]
             basis = cited[0]["content"] if cited else "the record is thin"
             verdict = {1: "fails", 2: "falls short", 3: "is adequate", 4: "is solid", 5: "is exemplary"}[score]
-            lines.append(f"Criterion {c['id']}: score {score}. Cited: {', '.join(e['id'] for e in cited) or 'none'}. "
-                         f"Argument: On {c['title'].lower()} the submission {verdict}, since {basis}.")
+            lines.append(
+                f"Criterion {c['id']}: score {score}. Cited: {', '.join(e['id'] for e in cited) or 'none'}. "
+                f"Argument: On {c['title'].lower()} the submission {verdict}, since {basis}."
+            )
         return "\n".join(lines)
 
 
 def _judge(name: str, case: dict[str, Any], seed: int) -> Callable[[], ScriptedChatModel]:
     return lambda: ScriptedChatModel(
-        policy=ScriptedJudge.drawn(name, case, random.Random(f"{seed}:{name}")).reply, role=name)
+        policy=ScriptedJudge.drawn(name, case, random.Random(f"{seed}:{name}")).reply, role=name
+    )
 
 
 def scripted_tribunal(request: CastRequest) -> TribunalDeps:
     case = request.scenario
     hang_s = request.options.hang_s
     return TribunalDeps(
-        collectors={c["id"]: collector(c, hang_s, crashes(request.seed, c["id"], request.faults.crash), request.sleep)
-                    for c in case["collectors"]},
+        collectors={
+            c["id"]: collector(c, hang_s, crashes(request.seed, c["id"], request.faults.crash), request.sleep)
+            for c in case["collectors"]
+        },
         judges={name: request.system(name, _judge(name, case, request.seed)) for name in JUDGE_DEFAULTS},
     )

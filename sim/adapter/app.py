@@ -105,8 +105,9 @@ def _context_knobs(schema: Any) -> dict[str, tuple[type, Any]]:
 
 def _factory_knobs(factory: Callable[..., Any]) -> dict[str, tuple[type, Any]]:
     """A factory's keyword arguments that have plain defaults."""
-    return {name: (type(p.default), p.default) for name, p in inspect.signature(factory).parameters.items()
-            if _plain(p.default)}
+    return {
+        name: (type(p.default), p.default) for name, p in inspect.signature(factory).parameters.items() if _plain(p.default)
+    }
 
 
 @dataclass
@@ -141,15 +142,18 @@ class App:
     def __post_init__(self) -> None:
         self.factory = None if is_graph(self.target) else self.target
         if self.factory is not None and not callable(self.factory):
-            raise ConfigError(f"{self.name}: expected a compiled LangGraph graph or a function that builds one, "
-                              f"got {type(self.target).__name__}")
+            raise ConfigError(
+                f"{self.name}: expected a compiled LangGraph graph or a function that builds one, "
+                f"got {type(self.target).__name__}"
+            )
         self.factory_knobs = _factory_knobs(self.factory) if self.factory else {}
         for name in HARNESS_KEYS:  # an argument named like the harness's keys keeps its default
             self.factory_knobs.pop(name, None)
         self.model_roles = model_arguments(self.factory) if self.factory else {}
         schema = getattr(self.graph({}), "context_schema", None)
-        self.context_knobs = {k: v for k, v in _context_knobs(schema).items()
-                              if k not in self.factory_knobs and k not in HARNESS_KEYS}
+        self.context_knobs = {
+            k: v for k, v in _context_knobs(schema).items() if k not in self.factory_knobs and k not in HARNESS_KEYS
+        }
         self.has_context = schema is not None
         if callable(self.user) and not hasattr(self.user, "speaker"):
             self.user = ScriptedUser(self.user)
@@ -174,8 +178,13 @@ class App:
 
     def params_class(self) -> type:
         """The ``graph.<key>`` dataclass: the turn limit, user, judge and scenarios, then the graph's knobs."""
-        own = [("max_turns", int, bounded(self.max_turns, 1, 10_000)), ("user", str | None, None),
-               ("judge", str | None, None), ("scenarios", str | None, None), ("cache", str | None, CACHE)]
+        own = [
+            ("max_turns", int, bounded(self.max_turns, 1, 10_000)),
+            ("user", str | None, None),
+            ("judge", str | None, None),
+            ("scenarios", str | None, None),
+            ("cache", str | None, CACHE),
+        ]
         knobs = {**self.context_knobs, **self.factory_knobs}
         fields = [*own, *((k, t, field(default=d)) for k, (t, d) in knobs.items())]
 
@@ -196,10 +205,16 @@ class App:
         for scenario in scenarios:
             where = f"scenario {scenario['name']!r}"
             if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:
-                raise ConfigError(f"{where} has no 'turns' for a scripted user; add a list of turns, or give a user "
-                                  "(graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)")
-            if isinstance(user, LLMUser) and user.persona is None and user.instructions is None \
-                    and not (scenario.get("persona") or scenario.get("instructions")):
+                raise ConfigError(
+                    f"{where} has no 'turns' for a scripted user; add a list of turns, or give a user "
+                    "(graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)"
+                )
+            if (
+                isinstance(user, LLMUser)
+                and user.persona is None
+                and user.instructions is None
+                and not (scenario.get("persona") or scenario.get("instructions"))
+            ):
                 raise ConfigError(f"{where} has neither 'persona' nor 'instructions' for an LLM user; add one")
             if isinstance(judge, LLMJudge) and judge.rubric is None and not scenario.get("rubric"):
                 raise ConfigError(f"{where} has no 'rubric' for the LLM judge; add one, or give the judge its rubric")
@@ -247,11 +262,20 @@ class App:
         cast = EpisodeCast(request, config.get("callbacks") or [])
         scenario = request.scenario
         speaker = self._user(params, request.voices.surrogate).speaker(scenario, episode.seed, cast)
-        models = {role: request.system(role, lambda d=default: d) for role, default in self.model_roles.items()
-                  if default is not None or request.voices.settings.for_role(role, "system") is not None}
+        models = {
+            role: request.system(role, lambda d=default: d)
+            for role, default in self.model_roles.items()
+            if default is not None or request.voices.settings.for_role(role, "system") is not None
+        }
         with episode_cache(params.cache, episode.seed) as cached, episode_models(models):
-            dialogue = converse(self.graph(knobs), speaker, max_turns=params.max_turns, config=config,
-                                context=self._context(scenario, knobs), start=scenario.get("input"))
+            dialogue = converse(
+                self.graph(knobs),
+                speaker,
+                max_turns=params.max_turns,
+                config=config,
+                context=self._context(scenario, knobs),
+                start=scenario.get("input"),
+            )
             judge = self._judge(params)
             verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
         own = self.ending(dialogue.state) if self.ending is not None else None
@@ -261,8 +285,11 @@ class App:
     def outcome(self, final: dict[str, Any], params: Any, scenario: dict[str, Any]) -> EpisodeOutcome:
         dialogue: Dialogue = final["dialogue"]
         verdict: Verdict | None = final["verdict"]
-        reason = (verdict.ending if verdict and verdict.ending else None) or final["ending"] \
+        reason = (
+            (verdict.ending if verdict and verdict.ending else None)
+            or final["ending"]
             or ("converged" if verdict and verdict.passed else dialogue.ended_by)
+        )
         words = {"user": 0, "assistant": 0}
         per_round: dict[int, dict[str, Any]] = {}
         for turn in dialogue.transcript:
@@ -271,15 +298,23 @@ class App:
             if turn["role"] == "assistant":
                 row = per_round.setdefault(turn["round"], {"round": turn["round"], "assistant_words": 0})
                 row["assistant_words"] += len(turn["text"].split())
-        metrics = {"rounds": float(dialogue.turns), "user_words": float(words["user"]),
-                   "assistant_words": float(words["assistant"]),
-                   "tool_calls": float(sum(t["role"] == "tool_call" for t in dialogue.transcript))}
+        metrics = {
+            "rounds": float(dialogue.turns),
+            "user_words": float(words["user"]),
+            "assistant_words": float(words["assistant"]),
+            "tool_calls": float(sum(t["role"] == "tool_call" for t in dialogue.transcript)),
+        }
         if verdict is not None:
             metrics["judge_passed"] = float(verdict.passed)
-        return EpisodeOutcome(termination=reason, metrics=metrics, per_round=[per_round[k] for k in sorted(per_round)],
-                              transcript=dialogue.transcript,
-                              artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {},
-                              timings=final["timings"], converged=verdict.passed if verdict is not None else None)
+        return EpisodeOutcome(
+            termination=reason,
+            metrics=metrics,
+            per_round=[per_round[k] for k in sorted(per_round)],
+            transcript=dialogue.transcript,
+            artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {},
+            timings=final["timings"],
+            converged=verdict.passed if verdict is not None else None,
+        )
 
     def _roles(self) -> dict[str, str]:
         """The roles the run's ``llm`` config may play (``llm.roles.user``, ``llm.roles.judge``): not those that
@@ -293,10 +328,18 @@ class App:
 
     def spec(self, datasets: Path = Path(".")) -> GraphSpec:
         return GraphSpec(
-            name=self.name, params=self.params_class(), build=lambda: None,
-            initial_state=lambda scenario, params: {}, outcome=self.outcome, play=self.play,
-            casts={"scripted": _request, "surrogate": _request}, datasets=datasets, prepare_scenario=prepare_scenario,
-            roles=self._roles(), agreement=False, terminations=self.all_endings,
+            name=self.name,
+            params=self.params_class(),
+            build=lambda: None,
+            initial_state=lambda scenario, params: {},
+            outcome=self.outcome,
+            play=self.play,
+            casts={"scripted": _request, "surrogate": _request},
+            datasets=datasets,
+            prepare_scenario=prepare_scenario,
+            roles=self._roles(),
+            agreement=False,
+            terminations=self.all_endings,
             description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
             view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),
         )
@@ -320,8 +363,10 @@ class EpisodeCast:
             return user
 
         def no_model() -> BaseChatModel:
-            raise ConfigError(f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
-                              f"or give it one (model=...)")
+            raise ConfigError(
+                f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
+                f"or give it one (model=...)"
+            )
 
         model: BaseChatModel = self.request.system(role, no_model)
         if persona and hasattr(model, "persona"):

@@ -62,7 +62,7 @@ class _Reader:
         """Adds what the graph said since the last read; True when it waits in an interrupt."""
         values = snapshot.values if isinstance(snapshot.values, dict) else {}
         messages = list(values.get("messages") or [])
-        for message in messages[self.seen:]:
+        for message in messages[self.seen :]:
             self._add(message, round_)
         self.seen = len(messages)
         pending = [i.value for i in getattr(snapshot, "interrupts", ()) or ()]
@@ -79,19 +79,34 @@ class _Reader:
         if message.type == "ai":
             for call in getattr(message, "tool_calls", None) or []:
                 args = json.dumps(call.get("args", {}), default=str, sort_keys=True)
-                self.dialogue.transcript.append({"round": round_, "role": "tool_call", "speaker": str(call.get("name")),
-                                                 "text": f"{call.get('name')}({args})"})
+                self.dialogue.transcript.append(
+                    {
+                        "round": round_,
+                        "role": "tool_call",
+                        "speaker": str(call.get("name")),
+                        "text": f"{call.get('name')}({args})",
+                    }
+                )
             if text:
                 self.dialogue.messages.append(AIMessage(text))
-                self.dialogue.transcript.append({"round": round_, "role": "assistant",
-                                                 "speaker": message.name or "assistant", "text": text})
+                self.dialogue.transcript.append(
+                    {"round": round_, "role": "assistant", "speaker": message.name or "assistant", "text": text}
+                )
         elif message.type == "tool":
-            self.dialogue.transcript.append({"round": round_, "role": "tool", "speaker": str(message.name or "tool"),
-                                             "text": text})
+            self.dialogue.transcript.append(
+                {"round": round_, "role": "tool", "speaker": str(message.name or "tool"), "text": text}
+            )
 
 
-def converse(app: Any, speaker: Speaker, *, max_turns: int, config: dict[str, Any], context: Any = None,
-             start: dict[str, Any] | None = None) -> Dialogue:
+def converse(
+    app: Any,
+    speaker: Speaker,
+    *,
+    max_turns: int,
+    config: dict[str, Any],
+    context: Any = None,
+    start: dict[str, Any] | None = None,
+) -> Dialogue:
     """Plays one dialogue; ``app`` has a checkpointer (the harness's), ``config`` the run's callbacks and limits.
 
     Args:
@@ -107,8 +122,10 @@ def converse(app: Any, speaker: Speaker, *, max_turns: int, config: dict[str, An
     waiting = False
     if not takes_messages:
         if start is None:
-            raise ConfigError("the graph's state has no 'messages' key, so the user cannot speak first: give each "
-                              "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()")
+            raise ConfigError(
+                "the graph's state has no 'messages' key, so the user cannot speak first: give each "
+                "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()"
+            )
         app.invoke(start, cfg, **kwargs)
         waiting = reader.read(app.get_state(cfg), 0)
         if not waiting:

@@ -51,9 +51,11 @@ class Evaluation:
 
     def __repr__(self) -> str:
         m = self.metrics
-        return (f"Evaluation({self.name}: {int(m.get('episodes', 0))} episodes, convergence_rate "
-                f"{m.get('convergence_rate', float('nan')):.2f} ({m.get('convergence_rate_ci95_low', float('nan')):.2f}-"
-                f"{m.get('convergence_rate_ci95_high', float('nan')):.2f}), run_dir={self.run_dir})")
+        return (
+            f"Evaluation({self.name}: {int(m.get('episodes', 0))} episodes, convergence_rate "
+            f"{m.get('convergence_rate', float('nan')):.2f} ({m.get('convergence_rate_ci95_low', float('nan')):.2f}-"
+            f"{m.get('convergence_rate_ci95_high', float('nan')):.2f}), run_dir={self.run_dir})"
+        )
 
 
 def _scenario_file(scenarios: Any, out_dir: Path) -> str:
@@ -64,8 +66,10 @@ def _scenario_file(scenarios: Any, out_dir: Path) -> str:
     if isinstance(scenarios, Mapping):
         scenarios = [{"name": str(k), **dict(v)} for k, v in scenarios.items()]
     if not isinstance(scenarios, Sequence) or not scenarios:
-        raise ConfigError("scenarios must be a non-empty list of mappings (each with at least 'name'), a mapping of "
-                          "name -> scenario, or the path of a YAML file or folder of them")
+        raise ConfigError(
+            "scenarios must be a non-empty list of mappings (each with at least 'name'), a mapping of "
+            "name -> scenario, or the path of a YAML file or folder of them"
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "scenarios.yaml"
     path.write_text(yaml.safe_dump([dict(s) for s in scenarios], sort_keys=False, allow_unicode=True))
@@ -76,12 +80,27 @@ def _needs_model(user: Any, judge: Any) -> bool:
     return (isinstance(user, LLMUser) and user.model is None) or (isinstance(judge, LLMJudge) and judge.model is None)
 
 
-def evaluate(app: Any, *, scenarios: Any = None, user: Any = None, judge: Any = None, episodes: int = 20, seed: int = 0,
-             max_turns: int = 10, params: Mapping[str, Any] | None = None, tracking: str | None = None,
-             max_concurrency: int | None = None, name: str | None = None, context: Any = None,
-             endings: Mapping[str, str] | None = None, ending: Callable[[dict[str, Any]], str | None] | None = None,
-             llm: str | Mapping[str, Any] | None = None, out_dir: str | Path | None = None, progress: bool = True,
-             overrides: Sequence[str] = ()) -> Evaluation:
+def evaluate(
+    app: Any,
+    *,
+    scenarios: Any = None,
+    user: Any = None,
+    judge: Any = None,
+    episodes: int = 20,
+    seed: int = 0,
+    max_turns: int = 10,
+    params: Mapping[str, Any] | None = None,
+    tracking: str | None = None,
+    max_concurrency: int | None = None,
+    name: str | None = None,
+    context: Any = None,
+    endings: Mapping[str, str] | None = None,
+    ending: Callable[[dict[str, Any]], str | None] | None = None,
+    llm: str | Mapping[str, Any] | None = None,
+    out_dir: str | Path | None = None,
+    progress: bool = True,
+    overrides: Sequence[str] = (),
+) -> Evaluation:
     """Evaluates a LangGraph graph as it is: seeded episodes of a simulated user talking to it, judged.
 
     Args:
@@ -117,27 +136,63 @@ def evaluate(app: Any, *, scenarios: Any = None, user: Any = None, judge: Any = 
     from dialectica.sim.config import discovery
 
     if isinstance(app, GraphSpec):  # a native graph: its own casts and scenarios
-        return _native(app, scenarios=scenarios, user=user, judge=judge, episodes=episodes, seed=seed,
-                       params=params or {}, tracking=tracking, max_concurrency=max_concurrency, llm=llm,
-                       out_dir=out_dir, progress=progress, overrides=overrides)
+        return _native(
+            app,
+            scenarios=scenarios,
+            user=user,
+            judge=judge,
+            episodes=episodes,
+            seed=seed,
+            params=params or {},
+            tracking=tracking,
+            max_concurrency=max_concurrency,
+            llm=llm,
+            out_dir=out_dir,
+            progress=progress,
+            overrides=overrides,
+        )
     target = import_object(app) if isinstance(app, str) else app
     label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
-    graph = App(target, name=label, user=user, judge=judge, context=context, endings=dict(endings or {}),
-                ending=ending, max_turns=max_turns)
+    graph = App(
+        target,
+        name=label,
+        user=user,
+        judge=judge,
+        context=context,
+        endings=dict(endings or {}),
+        ending=ending,
+        max_turns=max_turns,
+    )
     spec = graph.spec()
     discovery.register(spec)
     run_dir = _run_dir(out_dir)
     args = [f"participants={getattr(graph.user, 'kind', 'scripted')}"]
     if not isinstance(llm, str) and _needs_model(graph.user, graph.judge):
         args.append("llm=llamacpp")
-    return _guarded(run_dir, lambda: _run(spec, run_dir, [*args, *overrides], scenarios=scenarios, episodes=episodes,
-                                          seed=seed, params=params or {}, tracking=tracking,
-                                          max_concurrency=max_concurrency, llm=llm, progress=progress))
+    return _guarded(
+        run_dir,
+        lambda: _run(
+            spec,
+            run_dir,
+            [*args, *overrides],
+            scenarios=scenarios,
+            episodes=episodes,
+            seed=seed,
+            params=params or {},
+            tracking=tracking,
+            max_concurrency=max_concurrency,
+            llm=llm,
+            progress=progress,
+        ),
+    )
 
 
 def _run_dir(out_dir: str | Path | None) -> Path:
-    return Path(out_dir) if out_dir is not None else Path("results/runs") / datetime.datetime.now().strftime(
-        "%Y-%m-%d_%H-%M-%S-%f")
+    return (
+        Path(out_dir)
+        if out_dir is not None
+        else Path("results/runs") / datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")
+    )
 
 
 def _guarded(run_dir: Path, run: Callable[[], Evaluation]) -> Evaluation:
@@ -151,14 +206,17 @@ def _guarded(run_dir: Path, run: Callable[[], Evaluation]) -> Evaluation:
         raise
 
 
-def _native(spec: Any, *, scenarios: Any, user: Any, judge: Any, out_dir: str | Path | None, overrides: Sequence[str],
-            **kw: Any) -> Evaluation:
+def _native(
+    spec: Any, *, scenarios: Any, user: Any, judge: Any, out_dir: str | Path | None, overrides: Sequence[str], **kw: Any
+) -> Evaluation:
     """A native graph (a ``GraphSpec``): its casts play, ``scenarios`` selects by name (None: all of them)."""
     from dialectica.sim.config import discovery
 
     if user is not None or judge is not None:
-        raise ConfigError(f"graph {spec.name} is a GraphSpec: its cast plays the participants and its outcome decides "
-                          "the ending; leave user and judge out (participants=... in overrides picks its cast)")
+        raise ConfigError(
+            f"graph {spec.name} is a GraphSpec: its cast plays the participants and its outcome decides "
+            "the ending; leave user and judge out (participants=... in overrides picks its cast)"
+        )
     if scenarios is not None and (isinstance(scenarios, (str, Path)) or not all(isinstance(n, str) for n in scenarios)):
         raise ConfigError("scenarios of a GraphSpec are names from its datasets (a list of strings), or None for all")
     discovery.register(spec)
@@ -183,9 +241,20 @@ def _own_name(target: Any) -> str:
     return "app"
 
 
-def _run(spec: Any, run_dir: Path, overrides: Sequence[str], *, scenarios: Any, episodes: int, seed: int,
-         params: Mapping[str, Any], tracking: str | None, max_concurrency: int | None, llm: Any,
-         progress: bool) -> Evaluation:
+def _run(
+    spec: Any,
+    run_dir: Path,
+    overrides: Sequence[str],
+    *,
+    scenarios: Any,
+    episodes: int,
+    seed: int,
+    params: Mapping[str, Any],
+    tracking: str | None,
+    max_concurrency: int | None,
+    llm: Any,
+    progress: bool,
+) -> Evaluation:
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf, open_dict
 
@@ -195,8 +264,12 @@ def _run(spec: Any, run_dir: Path, overrides: Sequence[str], *, scenarios: Any, 
 
     if not (CONF_DIR / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
         ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
-    args = [f"graph={spec.name}", *([f"llm={llm}"] if isinstance(llm, str) else []),
-            *(["tracking=none"] if tracking == "none" else []), *overrides]
+    args = [
+        f"graph={spec.name}",
+        *([f"llm={llm}"] if isinstance(llm, str) else []),
+        *(["tracking=none"] if tracking == "none" else []),
+        *overrides,
+    ]
     cfg = compose(args, Path.cwd())
     with open_dict(cfg):
         cfg.episodes, cfg.seed, cfg.progress, cfg.max_concurrency = episodes, seed, progress, max_concurrency

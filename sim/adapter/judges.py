@@ -86,16 +86,20 @@ class LLMJudge:
     def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
         rubric = self.rubric if self.rubric is not None else scenario.get("rubric")
         if not rubric:
-            raise ConfigError(f"scenario {scenario['name']!r} has no 'rubric' for the LLM judge; add one, or give "
-                              "LLMJudge(rubric=...)")
-        prompt = (f"Read this conversation between a user and an assistant.\n\n{transcript_text(messages)}\n\n"
-                  f"Rubric: {rubric}\nDid the assistant meet the rubric? Give a one-sentence reason, then passed "
-                  "true or false.")
+            raise ConfigError(
+                f"scenario {scenario['name']!r} has no 'rubric' for the LLM judge; add one, or give LLMJudge(rubric=...)"
+            )
+        prompt = (
+            f"Read this conversation between a user and an assistant.\n\n{transcript_text(messages)}\n\n"
+            f"Rubric: {rubric}\nDid the assistant meet the rubric? Give a one-sentence reason, then passed "
+            "true or false."
+        )
         config = RunnableConfig(callbacks=cast.callbacks)
         if self.model is None:
             model = cast.model("judge", "You are a strict, fair evaluator of conversations.")
-            text = _text(model.invoke([HumanMessage(prompt)], response_format=response_format(VERDICT_SCHEMA),
-                                      config=config))
+            text = _text(
+                model.invoke([HumanMessage(prompt)], response_format=response_format(VERDICT_SCHEMA), config=config)
+            )
         else:  # a model of the researcher's: the schema goes in the prompt, not as a backend-specific argument
             text = _text(self.model.invoke([HumanMessage(f"{prompt}\n{instruction(VERDICT_SCHEMA)}")], config=config))
         value = read_json(_json_part(text), VERDICT_SCHEMA)
@@ -110,7 +114,7 @@ def _json_part(text: str) -> str:
     if start < 0 or end < start:
         return text
     try:
-        json.loads(text[start:end + 1])
+        json.loads(text[start : end + 1])
     except ValueError:
         return text
-    return text[start:end + 1]
+    return text[start : end + 1]

@@ -54,12 +54,19 @@ class RoleModel(BaseChatModel):
     def _current(self) -> BaseChatModel:
         model = (_MODELS.get() or {}).get(self.role) or self.default
         if model is None:
-            raise ConfigError(f"the graph's model argument {self.role!r} has no default: add llm=llamacpp or "
-                              f"llm=openai (or llm.roles.{self.role}=...)")
+            raise ConfigError(
+                f"the graph's model argument {self.role!r} has no default: add llm=llamacpp or "
+                f"llm=openai (or llm.roles.{self.role}=...)"
+            )
         return model
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return self._current()._generate_with_cache(messages, stop=stop, run_manager=run_manager, **kwargs)
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> Any:

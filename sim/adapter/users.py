@@ -56,8 +56,10 @@ class Turns:
         else:
             lines = given
         if lines is None:
-            raise ConfigError(f"scenario {scenario['name']!r} has no 'turns' for a scripted user; add a list of turns "
-                              "to it, or give a user (a callable, or LLMUser with participants=surrogate)")
+            raise ConfigError(
+                f"scenario {scenario['name']!r} has no 'turns' for a scripted user; add a list of turns "
+                "to it, or give a user (a callable, or LLMUser with participants=surrogate)"
+            )
         queue = list(lines)
 
         def say(messages: list[BaseMessage]) -> str | None:
@@ -88,10 +90,13 @@ def _text(message: BaseMessage) -> str:
 
 def persona_prompt(persona: str, instructions: str, stop: str) -> str:
     """The system prompt of an LLM user: who it is, what it wants, how to end."""
-    parts = ["You are a person talking to an assistant. Stay in character; write only what you would say, "
-             "in one or two sentences.", f"Who you are: {persona}" if persona else "",
-             f"What you want: {instructions}" if instructions else "",
-             f"When you have what you came for, or you give up, reply with {stop} alone."]
+    parts = [
+        "You are a person talking to an assistant. Stay in character; write only what you would say, "
+        "in one or two sentences.",
+        f"Who you are: {persona}" if persona else "",
+        f"What you want: {instructions}" if instructions else "",
+        f"When you have what you came for, or you give up, reply with {stop} alone.",
+    ]
     return "\n".join(p for p in parts if p)
 
 
@@ -119,8 +124,10 @@ class LLMUser:
         persona = self.persona if self.persona is not None else str(scenario.get("persona", ""))
         instructions = self.instructions if self.instructions is not None else str(scenario.get("instructions", ""))
         if not persona and not instructions:
-            raise ConfigError(f"scenario {scenario['name']!r} has neither 'persona' nor 'instructions' for an LLM user; "
-                              "add one of them, or give LLMUser(persona=...)")
+            raise ConfigError(
+                f"scenario {scenario['name']!r} has neither 'persona' nor 'instructions' for an LLM user; "
+                "add one of them, or give LLMUser(persona=...)"
+            )
         opening = list(self.opening or scenario.get("opening") or ())
         stop = str(scenario.get("stop", self.stop))
         prompt = persona_prompt(persona, instructions, stop)
@@ -131,12 +138,17 @@ class LLMUser:
             if said < len(opening):
                 return str(opening[said])
             # the user's view: the graph's words come to it as the other party's, its own as its own
-            flipped: list[BaseMessage] = [AIMessage(_text(m)) if m.type == "human" else HumanMessage(_text(m))
-                                          for m in messages]
+            flipped: list[BaseMessage] = [
+                AIMessage(_text(m)) if m.type == "human" else HumanMessage(_text(m)) for m in messages
+            ]
             if self.model is not None:
                 flipped.insert(0, SystemMessage(prompt))
-            reply = _text(model.invoke(flipped or [HumanMessage("(The assistant waits for you to speak first.)")],
-                                       config={"callbacks": cast.callbacks})).strip()
+            reply = _text(
+                model.invoke(
+                    flipped or [HumanMessage("(The assistant waits for you to speak first.)")],
+                    config={"callbacks": cast.callbacks},
+                )
+            ).strip()
             if not reply or stop in reply:
                 return None
             return reply

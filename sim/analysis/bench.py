@@ -24,8 +24,19 @@ FAST_HANG = "++per_graph.tribunal.cast.hang_s=0.2"  # the planted hanging collec
 
 
 def _run_config(graph: str, episodes: int, tmp: Path, *extra: str) -> RunConfig:
-    cfg = compose([f"graph={graph}", f"episodes={episodes}", "tracking=none", "progress=false", "seed=7",
-                   FAST_HANG, "embedding_cache=null", *extra], tmp)
+    cfg = compose(
+        [
+            f"graph={graph}",
+            f"episodes={episodes}",
+            "tracking=none",
+            "progress=false",
+            "seed=7",
+            FAST_HANG,
+            "embedding_cache=null",
+            *extra,
+        ],
+        tmp,
+    )
     return from_hydra(cfg, tmp / graph)
 
 
@@ -97,9 +108,11 @@ def _child(args: list[str], cwd: Path) -> tuple[float, float]:
     A small wrapper process runs it and reads the peak from its children's rusage, so that only this
     run counts (the run itself ends with ``os._exit``, past any hook of its own).
     """
-    wrapper = ("import resource, subprocess, sys\n"
-               "subprocess.run([sys.executable, '-m', 'dialectica', *sys.argv[1:]], check=True, capture_output=True)\n"
-               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    wrapper = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run([sys.executable, '-m', 'dialectica', *sys.argv[1:]], check=True, capture_output=True)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", wrapper, *args], check=True, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - start
@@ -111,16 +124,29 @@ def memory_growth(tmp: Path, episodes: int) -> dict[str, float]:
     common = ["graph=socratic_panel", "tracking=none", "embeddings=false", "progress=false", "view.enabled=false"]
     _, short = _child([*common, f"episodes={max(1, episodes // 10)}", f"hydra.run.dir={tmp / 'rss_short'}"], tmp)
     long_wall, long = _child([*common, f"episodes={episodes}", f"hydra.run.dir={tmp / 'rss_long'}"], tmp)
-    return {"episodes": episodes, "peak_rss_mib": long, "peak_rss_mib_tenth": short, "growth_ratio": long / short,
-            "wall_seconds": long_wall}
+    return {
+        "episodes": episodes,
+        "peak_rss_mib": long,
+        "peak_rss_mib_tenth": short,
+        "growth_ratio": long / short,
+        "wall_seconds": long_wall,
+    }
 
 
 def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
     """(tracking seconds, share of the job's wall time) for a 200-episode panel job into SQLite."""
     from dialectica.sim.engine.batch import run_experiment
 
-    cfg = compose(["graph=socratic_panel", f"episodes={episodes}", "progress=false", "seed=7",
-                   f"tracking.uri=sqlite:///{tmp / 'ml' / 'mlflow.db'}"], tmp)
+    cfg = compose(
+        [
+            "graph=socratic_panel",
+            f"episodes={episodes}",
+            "progress=false",
+            "seed=7",
+            f"tracking.uri=sqlite:///{tmp / 'ml' / 'mlflow.db'}",
+        ],
+        tmp,
+    )
     start = time.perf_counter()
     summary = run_experiment(from_hydra(cfg, tmp / "tracked"), echo=lambda _: None)
     total = time.perf_counter() - start
@@ -146,23 +172,56 @@ def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
     exe = Path(sys.executable).parent / "dialectica"
     out = tmp / "surrogate" / graph
     start = time.perf_counter()
-    subprocess.run([str(exe), f"graph={graph}", "participants=surrogate", "llm=llamacpp", f"episodes={episodes}",
-                    "llm.cache=null", "progress=false", f"hydra.run.dir={out}",
-                    f"tracking.uri=sqlite:///{tmp / 'surrogate' / 'mlflow.db'}"], check=True, capture_output=True, cwd=tmp)
+    subprocess.run(
+        [
+            str(exe),
+            f"graph={graph}",
+            "participants=surrogate",
+            "llm=llamacpp",
+            f"episodes={episodes}",
+            "llm.cache=null",
+            "progress=false",
+            f"hydra.run.dir={out}",
+            f"tracking.uri=sqlite:///{tmp / 'surrogate' / 'mlflow.db'}",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=tmp,
+    )
     wall = time.perf_counter() - start
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     model = sum(r["timings"]["llm_seconds"] for r in records)
-    return {"wall_seconds": wall, "llm_seconds": model, "harness_share_of_episodes": surrogate_overhead(records),
-            "harness_share_of_process": (wall - model) / wall}
+    return {
+        "wall_seconds": wall,
+        "llm_seconds": model,
+        "harness_share_of_episodes": surrogate_overhead(records),
+        "harness_share_of_process": (wall - model) / wall,
+    }
 
 
 def _server_run(url: str, tmp: Path, name: str, episodes: int, concurrency: int) -> tuple[float, list[dict[str, Any]]]:
     exe = Path(sys.executable).parent / "dialectica"
     out = tmp / "server" / name
     start = time.perf_counter()
-    subprocess.run([str(exe), "graph=interview", "participants=surrogate", "llm=openai", f"llm.base_url={url}",
-                    "llm.model=latency", "llm.cache=null", f"episodes={episodes}", f"max_concurrency={concurrency}",
-                    "progress=false", "tracking=none", f"hydra.run.dir={out}"], check=True, capture_output=True, cwd=tmp)
+    subprocess.run(
+        [
+            str(exe),
+            "graph=interview",
+            "participants=surrogate",
+            "llm=openai",
+            f"llm.base_url={url}",
+            "llm.model=latency",
+            "llm.cache=null",
+            f"episodes={episodes}",
+            f"max_concurrency={concurrency}",
+            "progress=false",
+            "tracking=none",
+            f"hydra.run.dir={out}",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=tmp,
+    )
     wall = time.perf_counter() - start
     lines = (out / "episodes.jsonl").read_text().splitlines()
     return wall, [{k: v for k, v in json.loads(line).items() if k != "timings"} for line in lines]
@@ -178,6 +237,13 @@ def server_concurrency(tmp: Path, latency_s: float = 0.3, in_flight: int = 16, e
         one, seq = _server_run(url, tmp, "sequential", episodes, 1)
         many, par = _server_run(url, tmp, "parallel", episodes, in_flight)
         long_wall, _ = _server_run(url, tmp, "long", 8 * in_flight, in_flight)
-    return {"latency_s": latency_s, "in_flight": in_flight, "episodes": episodes, "sequential_seconds": one,
-            "parallel_seconds": many, "speedup": one / many, "same_records": seq == par,
-            "throughput_ratio": (8 * in_flight / long_wall) / (episodes / one)}
+    return {
+        "latency_s": latency_s,
+        "in_flight": in_flight,
+        "episodes": episodes,
+        "sequential_seconds": one,
+        "parallel_seconds": many,
+        "speedup": one / many,
+        "same_records": seq == par,
+        "throughput_ratio": (8 * in_flight / long_wall) / (episodes / one),
+    }

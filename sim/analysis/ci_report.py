@@ -27,8 +27,13 @@ def _why(name: str, base: float | None, now: float | None, baseline: Mapping[str
     return f"{name} = {now:.4g}, more than {tolerance:.0%} from the baseline {base:.4g}"
 
 
-def write(out: Path, results: Mapping[str, Sequence[Row] | None], baselines: Mapping[str, Mapping[str, Any]],
-          tolerances: Mapping[str, float], default: float) -> list[Path]:
+def write(
+    out: Path,
+    results: Mapping[str, Sequence[Row] | None],
+    baselines: Mapping[str, Mapping[str, Any]],
+    tolerances: Mapping[str, float],
+    default: float,
+) -> list[Path]:
     """Writes the three reports into ``out`` (created); ``results[graph]`` is None when it has no baseline."""
     out.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"regression": False, "graphs": {}}
@@ -50,10 +55,20 @@ def write(out: Path, results: Mapping[str, Sequence[Row] | None], baselines: Map
         failed = [r for r in rows if r[3] == "REGRESSION"]
         report["regression"] |= bool(failed)
         baseline = baselines[graph]
-        report["graphs"][graph] = {"rows": [
-            {"metric": name, "baseline": _number(base), "now": _number(now), "verdict": verdict,
-             "ci95_low": baseline.get(f"{name}_ci95_low"), "ci95_high": baseline.get(f"{name}_ci95_high"),
-             "tolerance": tolerances.get(name, default)} for name, base, now, verdict in rows]}
+        report["graphs"][graph] = {
+            "rows": [
+                {
+                    "metric": name,
+                    "baseline": _number(base),
+                    "now": _number(now),
+                    "verdict": verdict,
+                    "ci95_low": baseline.get(f"{name}_ci95_low"),
+                    "ci95_high": baseline.get(f"{name}_ci95_high"),
+                    "tolerance": tolerances.get(name, default),
+                }
+                for name, base, now, verdict in rows
+            ]
+        }
         for name, base, now, verdict in rows:
             case = ET.SubElement(suite, "testcase", classname=f"dialectica.{graph}", name=name)
             if verdict == "REGRESSION":
@@ -65,9 +80,11 @@ def write(out: Path, results: Mapping[str, Sequence[Row] | None], baselines: Map
         summary_lines.append(f"| {graph} | {len(rows)} | {len(failed)} |")
         if failed:
             details += [f"### {graph}", "", "| metric | baseline | now | why |", "|---|---|---|---|"]
-            details += [f"| `{name}` | {_fmt(base)} | {_fmt(now)} | "
-                        f"{_why(name, base, now, baseline, tolerances.get(name, default))} |"
-                        for name, base, now, _ in failed]
+            details += [
+                f"| `{name}` | {_fmt(base)} | {_fmt(now)} | "
+                f"{_why(name, base, now, baseline, tolerances.get(name, default))} |"
+                for name, base, now, _ in failed
+            ]
             details.append("")
     verdict = "**Regression.**" if report["regression"] else "No regression."
     md += [verdict, "", *summary_lines, "", *details]

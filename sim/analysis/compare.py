@@ -39,8 +39,9 @@ def _verdict(name: str, base: float | None, now: float | None, baseline: dict[st
     return "ok" if math.isclose(now, base, rel_tol=tolerance, abs_tol=1e-9) else "REGRESSION"
 
 
-def compare(graph: str, baseline: dict[str, Any], now: dict[str, Any], tolerances: dict[str, float],
-            default: float) -> list[tuple[str, float | None, float | None, str]]:
+def compare(
+    graph: str, baseline: dict[str, Any], now: dict[str, Any], tolerances: dict[str, float], default: float
+) -> list[tuple[str, float | None, float | None, str]]:
     """Rows (metric, baseline, now, verdict) for one graph; a metric that disappeared is a regression,
     a new one is reported as "new"."""
     base, cur = compared(baseline), compared(now)
@@ -50,9 +51,16 @@ def compare(graph: str, baseline: dict[str, Any], now: dict[str, Any], tolerance
         if name not in base:
             rows.append((name, None, cur[name], "new"))
         else:
-            rows.append((name, base[name], cur.get(name),
-                         _verdict(name, base[name], cur.get(name), baseline, tolerances.get(name, default))
-                         if name in cur else "REGRESSION"))
+            rows.append(
+                (
+                    name,
+                    base[name],
+                    cur.get(name),
+                    _verdict(name, base[name], cur.get(name), baseline, tolerances.get(name, default))
+                    if name in cur
+                    else "REGRESSION",
+                )
+            )
     return rows
 
 

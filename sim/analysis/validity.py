@@ -74,14 +74,21 @@ class Agreement:
         in which a coefficient is undefined (a cast's rates all equal)."""
         rng = np.random.default_rng(seed)
         n = self.scripted.shape[1]
-        draws = np.array([_correlations(self.scripted[:, idx].mean(axis=1), self.llm[:, idx].mean(axis=1))
-                          for idx in rng.integers(0, n, size=(samples, n))])
+        draws = np.array(
+            [
+                _correlations(self.scripted[:, idx].mean(axis=1), self.llm[:, idx].mean(axis=1))
+                for idx in rng.integers(0, n, size=(samples, n))
+            ]
+        )
         out: dict[str, Any] = {}
         for column, name in enumerate(("spearman", "kendall")):
             values = draws[:, column][~np.isnan(draws[:, column])]
-            low, high = (np.percentile(values, [2.5, 97.5]) if len(values) else (float("nan"), float("nan")))
-            out[name] = {"ci95_low": float(low), "ci95_high": float(high),
-                         "undefined_share": float(1 - len(values) / samples)}
+            low, high = np.percentile(values, [2.5, 97.5]) if len(values) else (float("nan"), float("nan"))
+            out[name] = {
+                "ci95_low": float(low),
+                "ci95_high": float(high),
+                "undefined_share": float(1 - len(values) / samples),
+            }
         return out
 
 
@@ -115,13 +122,21 @@ def summarise(points: list[dict[str, Any]], agreement: Agreement, calibrated: np
         rows.append(row)
     spearman, kendall = agreement.point()
     intervals = agreement.bootstrap()
-    report = {"episodes": int(agreement.scripted.shape[1]), "configs": rows,
-              "spearman": spearman, "kendall": kendall, **{f"{k}_bootstrap": v for k, v in intervals.items()}}
+    report = {
+        "episodes": int(agreement.scripted.shape[1]),
+        "configs": rows,
+        "spearman": spearman,
+        "kendall": kendall,
+        **{f"{k}_bootstrap": v for k, v in intervals.items()},
+    }
     if calibrated is not None:
         tuned = Agreement(calibrated, agreement.llm)
         spearman, kendall = tuned.point()
-        report |= {"calibrated_spearman": spearman, "calibrated_kendall": kendall,
-                   **{f"calibrated_{k}_bootstrap": v for k, v in tuned.bootstrap().items()}}
+        report |= {
+            "calibrated_spearman": spearman,
+            "calibrated_kendall": kendall,
+            **{f"calibrated_{k}_bootstrap": v for k, v in tuned.bootstrap().items()},
+        }
     return report
 
 
@@ -131,13 +146,18 @@ def _num(v: float) -> str:
 
 def markdown(graph: str, report: dict[str, Any]) -> str:
     calibrated = "calibrated_spearman" in report
-    lines = [f"# Validity: {graph}, {report['episodes']} episodes per configuration and cast", "",
-             "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |"
-             + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else ""),
-             "|---|---|---|---|" + ("---|---|" if calibrated else "")]
+    lines = [
+        f"# Validity: {graph}, {report['episodes']} episodes per configuration and cast",
+        "",
+        "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |"
+        + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else ""),
+        "|---|---|---|---|" + ("---|---|" if calibrated else ""),
+    ]
     for r in report["configs"]:
-        cells = [f"{r[f'{c}_rate']:.2f} ({r[f'{c}_ci95_low']:.2f}-{r[f'{c}_ci95_high']:.2f})"
-                 for c in ("scripted", "llm", *(["calibrated"] if calibrated else []))]
+        cells = [
+            f"{r[f'{c}_rate']:.2f} ({r[f'{c}_ci95_low']:.2f}-{r[f'{c}_ci95_high']:.2f})"
+            for c in ("scripted", "llm", *(["calibrated"] if calibrated else []))
+        ]
         line = f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['llm_inside_scripted_ci'] else 'no'} |"
         if calibrated:
             line += f" {cells[2]} | {'yes' if r['calibrated_inside_llm_ci'] else 'no'} |"
@@ -145,9 +165,11 @@ def markdown(graph: str, report: dict[str, Any]) -> str:
     for prefix, who in (("", "Scripted"), *((("calibrated_", "Calibrated"),) if calibrated else ())):
         for name in ("spearman", "kendall"):
             b = report[f"{prefix}{name}_bootstrap"]
-            lines.append(f"\n{who} against LLM, {name.capitalize()}: {_num(report[prefix + name])} (bootstrap 95% CI "
-                         f"{_num(b['ci95_low'])} to {_num(b['ci95_high'])}; undefined in {b['undefined_share']:.0%} of "
-                         "resamples)")
+            lines.append(
+                f"\n{who} against LLM, {name.capitalize()}: {_num(report[prefix + name])} (bootstrap 95% CI "
+                f"{_num(b['ci95_low'])} to {_num(b['ci95_high'])}; undefined in {b['undefined_share']:.0%} of "
+                "resamples)"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -161,10 +183,21 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
         series.append((0.0, "calibrated", "#55a868"))
     for offset, cast, colour in series:
         rates = np.array([r[f"{cast}_rate"] for r in report["configs"]])
-        errors = np.array([[r[f"{cast}_rate"] - r[f"{cast}_ci95_low"], r[f"{cast}_ci95_high"] - r[f"{cast}_rate"]]
-                           for r in report["configs"]]).T
-        ax.errorbar(x + offset, rates, yerr=errors, fmt="o-", capsize=3, color=colour,
-                    label={"scripted": "scripted cast", "llm": "LLM cast", "calibrated": "calibrated scripted cast"}[cast])
+        errors = np.array(
+            [
+                [r[f"{cast}_rate"] - r[f"{cast}_ci95_low"], r[f"{cast}_ci95_high"] - r[f"{cast}_rate"]]
+                for r in report["configs"]
+            ]
+        ).T
+        ax.errorbar(
+            x + offset,
+            rates,
+            yerr=errors,
+            fmt="o-",
+            capsize=3,
+            color=colour,
+            label={"scripted": "scripted cast", "llm": "LLM cast", "calibrated": "calibrated scripted cast"}[cast],
+        )
     ax.set_xticks(x, [r["config"] for r in report["configs"]], rotation=15, fontsize=8)
     ax.set_ylim(-0.05, 1.05)
     ax.set_ylabel("convergence rate")
@@ -183,8 +216,10 @@ def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str]]:
     for arg in argv:
         key, sep, value = arg.partition("=")
         if not sep:
-            raise ConfigError(f"{arg!r} is not key=value; usage: dialectica validity graph=NAME [grid.PARAM=a,b,c] "
-                              "[episodes=N] [other overrides]")
+            raise ConfigError(
+                f"{arg!r} is not key=value; usage: dialectica validity graph=NAME [grid.PARAM=a,b,c] "
+                "[episodes=N] [other overrides]"
+            )
         if key == "graph":
             graph = value
         elif key.startswith("grid."):
@@ -213,8 +248,12 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     rest = [a for a in rest if a not in llm_args]
     spec = discovery.load(graph)
     participants = any(kind == "participant" for kind in spec.roles.values())
-    llm_cast = ["participants=surrogate", *([] if any(a.startswith("llm=") for a in llm_args) else ["llm=llamacpp"]),
-                *(["llm.system_roles=scripted"] if participants else []), *llm_args]
+    llm_cast = [
+        "participants=surrogate",
+        *([] if any(a.startswith("llm=") for a in llm_args) else ["llm=llamacpp"]),
+        *(["llm.system_roles=scripted"] if participants else []),
+        *llm_args,
+    ]
     casts = {"scripted": ["participants=scripted"], "llm": llm_cast}
     points = grid_points(grid)
     out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
@@ -227,30 +266,48 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     with tracker.run(f"validity {graph}", {"validity": "true", "graph": graph, "out_dir": str(out)}) as parent:
         for i, point in enumerate(points):
             for cast, extra in casts.items():
-                overrides = [f"graph={graph}", *rest, *extra, *(f"graph.{k}={v}" for k, v in point.items()),
-                             "progress=false"]
+                overrides = [
+                    f"graph={graph}",
+                    *rest,
+                    *extra,
+                    *(f"graph.{k}={v}" for k, v in point.items()),
+                    "progress=false",
+                ]
                 cfg = from_hydra(compose(overrides, cwd), out / f"{i}-{cast}", tuple(overrides), parent.run_id)
                 if embed is None and cfg.embedding_cache is not None:
                     from dialectica.sim.engine.embedding import Embedder
 
                     embed = Embedder(cfg.embedding_cache)
-                echo(f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
-                     f"{label(point)}, {cast} cast")
+                echo(
+                    f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
+                    f"{label(point)}, {cast} cast"
+                )
                 run_experiment(cfg, embed, echo=lambda _: None)
                 matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
         agreement = Agreement(np.stack(matrices["scripted"]), np.stack(matrices["llm"]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns on constant inputs; those are reported as undefined
             calibrated = np.stack(matrices["calibrated"]) if "calibrated" in matrices else None
-            report = summarise(points, agreement, calibrated) | {"graph": graph, "grid": grid, "llm_cast": casts["llm"],
-                                                                 "overrides": rest, "out_dir": str(out)}
+            report = summarise(points, agreement, calibrated) | {
+                "graph": graph,
+                "grid": grid,
+                "llm_cast": casts["llm"],
+                "overrides": rest,
+                "out_dir": str(out),
+            }
         (out / "validity.json").write_text(json.dumps(report, indent=2, default=str))
         (out / "validity.md").write_text(markdown(graph, report))
         plot(graph, report, out / "validity.png")
-        parent.params({"graph": graph, "grid": json.dumps(grid), "llm_cast": " ".join(casts["llm"]),
-                       "episodes": report["episodes"]})
-        parent.metrics({k: report[k] for k in ("spearman", "kendall", "calibrated_spearman", "calibrated_kendall")
-                        if k in report and report[k] == report[k]})
+        parent.params(
+            {"graph": graph, "grid": json.dumps(grid), "llm_cast": " ".join(casts["llm"]), "episodes": report["episodes"]}
+        )
+        parent.metrics(
+            {
+                k: report[k]
+                for k in ("spearman", "kendall", "calibrated_spearman", "calibrated_kendall")
+                if k in report and report[k] == report[k]
+            }
+        )
         for name in ("validity.json", "validity.md", "validity.png"):
             parent.artifact(out / name)
     echo(markdown(graph, report))

@@ -72,8 +72,7 @@ def kinds(spec: GraphSpec) -> list[str]:
 def check(spec: GraphSpec, kind: str) -> None:
     """Raises a ConfigError naming the valid choices when ``spec`` has no cast of ``kind``."""
     if kind not in kinds(spec):
-        raise ConfigError(f"unknown participants={kind!r} for graph {spec.name}; "
-                          f"valid choices: {', '.join(kinds(spec))}")
+        raise ConfigError(f"unknown participants={kind!r} for graph {spec.name}; valid choices: {', '.join(kinds(spec))}")
 
 
 def build_deps(spec: GraphSpec, kind: str, request: CastRequest) -> Any:

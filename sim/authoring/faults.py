@@ -54,11 +54,17 @@ class FaultRates:
             ConfigError: one line naming the key and its valid range.
         """
         rates = {}
-        for name, key, top in (("participant", "failure_rate", "1)"), ("role", "role_failure_rate", "1)"),
-                               ("crash", "crash_rate", "1]")):
+        for name, key, top in (
+            ("participant", "failure_rate", "1)"),
+            ("role", "role_failure_rate", "1)"),
+            ("crash", "crash_rate", "1]"),
+        ):
             value = participants.get(key, 0.0)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not (0 <= value <= 1 if top == "1]" else 0 <= value < 1):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (0 <= value <= 1 if top == "1]" else 0 <= value < 1)
+            ):
                 raise ConfigError(f"participants.{key}={value!r} is out of range; valid range: [0, {top}")
             rates[name] = float(value)
         return cls(**rates)
@@ -107,8 +113,13 @@ class FaultyChatModel(BaseChatModel):
             error = ParticipantUnavailable if self.kind == PARTICIPANT else RoleUnavailable
             raise error(f"{self.speaker} did not answer (simulated fault, {_KEY[self.kind]}={self.rate:g})")
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         self._fail()
         return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
@@ -116,8 +127,9 @@ class FaultyChatModel(BaseChatModel):
         """The inner model's own tool binding, as arguments of this model's calls (faults included)."""
         bound = self.inner.bind_tools(tools, **kwargs)
         if not isinstance(bound, RunnableBinding) or bound.bound is not self.inner:
-            raise NotImplementedError(f"{type(self.inner).__name__}.bind_tools does not bind call arguments; "
-                                      "simulated faults cannot wrap it")
+            raise NotImplementedError(
+                f"{type(self.inner).__name__}.bind_tools does not bind call arguments; simulated faults cannot wrap it"
+            )
         return self.bind(**bound.kwargs)
 
 
@@ -126,12 +138,14 @@ def faulty(model: BaseChatModel, rate: float, seed: int, speaker: str, kind: str
     ``model`` itself when ``rate`` is 0."""
     if not rate:
         return model
-    return FaultyChatModel(inner=model, rate=rate, speaker=speaker, kind=kind,
-                           draws=random.Random(f"{seed}:{speaker}:faults"))
+    return FaultyChatModel(
+        inner=model, rate=rate, speaker=speaker, kind=kind, draws=random.Random(f"{seed}:{speaker}:faults")
+    )
 
 
-def attempt(call: Callable[[], T], tries: int = 2, backoff_s: float = 0.0,
-            sleep: Callable[[float], None] = time.sleep) -> tuple[T | None, int, str | None]:
+def attempt(
+    call: Callable[[], T], tries: int = 2, backoff_s: float = 0.0, sleep: Callable[[float], None] = time.sleep
+) -> tuple[T | None, int, str | None]:
     """Calls ``call`` until it returns, ``tries`` calls at most, waiting ``backoff_s * 2**k`` after failure k
     (none after the last).
 
@@ -150,8 +164,7 @@ def attempt(call: Callable[[], T], tries: int = 2, backoff_s: float = 0.0,
     return None, tries, error
 
 
-def retry(call: Callable[[], T], tries: int = 2, backoff_s: float = 0.0,
-          sleep: Callable[[float], None] = time.sleep) -> T:
+def retry(call: Callable[[], T], tries: int = 2, backoff_s: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> T:
     """``call()``'s value, calling again after a failure (``tries`` calls at most, backing off as ``attempt``
     does); the last failure is raised."""
     for k in range(tries - 1):

@@ -209,8 +209,10 @@ class GraphSpec:
         endings = self.endings()
         unknown = [reason for reason in self.converging if endings and reason not in endings]
         if unknown:
-            raise ValueError(f"graph {self.name}: converging endings {', '.join(unknown)} are not among its declared "
-                             f"endings: {', '.join(endings)}")
+            raise ValueError(
+                f"graph {self.name}: converging endings {', '.join(unknown)} are not among its declared "
+                f"endings: {', '.join(endings)}"
+            )
 
     def endings(self) -> dict[str, str]:
         """The declared endings, reason -> meaning (empty when the graph declares none)."""
@@ -231,8 +233,11 @@ class GraphSpec:
 
             values = read_yaml(self.config) or {}
             return {**values, "name": self.name}
-        return {"name": self.name, **field_defaults(self.params),
-                **({"cast": field_defaults(self.cast_options)} if dataclasses.fields(self.cast_options) else {})}
+        return {
+            "name": self.name,
+            **field_defaults(self.params),
+            **({"cast": field_defaults(self.cast_options)} if dataclasses.fields(self.cast_options) else {}),
+        }
 
 
 _COMPILED: dict[str, Any] = {}
@@ -255,8 +260,15 @@ def builtin_spec(name: str, build: ModuleType, **fields: Any) -> GraphSpec:
 
     config, datasets = builtin_graph(name)
     return GraphSpec(
-        name=name, build=getattr(build, f"build_{name}"), initial_state=build.initial_state, outcome=build.outcome,
-        recursion_limit=build.recursion_limit, prepare_scenario=build.prepare_scenario,
-        play=getattr(build, "play", None), turns=getattr(build, "turns", None), config=config, datasets=datasets,
+        name=name,
+        build=getattr(build, f"build_{name}"),
+        initial_state=build.initial_state,
+        outcome=build.outcome,
+        recursion_limit=build.recursion_limit,
+        prepare_scenario=build.prepare_scenario,
+        play=getattr(build, "play", None),
+        turns=getattr(build, "turns", None),
+        config=config,
+        datasets=datasets,
         **fields,
     )

@@ -38,13 +38,18 @@ def declared(terminations: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
     Raises:
         ValueError: for a reason that is not lower-case letters, digits and underscores, or ``error`` (the harness's).
     """
-    items = (terminations.items() if isinstance(terminations, Mapping)
-             else ((str(r), MEANINGS.get(str(r), "")) for r in terminations))
+    items = (
+        terminations.items()
+        if isinstance(terminations, Mapping)
+        else ((str(r), MEANINGS.get(str(r), "")) for r in terminations)
+    )
     out = {}
     for reason, meaning in items:
         reason = str(reason)
         if not _NAME.match(reason) or reason == TerminationReason.ERROR:
-            raise ValueError(f"ending {reason!r} is not a valid name: lower-case letters, digits and underscores, "
-                             "starting with a letter, and not 'error' (the harness gives that one)")
+            raise ValueError(
+                f"ending {reason!r} is not a valid name: lower-case letters, digits and underscores, "
+                "starting with a letter, and not 'error' (the harness gives that one)"
+            )
         out[reason] = meaning or MEANINGS.get(reason, "")
     return out

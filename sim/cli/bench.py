@@ -36,14 +36,25 @@ def measure(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
     parser.add_argument("--tracked-episodes", type=int, default=200)
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--rss-episodes", type=int, default=20000,
-                        help="panel episodes for the peak-memory figure (0 skips it)")
-    parser.add_argument("--surrogate", nargs="*", metavar="GRAPH", default=None,
-                        help="also time cold surrogate runs on the local LLM (needs the llm extra); default graphs: "
-                             "interview socratic_panel")
-    parser.add_argument("--server", type=float, metavar="LATENCY_S", default=None,
-                        help="also time surrogate episodes against a local OpenAI-compatible server answering after "
-                             "LATENCY_S seconds, one at a time against 16 in flight")
+    parser.add_argument(
+        "--rss-episodes", type=int, default=20000, help="panel episodes for the peak-memory figure (0 skips it)"
+    )
+    parser.add_argument(
+        "--surrogate",
+        nargs="*",
+        metavar="GRAPH",
+        default=None,
+        help="also time cold surrogate runs on the local LLM (needs the llm extra); default graphs: "
+        "interview socratic_panel",
+    )
+    parser.add_argument(
+        "--server",
+        type=float,
+        metavar="LATENCY_S",
+        default=None,
+        help="also time surrogate episodes against a local OpenAI-compatible server answering after "
+        "LATENCY_S seconds, one at a time against 16 in flight",
+    )
     parser.add_argument("--only-server", action="store_true", help="with --server: skip every other figure")
     args = parser.parse_args(argv)
     from dialectica.sim.config.discovery import names
@@ -59,7 +70,8 @@ def measure(argv: list[str]) -> dict[str, Any]:
             return _report(figures, [], args.out)
         for graph in names():
             figures["graphs"][graph] = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed) | {
-                "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)}
+                "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)
+            }
         ours, raw, ratio = embedding_throughput(tmp)
         figures["embedding"] = {"ours_seconds": ours, "raw_encode_seconds": raw, "throughput_ratio": ratio}
         seconds, share = tracking_share(tmp, args.tracked_episodes)
@@ -70,30 +82,47 @@ def measure(argv: list[str]) -> dict[str, Any]:
         if args.surrogate is not None:
             figures["surrogate"] = {g: surrogate_run(g, tmp) for g in args.surrogate or ["interview", "socratic_panel"]}
     rows = [(f"{g}: episodes/s", f"{v['episodes_per_second']:.1f}", "") for g, v in figures["graphs"].items()]
-    rows += [(f"{g}: harness / direct invoke", f"{v['harness_overhead_ratio']:.3f}", "<= 1.05")
-             for g, v in figures["graphs"].items()]
-    rows += [("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
-             (f"MLflow share of a {args.tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}",
-              "< 5%"),
-             ("start-up, one interview episode, no embeddings/tracking (s)", f"{figures['startup_seconds']:.2f}", "< 2")]
+    rows += [
+        (f"{g}: harness / direct invoke", f"{v['harness_overhead_ratio']:.3f}", "<= 1.05")
+        for g, v in figures["graphs"].items()
+    ]
+    rows += [
+        ("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
+        (f"MLflow share of a {args.tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),
+        ("start-up, one interview episode, no embeddings/tracking (s)", f"{figures['startup_seconds']:.2f}", "< 2"),
+    ]
     if "memory" in figures:
         m = figures["memory"]
-        rows += [(f"peak RSS, {m['episodes']} panel episodes (MiB)", f"{m['peak_rss_mib']:.0f}", "< 1229"),
-                 (f"peak RSS, {m['episodes']} / {m['episodes'] // 10} episodes", f"{m['growth_ratio']:.2f}", "near 1")]
+        rows += [
+            (f"peak RSS, {m['episodes']} panel episodes (MiB)", f"{m['peak_rss_mib']:.0f}", "< 1229"),
+            (f"peak RSS, {m['episodes']} / {m['episodes'] // 10} episodes", f"{m['growth_ratio']:.2f}", "near 1"),
+        ]
     for g, v in figures.get("surrogate", {}).items():
-        rows += [(f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
-                 (f"{g} surrogate: harness share of the process", f"{v['harness_share_of_process']:.1%}", "")]
+        rows += [
+            (f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
+            (f"{g} surrogate: harness share of the process", f"{v['harness_share_of_process']:.1%}", ""),
+        ]
     return _report(figures, rows, args.out)
 
 
 def _report(figures: dict[str, Any], rows: list[tuple[str, str, str]], out: Path) -> dict[str, Any]:
     if "server" in figures:
         v = figures["server"]
-        rows = [(f"server {v['latency_s']} s: {v['episodes']} episodes, sequential / {v['in_flight']} in flight "
-                 "(start-up included)", f"{v['speedup']:.1f}x", ">= 6x"),
-                (f"server {v['latency_s']} s: records identical", str(v["same_records"]), "True"),
-                (f"server {v['latency_s']} s: throughput, {v['in_flight']} in flight / sequential",
-                 f"{v['throughput_ratio']:.1f}x", f">= {0.8 * v['in_flight']:.1f}x"), *rows]
+        rows = [
+            (
+                f"server {v['latency_s']} s: {v['episodes']} episodes, sequential / {v['in_flight']} in flight "
+                "(start-up included)",
+                f"{v['speedup']:.1f}x",
+                ">= 6x",
+            ),
+            (f"server {v['latency_s']} s: records identical", str(v["same_records"]), "True"),
+            (
+                f"server {v['latency_s']} s: throughput, {v['in_flight']} in flight / sequential",
+                f"{v['throughput_ratio']:.1f}x",
+                f">= {0.8 * v['in_flight']:.1f}x",
+            ),
+            *rows,
+        ]
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':{width}}  {'measured':>9}  aim")
     for label, value, aim in rows:

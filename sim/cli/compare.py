@@ -37,8 +37,10 @@ def main(argv: list[str]) -> int:
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out {args.out} is a file; give a directory")
     if not args.update and not args.graphs and not any(args.baselines.glob("*.json")):
-        raise ConfigError(f"no baselines in {args.baselines}; make them with "
-              f"dialectica compare --baselines {args.baselines} --graphs NAME --update")
+        raise ConfigError(
+            f"no baselines in {args.baselines}; make them with "
+            f"dialectica compare --baselines {args.baselines} --graphs NAME --update"
+        )
     tolerance_file = args.baselines / "tolerances.yaml"
     tolerances = yaml.safe_load(tolerance_file.read_text()) or {} if tolerance_file.exists() else {}
     with tempfile.TemporaryDirectory() as tmp:

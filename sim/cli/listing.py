@@ -32,15 +32,20 @@ other: dialectica --hydra-help (Hydra's own options), dialectica --cfg job (the 
 def usage() -> str:
     from dialectica.sim.cli.main import subcommand_lines
 
-    return "\n".join([USAGE.format(graphs="|".join(discovery.names())), "", "subcommands (`dialectica NAME --help`):",
-                      *subcommand_lines()])
+    return "\n".join(
+        [
+            USAGE.format(graphs="|".join(discovery.names())),
+            "",
+            "subcommands (`dialectica NAME --help`):",
+            *subcommand_lines(),
+        ]
+    )
 
 
 def main(argv: list[str]) -> int:
     """``dialectica list [NAME ...]``."""
     if argv[:1] in (["--help"], ["-h"]):
-        print("usage: dialectica list [NAME ...]: the graphs found (or named), their scenarios, params, metrics and "
-              "endings")
+        print("usage: dialectica list [NAME ...]: the graphs found (or named), their scenarios, params, metrics and endings")
         return 0
     print(list_graphs([a.removeprefix("graph=") for a in argv]))
     return 0
@@ -64,20 +69,35 @@ def describe(spec: GraphSpec) -> str:
     """A graph's entry in ``dialectica list``."""
     adapted = "scenarios" in {f.name for f in dataclasses.fields(spec.params)}
     scenarios = [] if adapted else list(scenario_paths(spec.datasets))
-    origin = ("built-in" if spec.name in discovery.builtin_names() else f"plugin {discovery.plugins()[spec.name].value}"
-              if spec.name in discovery.plugins() else "used as it is")
-    lines = [f"{spec.name}  ({origin})", f"  {spec.description}" if spec.description else "",
-             f"  participants: {', '.join(sorted(spec.casts))}; roles: "
-             + ", ".join(f"{role} ({kind})" for role, kind in sorted(spec.roles.items())),
-             "  scenarios: graph.scenarios=FILE.yaml (a list of scenarios) or a folder of them" if adapted
-             else f"  scenarios ({len(scenarios)}): {', '.join(scenarios)}", "  params (graph.<key>, default, range):"]
+    origin = (
+        "built-in"
+        if spec.name in discovery.builtin_names()
+        else f"plugin {discovery.plugins()[spec.name].value}"
+        if spec.name in discovery.plugins()
+        else "used as it is"
+    )
+    lines = [
+        f"{spec.name}  ({origin})",
+        f"  {spec.description}" if spec.description else "",
+        f"  participants: {', '.join(sorted(spec.casts))}; roles: "
+        + ", ".join(f"{role} ({kind})" for role, kind in sorted(spec.roles.items())),
+        "  scenarios: graph.scenarios=FILE.yaml (a list of scenarios) or a folder of them"
+        if adapted
+        else f"  scenarios ({len(scenarios)}): {', '.join(scenarios)}",
+        "  params (graph.<key>, default, range):",
+    ]
     lines += _param_lines(spec.params, "graph.")
     if dataclasses.fields(spec.cast_options):
         lines += _param_lines(spec.cast_options, "graph.cast.")
-    lines += [f"  ends: {reason}{' (converged)' if spec.converges(reason) else ''}: {meaning}"
-              for reason, meaning in spec.endings().items()]
-    lines.append("  metrics: " + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics))
-                 + ("; embedding_agreement" if spec.agreement else ""))
+    lines += [
+        f"  ends: {reason}{' (converged)' if spec.converges(reason) else ''}: {meaning}"
+        for reason, meaning in spec.endings().items()
+    ]
+    lines.append(
+        "  metrics: "
+        + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics))
+        + ("; embedding_agreement" if spec.agreement else "")
+    )
     return "\n".join(line for line in lines if line)
 
 

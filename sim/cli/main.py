@@ -72,5 +72,6 @@ def _alias(name: str) -> Callable[[], None]:
     return entry
 
 
-view, compare, bench, validity, calibrate, behaviour = map(_alias, ("view", "compare", "bench", "validity", "calibrate",
-                                                                     "behaviour"))
+view, compare, bench, validity, calibrate, behaviour = map(
+    _alias, ("view", "compare", "bench", "validity", "calibrate", "behaviour")
+)

@@ -30,9 +30,32 @@ if TYPE_CHECKING:
     from dialectica.sim.config.typed import RunConfig
 
 FAILED: list[str] = []  # why a finished single run exits 1 (too many episodes raised)
-FLAGS = ("--help", "-h", "--hydra-help", "--version", "--cfg", "-c", "--resolve", "--package", "-p", "--run", "-r",
-         "--multirun", "-m", "--shell-completion", "-sc", "--config-path", "-cp", "--config-name", "-cn",
-         "--config-dir", "-cd", "--experimental-rerun", "--info", "-i")
+FLAGS = (
+    "--help",
+    "-h",
+    "--hydra-help",
+    "--version",
+    "--cfg",
+    "-c",
+    "--resolve",
+    "--package",
+    "-p",
+    "--run",
+    "-r",
+    "--multirun",
+    "-m",
+    "--shell-completion",
+    "-sc",
+    "--config-path",
+    "-cp",
+    "--config-name",
+    "-cn",
+    "--config-dir",
+    "-cd",
+    "--experimental-rerun",
+    "--info",
+    "-i",
+)
 
 
 class Run:
@@ -84,8 +107,10 @@ def check_arguments(args: list[str]) -> None:
     for arg in args:
         if arg.startswith("-") and arg.partition("=")[0] not in FLAGS:
             name = arg.lstrip("-").partition("=")[0]
-            fail(f"unknown option {arg}; options: --help, list, -m (--multirun), --cfg job; "
-                 f"settings are key=value, e.g. {name}=...")
+            fail(
+                f"unknown option {arg}; options: --help, list, -m (--multirun), --cfg job; "
+                f"settings are key=value, e.g. {name}=..."
+            )
     from dialectica.sim.config.paths import cannot_create
 
     for arg in args:
@@ -115,6 +140,7 @@ def limit_threads(hydra_cfg: Any) -> None:
 def reported(task: Callable[[DictConfig], float | None]) -> Callable[[DictConfig], float | None]:
     """An exception escaping a single run's task is one line, said here: past this point Hydra would add its own
     line first. A sweep's job raises on, so that its sweeper and launcher see the failure."""
+
     @functools.wraps(task)
     def run(cfg: DictConfig) -> float | None:
         try:
@@ -136,8 +162,9 @@ def app(cfg: DictConfig) -> float | None:
     limit_threads(hydra_cfg)
     out_dir = Path(hydra_cfg.runtime.output_dir)
     Run.out_dir, Run.started = out_dir, False
-    Run.resume_with = (f"hydra.sweep.dir={hydra_cfg.sweep.dir}" if hydra_cfg.mode == RunMode.MULTIRUN
-                       else f"hydra.run.dir={out_dir}")
+    Run.resume_with = (
+        f"hydra.sweep.dir={hydra_cfg.sweep.dir}" if hydra_cfg.mode == RunMode.MULTIRUN else f"hydra.run.dir={out_dir}"
+    )
     parent = None
     if hydra_cfg.mode == RunMode.MULTIRUN:
         from dialectica.sim.tracking.sweep import parent_run_id  # lazy: only sweeps need it
@@ -194,9 +221,12 @@ def app(cfg: DictConfig) -> float | None:
             print(line)
     for name, entry in summary.get("graphs", {}).items():  # the run's work is on disk; only its MLflow run is not
         if "tracking_error" in entry:
-            print(f"dialectica: warning: graph {name}: logging to MLflow failed ({entry['tracking_error']}); its episodes "
-                  f"and summary are in {out_dir}; once the store is fixed, run the same command with resume=true "
-                  f"{Run.resume_with} to log them", file=sys.stderr)
+            print(
+                f"dialectica: warning: graph {name}: logging to MLflow failed ({entry['tracking_error']}); its episodes "
+                f"and summary are in {out_dir}; once the store is fixed, run the same command with resume=true "
+                f"{Run.resume_with} to log them",
+                file=sys.stderr,
+            )
     for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
         say(problem)
         FAILED.append(problem)
@@ -223,8 +253,10 @@ def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Pat
         n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)
         if n and rate > max_error_rate:
             what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
-            problems.append(f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}); "
-                            f"the tracebacks are the 'error' fields of {out_dir / 'episodes.jsonl'}")
+            problems.append(
+                f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}); "
+                f"the tracebacks are the 'error' fields of {out_dir / 'episodes.jsonl'}"
+            )
     return problems
 
 
@@ -239,8 +271,7 @@ def main(args: list[str]) -> None:
         graphs = import_strings(args)
         register_plugin_configs(graphs)
         for target in graphs:  # Hydra reads a slash in an option as a folder
-            args = [a.replace(target, option(target)) if a.partition("=")[0].lstrip("+~") == "graph" else a
-                    for a in args]
+            args = [a.replace(target, option(target)) if a.partition("=")[0].lstrip("+~") == "graph" else a for a in args]
         sys.argv[1:] = args
     except ConfigError as exc:
         fail(str(exc))
@@ -299,8 +330,10 @@ def interrupted(name: str) -> NoReturn:
     """Ends an interrupted run with one line saying what it kept and how to resume it; exit 128 + the signal."""
     code = 128 + (signal.SIGTERM if name == "SIGTERM" else signal.SIGINT)
     if Run.started and Run.out_dir is not None:
-        line = (f"interrupted ({name}); the finished episodes are in {Run.out_dir / 'episodes.jsonl'}; to resume, "
-                f"run the same command with resume=true {Run.resume_with}")
+        line = (
+            f"interrupted ({name}); the finished episodes are in {Run.out_dir / 'episodes.jsonl'}; to resume, "
+            f"run the same command with resume=true {Run.resume_with}"
+        )
     else:
         discard(Run.out_dir)
         line = f"interrupted ({name}) before the run started; nothing was written"
@@ -326,8 +359,10 @@ def describe(exc: Exception) -> tuple[str, int]:
         return text, INPUT
     if isinstance(exc, OverrideParseException):
         lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("See ")]
-        return (f"cannot read the command line: {'; '.join(lines)}; settings are key=value (e.g. episodes=5, "
-                "scenario=[a,b]), `dialectica --help` lists them"), INPUT
+        return (
+            f"cannot read the command line: {'; '.join(lines)}; settings are key=value (e.g. episodes=5, "
+            "scenario=[a,b]), `dialectica --help` lists them"
+        ), INPUT
     if isinstance(exc, MissingConfigException):
         return _missing_option(str(exc)), INPUT
     cause = exc.__cause__
@@ -339,11 +374,15 @@ def describe(exc: Exception) -> tuple[str, int]:
         key = f"{exc.full_key}: " if exc.full_key else ""
         return f"{key}{text.partition(' full_key:')[0]}; fix the value (see `dialectica --cfg job`)", INPUT
     if isinstance(exc, OSError) and exc.filename is not None:
-        return (f"{exc.filename}: {exc.strerror or text}; check the paths in the config (hydra.run.dir, "
-                "datasets_dir, tracking.uri) and their permissions"), FAULT if Run.started else INPUT
-    return (f"unexpected {type(exc).__name__}: {text or 'no message'}; "
-            f"{'a fault during the run' if Run.started else 'before the run started'}; "
-            "set HYDRA_FULL_ERROR=1 to see the traceback (please report it if it looks like a bug)"), FAULT
+        return (
+            f"{exc.filename}: {exc.strerror or text}; check the paths in the config (hydra.run.dir, "
+            "datasets_dir, tracking.uri) and their permissions"
+        ), FAULT if Run.started else INPUT
+    return (
+        f"unexpected {type(exc).__name__}: {text or 'no message'}; "
+        f"{'a fault during the run' if Run.started else 'before the run started'}; "
+        "set HYDRA_FULL_ERROR=1 to see the traceback (please report it if it looks like a bug)"
+    ), FAULT
 
 
 def _missing_option(text: str) -> str:

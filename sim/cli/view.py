@@ -29,15 +29,25 @@ def parser() -> argparse.ArgumentParser:
     p = Parser(prog="dialectica view", description=__doc__.split("\n")[0].split(": ", 1)[1])
     p.add_argument("target", help="a run directory (or one graph's folder in it), or an MLflow run id")
     p.add_argument("--out", type=Path, help="where to write (default: <graph folder>/view/, or results/view/<run id>/)")
-    p.add_argument("--episode", action="append", metavar="N[,N...]",
-                   help="pages for exactly these episodes (repeatable, or comma-separated: 3,17); "
-                        "--first/--metric/--errors given too add theirs")
+    p.add_argument(
+        "--episode",
+        action="append",
+        metavar="N[,N...]",
+        help="pages for exactly these episodes (repeatable, or comma-separated: 3,17); "
+        "--first/--metric/--errors given too add theirs",
+    )
     p.add_argument("--graph", action="append", metavar="NAME", help="only this graph of the run (repeatable)")
     p.add_argument("--first", type=int, help=f"pages for the first N episodes (default {defaults.first}; 0 with --episode)")
-    p.add_argument("--metric", help="best and worst by this metric (--metric=-name: lower is better; default: the "
-                                    "graph's own, none with --episode)")
-    p.add_argument("--errors", type=int,
-                   help=f"pages for the first N episodes that raised (default {defaults.errors}; 0 with --episode)")
+    p.add_argument(
+        "--metric",
+        help="best and worst by this metric (--metric=-name: lower is better; default: the "
+        "graph's own, none with --episode)",
+    )
+    p.add_argument(
+        "--errors",
+        type=int,
+        help=f"pages for the first N episodes that raised (default {defaults.errors}; 0 with --episode)",
+    )
     p.add_argument("--tracking-uri", default=default_tracking_uri(), help="MLflow store for a run id")
     p.add_argument("--serve", action="store_true", help="serve the pages on 127.0.0.1 until interrupted")
     p.add_argument("--port", type=int, default=8765, help="port for --serve (0: any free port)")
@@ -54,8 +64,10 @@ def asked_episodes(values: list[str] | None) -> set[int] | None:
             try:
                 out.add(int(part.strip()))
             except ValueError:
-                raise ViewError(f"--episode {value!r}: {part.strip()!r} is not an episode index; "
-                                "give whole numbers, e.g. --episode 3 or --episode 3,17") from None
+                raise ViewError(
+                    f"--episode {value!r}: {part.strip()!r} is not an episode index; "
+                    "give whole numbers, e.g. --episode 3 or --episode 3,17"
+                ) from None
     return out
 
 
@@ -73,8 +85,10 @@ def _check_episodes(groups: list[GraphRecords], asked: set[int], target: str) ->
         have = {int(r["episode"]) for r in group.records}
         if missing := sorted(asked - have):
             shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
-            raise ViewError(f"no {'episodes' if len(missing) > 1 else 'episode'} {shown} in {group.graph} of {target}; "
-                            f"valid episodes: {spans(have)}")
+            raise ViewError(
+                f"no {'episodes' if len(missing) > 1 else 'episode'} {shown} in {group.graph} of {target}; "
+                f"valid episodes: {spans(have)}"
+            )
 
 
 def remake(args: argparse.Namespace, graph: str) -> str:
@@ -90,10 +104,13 @@ def remake(args: argparse.Namespace, graph: str) -> str:
 def write(args: argparse.Namespace) -> Path:
     """Writes every graph's pages and its index over all episodes, and one index over the graphs; returns that."""
     defaults, asked = ViewOptions(), asked_episodes(args.episode)
-    options = ViewOptions.from_mapping({
-        "first": args.first if args.first is not None else (0 if asked is not None else defaults.first),
-        "metric": args.metric,
-        "errors": args.errors if args.errors is not None else (0 if asked is not None else defaults.errors)})
+    options = ViewOptions.from_mapping(
+        {
+            "first": args.first if args.first is not None else (0 if asked is not None else defaults.first),
+            "metric": args.metric,
+            "errors": args.errors if args.errors is not None else (0 if asked is not None else defaults.errors),
+        }
+    )
     every, root = resolve(args.target, args.tracking_uri, args.out, default_topology)
     groups = _only(every, args.graph, args.target)
     if asked is not None:
@@ -101,8 +118,9 @@ def write(args: argparse.Namespace) -> Path:
     # the run's index keeps linking the other graphs' indexes written before
     indexes = {g.graph: g.out_dir / "index.html" for g in every if (g.out_dir / "index.html").exists()}
     for group in groups:
-        files = write_graph_pages(group.records, group.out_dir, options, group.topology, group.full, asked,
-                                  remake(args, group.graph))
+        files = write_graph_pages(
+            group.records, group.out_dir, options, group.topology, group.full, asked, remake(args, group.graph)
+        )
         indexes[group.graph] = files[0]
         pages = [f for f in files[1:] if f.suffix == ".html"]
         print(f"{group.graph}: {len(pages)} episode pages in {group.out_dir}, index over {len(group.records)} episodes")

@@ -35,8 +35,10 @@ def plugins() -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
     for ep in entry_points(group=GROUP):
         if ep.name in builtin_names() or ep.name in found:
-            raise ConfigError(f"plugin graph {ep.name!r} ({ep.value}) clashes with another graph of that name; "
-                              "rename its entry point in the group dialectica.graphs")
+            raise ConfigError(
+                f"plugin graph {ep.name!r} ({ep.value}) clashes with another graph of that name; "
+                "rename its entry point in the group dialectica.graphs"
+            )
         found[ep.name] = ep
     return found
 
@@ -94,11 +96,15 @@ def _load(name: str) -> GraphSpec:
             spec = ep.load()
         except Exception as exc:  # noqa: BLE001 - a broken plugin is its own problem, said in one line
             package = ep.dist.name if ep.dist is not None else ep.value.partition(":")[0]
-            raise ConfigError(f"plugin graph {name!r} (package {package}, entry point {ep.value}) failed to import: "
-                              f"{type(exc).__name__}: {' '.join(str(exc).split())}; fix or uninstall that package") from None
+            raise ConfigError(
+                f"plugin graph {name!r} (package {package}, entry point {ep.value}) failed to import: "
+                f"{type(exc).__name__}: {' '.join(str(exc).split())}; fix or uninstall that package"
+            ) from None
     else:
-        raise ConfigError(f"unknown graph={name!r}; valid choices: all, {', '.join(names())}, or package.module:attr "
-                          "for a LangGraph graph used as it is")
+        raise ConfigError(
+            f"unknown graph={name!r}; valid choices: all, {', '.join(names())}, or package.module:attr "
+            "for a LangGraph graph used as it is"
+        )
     if not isinstance(spec, GraphSpec) or spec.name != name:
         raise ConfigError(f"graph {name!r} does not export a GraphSpec named {name!r} (got {type(spec).__name__})")
     return spec

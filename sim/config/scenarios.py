@@ -104,22 +104,25 @@ def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
     if data is None:
         raise ConfigError(f"malformed scenario file {path}: the file is empty; {hint}")
     if not isinstance(data, dict):
-        raise ConfigError(f"malformed scenario file {path}: expected a mapping at the top level, "
-                          f"got {type(data).__name__}; {hint}")
+        raise ConfigError(
+            f"malformed scenario file {path}: expected a mapping at the top level, got {type(data).__name__}; {hint}"
+        )
     try:
         data = spec.prepare_scenario(data, path.parents[1])
     except ConfigError as exc:
         raise ConfigError(f"malformed scenario file {path}: {exc}; {hint}") from exc
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:  # a value of the wrong shape
-        raise ConfigError(f"malformed scenario file {path}: a value has the wrong shape "
-                          f"({type(exc).__name__}: {exc}); {hint}") from exc
+        raise ConfigError(
+            f"malformed scenario file {path}: a value has the wrong shape ({type(exc).__name__}: {exc}); {hint}"
+        ) from exc
     try:
         check_personas(data, spec)
     except ConfigError as exc:
         raise ConfigError(f"malformed scenario file {path}: {exc}; {hint}") from None
     if data["name"] != path.stem:
-        raise ConfigError(f"malformed scenario file {path}: name {data['name']!r} differs from the file name; "
-                          f"rename one of them")
+        raise ConfigError(
+            f"malformed scenario file {path}: name {data['name']!r} differs from the file name; rename one of them"
+        )
     return data
 
 
@@ -135,11 +138,17 @@ def check_personas(scenario: dict[str, Any], spec: GraphSpec) -> None:
     for persona, values in spec.calibration.personas(scenario):
         for knob in spec.calibration.knobs:
             value = values.get(knob.name)
-            if knob.name in values and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                        or value != value or (knob.integer and value != int(value))):
+            if knob.name in values and (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or value != value
+                or (knob.integer and value != int(value))
+            ):
                 kind = "a whole number" if knob.integer else "a number"
-                raise ConfigError(f"persona {persona!r}: key {knob.name!r} must be {kind} ({knob.doc or 'a persona knob'}"
-                                  f"; the calibrated range is {knob.low}..{knob.high}), got {value!r}")
+                raise ConfigError(
+                    f"persona {persona!r}: key {knob.name!r} must be {kind} ({knob.doc or 'a persona knob'}"
+                    f"; the calibrated range is {knob.low}..{knob.high}), got {value!r}"
+                )
 
 
 def load_scenarios(data: Path, spec: GraphSpec, select: str) -> list[dict[str, Any]]:
@@ -150,16 +159,19 @@ def load_scenarios(data: Path, spec: GraphSpec, select: str) -> list[dict[str, A
         return [found[name] for name in _selected(select, list(found), spec)]
     paths = scenario_paths(data)
     if not paths:
-        raise ConfigError(f"no scenarios for graph {spec.name} under {data / 'scenarios'}; add <name>.yaml files "
-                          "there, or set datasets_dir to a folder that has them (null: the project's datasets)")
+        raise ConfigError(
+            f"no scenarios for graph {spec.name} under {data / 'scenarios'}; add <name>.yaml files "
+            "there, or set datasets_dir to a folder that has them (null: the project's datasets)"
+        )
     return [load_scenario(paths[name], spec) for name in _selected(select, list(paths), spec)]
 
 
 def _selected(select: str, found: list[str], spec: GraphSpec) -> list[str]:
     names = found if select == "all" else [s.strip() for s in select.split(",")]
     if not names or not all(names):
-        raise ConfigError(f"scenario={select!r} names no scenario for graph {spec.name}; "
-                          f"valid choices: all, {', '.join(found)}")
+        raise ConfigError(
+            f"scenario={select!r} names no scenario for graph {spec.name}; valid choices: all, {', '.join(found)}"
+        )
     for name in names:
         if name not in found:
             raise ConfigError(f"unknown scenario={name!r} for graph {spec.name}; valid choices: all, {', '.join(found)}")

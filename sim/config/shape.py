@@ -21,12 +21,25 @@ from dialectica.sim.config.secrets import scrub_url
 from dialectica.sim.view.options import ViewOptions
 
 FLAGS = ("progress", "embeddings", "resume")
-TRACKING_SCHEMES = ("", "file", "sqlite", "http", "https", "postgresql", "mysql", "mssql", "databricks",
-                    "databricks-uc", "uc")  # MLflow's; ``postgresql+psycopg2://`` counts as postgresql
+TRACKING_SCHEMES = (
+    "",
+    "file",
+    "sqlite",
+    "http",
+    "https",
+    "postgresql",
+    "mysql",
+    "mssql",
+    "databricks",
+    "databricks-uc",
+    "uc",
+)  # MLflow's; ``postgresql+psycopg2://`` counts as postgresql
 OBJECTIVE_KEYS = ("metric", "floor_metric", "floor", "penalty")
 _CREDENTIAL = re.compile(r"(api[_-]?key|token|password|secret|credential|user)", re.IGNORECASE)
-_TRACKING_CREDENTIALS = ("; a tracking server's credentials come from the environment: MLFLOW_TRACKING_TOKEN, or "
-                         "MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD")
+_TRACKING_CREDENTIALS = (
+    "; a tracking server's credentials come from the environment: MLFLOW_TRACKING_TOKEN, or "
+    "MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD"
+)
 
 
 def container(node: Any, resolve: bool = True) -> dict[str, Any]:
@@ -73,8 +86,10 @@ def known_keys(group: str | None = None) -> tuple[str, ...]:
 def _unknown_keys(keys: Any, valid: tuple[str, ...], prefix: str, hint: str = "") -> None:
     unknown = sorted(str(k) for k in set(keys) - set(valid))
     if unknown:
-        raise ConfigError(f"unknown key {prefix}{unknown[0]}; valid keys: {', '.join(valid)}"
-                          f"{hint if _CREDENTIAL.search(unknown[0]) else ''}")
+        raise ConfigError(
+            f"unknown key {prefix}{unknown[0]}; valid keys: {', '.join(valid)}"
+            f"{hint if _CREDENTIAL.search(unknown[0]) else ''}"
+        )
 
 
 MAX_EPISODES = 1_000_000  # about three hours of the fastest scripted graph; past it a typo, not a plan
@@ -111,30 +126,38 @@ def view_options(cfg: DictConfig) -> ViewOptions:
     if view is None:
         return ViewOptions.from_mapping(None)
     if not isinstance(view, DictConfig):
-        raise ConfigError(f"view={view!r} is invalid; valid values: a mapping of "
-                          f"{', '.join(ViewOptions.__dataclass_fields__)}")
+        raise ConfigError(
+            f"view={view!r} is invalid; valid values: a mapping of {', '.join(ViewOptions.__dataclass_fields__)}"
+        )
     return ViewOptions.from_mapping(container(view, resolve=False))
 
 
 def tracking_uri(uri: Any) -> None:
     """Rejects a tracking URI MLflow cannot use, and an SQLite file that cannot be created."""
     if not isinstance(uri, str) or not uri:
-        raise ConfigError(f"tracking.uri={uri!r} is invalid; valid values: sqlite:///<file>, http(s)://<host>:<port> "
-                          "of an MLflow server, or tracking=none")
+        raise ConfigError(
+            f"tracking.uri={uri!r} is invalid; valid values: sqlite:///<file>, http(s)://<host>:<port> "
+            "of an MLflow server, or tracking=none"
+        )
     shown = scrub_url(uri)
     scheme = uri.partition("://")[0].split("+")[0].lower() if "://" in uri else ""
     if scheme not in TRACKING_SCHEMES:
-        raise ConfigError(f"tracking.uri={shown}: unknown scheme {scheme + '://'!r}; valid: sqlite:///<file>, "
-                          "http(s)://<host>:<port> of an MLflow server, file:///<folder>, a database URL "
-                          "(postgresql://, mysql://, mssql://), or tracking=none")
+        raise ConfigError(
+            f"tracking.uri={shown}: unknown scheme {scheme + '://'!r}; valid: sqlite:///<file>, "
+            "http(s)://<host>:<port> of an MLflow server, file:///<folder>, a database URL "
+            "(postgresql://, mysql://, mssql://), or tracking=none"
+        )
     if scheme == "sqlite":
         if not uri.startswith("sqlite:///"):
-            raise ConfigError(f"tracking.uri={shown}: an SQLite URI is sqlite:///<file> (three slashes; four "
-                              "before an absolute path)")
+            raise ConfigError(
+                f"tracking.uri={shown}: an SQLite URI is sqlite:///<file> (three slashes; four before an absolute path)"
+            )
         why = cannot_create(Path(uri.removeprefix("sqlite:///")))
         if why:
-            raise ConfigError(f"tracking.uri={shown}: the MLflow database cannot be created there ({why}); "
-                              "give a writable path, or tracking=none")
+            raise ConfigError(
+                f"tracking.uri={shown}: the MLflow database cannot be created there ({why}); "
+                "give a writable path, or tracking=none"
+            )
 
 
 def check_shape(cfg: DictConfig) -> None:
@@ -149,10 +172,10 @@ def check_shape(cfg: DictConfig) -> None:
     _unknown_keys(cfg.keys(), known_keys(), "")
     for group in ("participants", "tracking"):
         if not isinstance(cfg.get(group), DictConfig):
-            raise ConfigError(f"{group}={cfg.get(group)!r} is invalid; choose an option: "
-                              f"{', '.join(group_options(group))}")
-        _unknown_keys(cfg[group].keys(), known_keys(group), f"{group}.",
-                      _TRACKING_CREDENTIALS if group == "tracking" else "")
+            raise ConfigError(f"{group}={cfg.get(group)!r} is invalid; choose an option: {', '.join(group_options(group))}")
+        _unknown_keys(
+            cfg[group].keys(), known_keys(group), f"{group}.", _TRACKING_CREDENTIALS if group == "tracking" else ""
+        )
     int_value(cfg, "episodes", 1)
     int_value(cfg, "seed", 0)
     for key in FLAGS:
@@ -165,8 +188,10 @@ def check_shape(cfg: DictConfig) -> None:
     datasets_dir = cfg.get("datasets_dir")
     if datasets_dir is not None and not Path(datasets_dir).is_dir():
         what = "not a directory" if Path(datasets_dir).exists() else "no such directory"
-        raise ConfigError(f"datasets_dir={datasets_dir}: {what}; give a folder holding <graph>/scenarios/*.yaml, "
-                          "or null for the project's datasets")
+        raise ConfigError(
+            f"datasets_dir={datasets_dir}: {what}; give a folder holding <graph>/scenarios/*.yaml, "
+            "or null for the project's datasets"
+        )
     tracking = cfg.tracking
     if not isinstance(tracking.get("enabled"), bool):
         raise ConfigError(f"tracking.enabled={tracking.get('enabled')!r} is invalid; valid values: true, false")
@@ -179,13 +204,14 @@ def check_shape(cfg: DictConfig) -> None:
     if isinstance(max_error_rate, bool) or not isinstance(max_error_rate, (int, float)) or not 0 <= max_error_rate <= 1:
         raise ConfigError(f"max_error_rate={max_error_rate!r} is out of range; valid range: [0, 1]")
     concurrency = cfg.get("max_concurrency")
-    if concurrency is not None and (isinstance(concurrency, bool) or not isinstance(concurrency, int)
-                                    or not 1 <= concurrency <= 1024):
-        raise ConfigError(f"max_concurrency={concurrency!r} is invalid; valid values: integers 1..1024, "
-                          "or null for the backend's default")
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 1024
+    ):
+        raise ConfigError(
+            f"max_concurrency={concurrency!r} is invalid; valid values: integers 1..1024, or null for the backend's default"
+        )
     view_options(cfg)
     objective(cfg)
     if not isinstance(cfg.get("llm"), DictConfig):
-        raise ConfigError(f"llm={cfg.get('llm')!r} is invalid; choose an option: "
-                          f"{', '.join(group_options('llm'))}")
+        raise ConfigError(f"llm={cfg.get('llm')!r} is invalid; choose an option: {', '.join(group_options('llm'))}")
     LLMSettings.from_dict(container(cfg.llm))

@@ -93,8 +93,9 @@ def redact(tree: Any) -> Any:
 
 def redact_overrides(overrides: Iterable[str]) -> list[str]:
     """Command-line overrides with the values of secret-looking keys replaced and URL credentials scrubbed."""
-    return [o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else scrub_url(o)
-            for o in overrides]
+    return [
+        o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else scrub_url(o) for o in overrides
+    ]
 
 
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -128,8 +129,10 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
     name = str(graph_cfg.pop("name", None))
     if name == "all" and graph_cfg:
         key = sorted(graph_cfg)[0]
-        raise ConfigError(f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
-                          f"for one graph of graph=all ({', '.join(discovery.names())})")
+        raise ConfigError(
+            f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
+            f"for one graph of graph=all ({', '.join(discovery.names())})"
+        )
     if name == "all":
         usable, problems = discovery.loadable()
         for problem in problems:  # a broken plugin is said, and the other graphs run
@@ -142,8 +145,10 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
         if other not in discovery.names():
             raise ConfigError(f"unknown graph per_graph.{other}; valid choices: {', '.join(discovery.names())}")
         if not isinstance(values, dict):
-            raise ConfigError(f"per_graph.{other}={values!r} is invalid; valid values: a mapping of that graph's keys, "
-                              f"e.g. +per_graph.{other}.<key>=<value>")
+            raise ConfigError(
+                f"per_graph.{other}={values!r} is invalid; valid values: a mapping of that graph's keys, "
+                f"e.g. +per_graph.{other}.<key>=<value>"
+            )
     datasets_dir = cfg.get("datasets_dir")
     runs = []
     for graph_name, given in raws.items():
@@ -154,20 +159,24 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
         data = Path(datasets_dir) / graph_name if datasets_dir else spec.datasets
         if hasattr(params, "scenarios"):  # a graph used as it is: graph.scenarios=FILE_OR_FOLDER
             data = _scenario_source(params.scenarios)
-        runs.append(GraphRun(spec, params, options, load_scenarios(data, spec, _scenarios(cfg.get("scenario", "all"))),
-                             raw, data))
+        runs.append(
+            GraphRun(spec, params, options, load_scenarios(data, spec, _scenarios(cfg.get("scenario", "all"))), raw, data)
+        )
     return runs
 
 
 def _scenario_source(source: Any) -> Path:
     """``graph.scenarios``: a YAML file of scenarios, or a folder of them."""
     if not isinstance(source, str) or not source:
-        raise ConfigError("graph.scenarios is missing: give graph.scenarios=FILE.yaml (a list of scenarios, each with "
-                          "at least a name) or a folder of scenario files")
+        raise ConfigError(
+            "graph.scenarios is missing: give graph.scenarios=FILE.yaml (a list of scenarios, each with "
+            "at least a name) or a folder of scenario files"
+        )
     path = Path(source).expanduser()
     if not path.exists():
-        raise ConfigError(f"graph.scenarios={source}: no such file or folder; give a YAML file of scenarios or a folder "
-                          "of them")
+        raise ConfigError(
+            f"graph.scenarios={source}: no such file or folder; give a YAML file of scenarios or a folder of them"
+        )
     return path
 
 
@@ -188,8 +197,9 @@ def calibrated(run: GraphRun) -> GraphRun:
     return dataclasses.replace(run, scenarios=[values.apply(s, calibration) for s in run.scenarios])
 
 
-def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
-               parent_run_id: str | None = None) -> RunConfig:
+def from_hydra(
+    cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), parent_run_id: str | None = None
+) -> RunConfig:
     """Validates the composed config (its shape, then its types) and returns typed objects. First registers the
     run's secrets (``secrets.collect``), which every output is scrubbed of.
 
@@ -216,8 +226,10 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
     if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
         why = cannot_create(embedding_cache)
         if why:
-            raise ConfigError(f"embedding_cache={embedding_cache}: the cache cannot be created there ({why}); "
-                              "give a writable path, or null to encode every run afresh")
+            raise ConfigError(
+                f"embedding_cache={embedding_cache}: the cache cannot be created there ({why}); "
+                "give a writable path, or null to encode every run afresh"
+            )
     cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
     roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
     cast_voices.check(roles)
@@ -235,8 +247,9 @@ def from_hydra(cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (),
         seed=int_value(cfg, "seed", 0),
         participants=str(participants["kind"]),
         faults=faults,
-        tracking=TrackingConfig(bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment")),
-                                parent_run_id),
+        tracking=TrackingConfig(
+            bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment")), parent_run_id
+        ),
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),
         resolved=secrets.scrub_tree(redact(resolved)),

@@ -75,15 +75,24 @@ def app(latency_s: float, busy_every: int = 0) -> FastAPI:
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         if busy_every and key not in refused and next(counter) % busy_every == 0:
             refused.add(key)
-            return JSONResponse({"error": {"message": "busy", "type": "rate_limit"}}, status_code=429,
-                                headers={"Retry-After": "0.05"})
+            return JSONResponse(
+                {"error": {"message": "busy", "type": "rate_limit"}}, status_code=429, headers={"Retry-After": "0.05"}
+            )
         await asyncio.sleep(latency_s)
         text = reply(body)
         prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-        return {"id": "chatcmpl-latency", "object": "chat.completion", "created": int(time.time()), "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": len(text.split()),
-                          "total_tokens": prompt + len(text.split())}}
+        return {
+            "id": "chatcmpl-latency",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": len(text.split()),
+                "total_tokens": prompt + len(text.split()),
+            },
+        }
 
     return server
 
@@ -100,9 +109,21 @@ def serving(latency_s: float, busy_every: int = 0, start_timeout_s: float = 60.0
     import httpx
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "dialectica.sim.dev.latency_server", "--port", str(port),
-                             "--latency", str(latency_s), "--busy-every", str(busy_every)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dialectica.sim.dev.latency_server",
+            "--port",
+            str(port),
+            "--latency",
+            str(latency_s),
+            "--busy-every",
+            str(busy_every),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         for _ in range(int(start_timeout_s / 0.1)):
@@ -122,8 +143,9 @@ def serving(latency_s: float, busy_every: int = 0, start_timeout_s: float = 60.0
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m dialectica.sim.dev.latency_server",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m dialectica.sim.dev.latency_server", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--latency", type=float, default=0.3, help="seconds before each reply")
     parser.add_argument("--busy-every", type=int, default=0, help="answer every K-th request 429 (0: never)")

@@ -25,10 +25,26 @@ from dialectica.sim.llm.structured import instruction, read_json, shape
 
 PROMPTS = Path(__file__).with_name("survey_prompts.jsonl")
 AI_PHRASES = ("as an ai", "language model", "i'm an assistant", "i am an assistant", "i'm an ai", "i am an ai")
-LABELS = "user|assistant|model|system|human|ai|interviewer|interviewee|expert|learner|student|teacher|tutor|moderator" \
-         "|facilitator|judge|member|chair|participant|answer|question|response|reply|your answer|your reply"
-COLUMNS = ("model", "MB", "template", "schema valid", "placeholder JSON", "echo", "in character", "empty",
-           "prompt tok/s", "gen tok/s", "gen tok/s (wall)", "reply tok", "s/call", "total s")
+LABELS = (
+    "user|assistant|model|system|human|ai|interviewer|interviewee|expert|learner|student|teacher|tutor|moderator"
+    "|facilitator|judge|member|chair|participant|answer|question|response|reply|your answer|your reply"
+)
+COLUMNS = (
+    "model",
+    "MB",
+    "template",
+    "schema valid",
+    "placeholder JSON",
+    "echo",
+    "in character",
+    "empty",
+    "prompt tok/s",
+    "gen tok/s",
+    "gen tok/s (wall)",
+    "reply tok",
+    "s/call",
+    "total s",
+)
 Format = Callable[[Turns], tuple[str, list[str]]]
 
 
@@ -37,7 +53,7 @@ def common_run(reply: str, prompt: str) -> int:
     low, high = 0, len(reply)
     while low < high:
         mid = (low + high + 1) // 2
-        if any(reply[i:i + mid] in prompt for i in range(len(reply) - mid + 1)):
+        if any(reply[i : i + mid] in prompt for i in range(len(reply) - mid + 1)):
             low = mid
         else:
             high = mid - 1
@@ -63,9 +79,14 @@ def strings(value: Any) -> Iterator[str]:
 def placeholder(value: dict[str, Any], schema: dict[str, Any]) -> bool:
     """A string field left empty or as the instruction line shows the shape: ``<...>``, ``text``, ``a|b|c``."""
     shown = {s for s in strings(shape(schema)) if "|" in s or s.startswith("<")}
-    return any(not s.strip() or s.strip() in shown or s.strip().startswith("<") or s.strip().lower() in {"text", "value"}
-               or any(p in s or (len(s.strip()) >= 8 and s.strip() in p) for p in shown if p.startswith("<"))
-               for s in strings(value))
+    return any(
+        not s.strip()
+        or s.strip() in shown
+        or s.strip().startswith("<")
+        or s.strip().lower() in {"text", "value"}
+        or any(p in s or (len(s.strip()) >= 8 and s.strip() in p) for p in shown if p.startswith("<"))
+        for s in strings(value)
+    )
 
 
 def in_character(text: str, prompt: str, role: str) -> bool:
@@ -105,19 +126,35 @@ def answers(name: str, path: Path, prompts: list[dict[str, Any]], last: bool) ->
     for i, p in enumerate(prompts):
         turns = turns_of(p)
         prompt, stop = render(system_last(turns) if last else turns)
-        grammar = None if p["schema"] is None else llama_cpp.LlamaGrammar.from_json_schema(
-            json.dumps(p["schema"], sort_keys=True), verbose=False)
+        grammar = (
+            None
+            if p["schema"] is None
+            else llama_cpp.LlamaGrammar.from_json_schema(json.dumps(p["schema"], sort_keys=True), verbose=False)
+        )
         llm.reset()
         llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
         t0 = time.perf_counter()
-        out: Any = llm.create_completion(prompt, max_tokens=p["max_tokens"], temperature=0.8, top_p=0.95, seed=1000 + i,
-                                         stop=stop, grammar=grammar)
+        out: Any = llm.create_completion(
+            prompt, max_tokens=p["max_tokens"], temperature=0.8, top_p=0.95, seed=1000 + i, stop=stop, grammar=grammar
+        )
         wall = time.perf_counter() - t0
         perf = llama_cpp.llama_perf_context(llm._ctx.ctx)
-        yield {"model": name, "MB": round(path.stat().st_size / 1e6), "template": template, "i": i, "graph": p["graph"],
-               "role": p["role"], "reply": out["choices"][0]["text"], "tokens": out["usage"]["completion_tokens"],
-               "p_tok": perf.n_p_eval, "p_ms": perf.t_p_eval_ms, "g_tok": perf.n_eval, "g_ms": perf.t_eval_ms,
-               "wall": wall, "elapsed": time.perf_counter() - start}
+        yield {
+            "model": name,
+            "MB": round(path.stat().st_size / 1e6),
+            "template": template,
+            "i": i,
+            "graph": p["graph"],
+            "role": p["role"],
+            "reply": out["choices"][0]["text"],
+            "tokens": out["usage"]["completion_tokens"],
+            "p_tok": perf.n_p_eval,
+            "p_ms": perf.t_p_eval_ms,
+            "g_tok": perf.n_eval,
+            "g_ms": perf.t_eval_ms,
+            "wall": wall,
+            "elapsed": time.perf_counter() - start,
+        }
 
 
 def score(records: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> dict[str, str]:
@@ -147,13 +184,22 @@ def score(records: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> dict[
         return f"{n.get(k, 0) / n[of]:.0%} ({n.get(k, 0):.0f}/{n[of]:.0f})" if n.get(of) else "-"
 
     total, first = len(records), records[0]
-    return {"model": first["model"], "MB": str(first["MB"]), "template": first["template"],
-            "schema valid": share("valid", "schema"), "placeholder JSON": share("placeholder", "schema"),
-            "echo": share("echo", "free"), "in character": share("character", "persona"),
-            "empty": f"{n['empty'] / total:.0%}", "prompt tok/s": f"{1000 * n['p_tok'] / max(n['p_ms'], 1e-9):.0f}",
-            "gen tok/s": f"{1000 * n['g_tok'] / max(n['g_ms'], 1e-9):.1f}",
-            "gen tok/s (wall)": f"{n['tokens'] / n['g_wall']:.1f}", "reply tok": f"{n['tokens'] / total:.0f}",
-            "s/call": f"{n['wall'] / total:.1f}", "total s": f"{max(r['elapsed'] for r in records):.0f}"}
+    return {
+        "model": first["model"],
+        "MB": str(first["MB"]),
+        "template": first["template"],
+        "schema valid": share("valid", "schema"),
+        "placeholder JSON": share("placeholder", "schema"),
+        "echo": share("echo", "free"),
+        "in character": share("character", "persona"),
+        "empty": f"{n['empty'] / total:.0%}",
+        "prompt tok/s": f"{1000 * n['p_tok'] / max(n['p_ms'], 1e-9):.0f}",
+        "gen tok/s": f"{1000 * n['g_tok'] / max(n['g_ms'], 1e-9):.1f}",
+        "gen tok/s (wall)": f"{n['tokens'] / n['g_wall']:.1f}",
+        "reply tok": f"{n['tokens'] / total:.0f}",
+        "s/call": f"{n['wall'] / total:.1f}",
+        "total s": f"{max(r['elapsed'] for r in records):.0f}",
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -172,8 +218,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(__doc__)
     prompts = [json.loads(line) for line in Path(options["prompts"]).read_text().splitlines() if line.strip()]
     last = options["system_last"].lower() in ("1", "true", "yes")
-    print(f"{len(prompts)} prompts, system_last={last}\n\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS),
-          flush=True)
+    print(
+        f"{len(prompts)} prompts, system_last={last}\n\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS),
+        flush=True,
+    )
     saved = [json.loads(line) for line in Path(options["scores"]).read_text().splitlines()] if options["scores"] else []
     for name in dict.fromkeys(r["model"] for r in saved):
         print("| " + " | ".join(score([r for r in saved if r["model"] == name], prompts)[c] for c in COLUMNS) + " |")

@@ -43,8 +43,9 @@ def _needs_embedder(cfg: RunConfig) -> bool:
     return any(run.spec.embeds or (cfg.embeddings and run.spec.agreement) for run in cfg.graphs)
 
 
-def run_graph(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any,
-              done: dict[int, dict[str, Any]] | None = None) -> rec.SlimRecords:
+def run_graph(
+    run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None = None
+) -> rec.SlimRecords:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
     once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
     finished) are kept, not rerun.
@@ -79,8 +80,10 @@ def _claim(sink: Any, out_dir: Path) -> None:
     try:
         fcntl.flock(sink.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise ConfigError(f"another dialectica process is writing to {out_dir}; choose another hydra.run.dir "
-                          "(or hydra.sweep.dir), or wait for it to finish") from None
+        raise ConfigError(
+            f"another dialectica process is writing to {out_dir}; choose another hydra.run.dir "
+            "(or hydra.sweep.dir), or wait for it to finish"
+        ) from None
 
 
 def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path) -> list[Path]:
@@ -89,8 +92,13 @@ def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path
     from dialectica.sim.view.topology import graph_topology
     from dialectica.sim.view.write import write_graph_pages
 
-    return write_graph_pages(slims, cfg.out_dir / run.spec.name / "view", cfg.view, graph_topology(run.spec),
-                             full=rec.GraphRecords(episodes, run.spec.name).pick)
+    return write_graph_pages(
+        slims,
+        cfg.out_dir / run.spec.name / "view",
+        cfg.view,
+        graph_topology(run.spec),
+        full=rec.GraphRecords(episodes, run.spec.name).pick,
+    )
 
 
 def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
@@ -113,12 +121,16 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
         done = checkpoint.done_episodes(episodes, cfg.resume)
         for run in cfg.graphs:
-            kept = checkpoint.finished_graph(cfg.out_dir, run.spec.name, cfg.episodes, done.get(run.spec.name, {})) \
-                if cfg.resume else None
+            kept = (
+                checkpoint.finished_graph(cfg.out_dir, run.spec.name, cfg.episodes, done.get(run.spec.name, {}))
+                if cfg.resume
+                else None
+            )
             if kept is not None:
                 echo(f"{run.spec.name}: finished before, kept (resume=true)")
-            summary["graphs"][run.spec.name] = kept or _run_one(run, cfg, embed, sink, done.get(run.spec.name),
-                                                                tracker, episodes, echo)
+            summary["graphs"][run.spec.name] = kept or _run_one(
+                run, cfg, embed, sink, done.get(run.spec.name), tracker, episodes, echo
+            )
     if cfg.objective:
         from dialectica.metrics.objective import penalised
 
@@ -128,11 +140,24 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     return summary
 
 
-def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
-             tracker: Tracker, episodes: Path, echo: Callable[[str], None]) -> dict[str, Any]:
+def _run_one(
+    run: GraphRun,
+    cfg: RunConfig,
+    embed: Embed | None,
+    sink: Any,
+    done: dict[int, dict[str, Any]] | None,
+    tracker: Tracker,
+    episodes: Path,
+    echo: Callable[[str], None],
+) -> dict[str, Any]:
     name = run.spec.name
-    tags = {"graph": name, "participants": cfg.participants, "seed": str(cfg.seed), "episodes": str(cfg.episodes),
-            "run_dir": str(cfg.out_dir.resolve())}
+    tags = {
+        "graph": name,
+        "participants": cfg.participants,
+        "seed": str(cfg.seed),
+        "episodes": str(cfg.episodes),
+        "run_dir": str(cfg.out_dir.resolve()),
+    }
     if run.fork is not None:  # the MLflow run of the episodes it forks (sim/engine/replay.py)
         from dialectica.sim.engine.replay import source_tags
 
@@ -140,14 +165,17 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
     if cfg.resume:
         tracker.end_stale(tags["run_dir"], name)
     scenarios = [s["name"] for s in run.scenarios]
-    note = (f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
-            f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
-            f"records in {tags['run_dir']}.")
+    note = (
+        f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
+        f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
+        f"records in {tags['run_dir']}."
+    )
     endings = run.spec.endings()
     if endings:  # what each termination/<reason> metric counts
         marks = {reason: " (converged)" if run.spec.converges(reason) else "" for reason in endings}
         note += "\n\nEndings (convergence_rate counts those marked converged):\n" + "\n".join(
-            f"- `{reason}`{marks[reason]}: {meaning}" for reason, meaning in endings.items())
+            f"- `{reason}`{marks[reason]}: {meaning}" for reason, meaning in endings.items()
+        )
     kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
     try:
         t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept)
@@ -162,14 +190,25 @@ def _run_one(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done
     entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
     (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))  # finished: resume keeps it
     total = t3 - t0
-    echo(f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
-         f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s")
+    echo(
+        f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
+        f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s"
+    )
     return entry
 
 
-def _run_logged(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None,
-                tracker: Tracker, episodes: Path, tags: dict[str, str], note: str,
-                kept: dict[str, Any]) -> tuple[float, float, float, float, float]:
+def _run_logged(
+    run: GraphRun,
+    cfg: RunConfig,
+    embed: Embed | None,
+    sink: Any,
+    done: dict[int, dict[str, Any]] | None,
+    tracker: Tracker,
+    episodes: Path,
+    tags: dict[str, str],
+    note: str,
+    kept: dict[str, Any],
+) -> tuple[float, float, float, float, float]:
     """The graph's episodes, files and MLflow run; ``kept`` gets its summary entry and phase times as soon as the
     files are on disk, so that a tracking failure after that point loses nothing."""
     name = run.spec.name
@@ -210,8 +249,18 @@ def _run_logged(run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, d
     return t0, t1, t2, t_out, t3
 
 
-TABLE_KEYS = ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "rounds_mean",
-              "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean", "error_rate", "episode_seconds_p50")
+TABLE_KEYS = (
+    "episodes",
+    "convergence_rate",
+    "convergence_rate_ci95_low",
+    "convergence_rate_ci95_high",
+    "rounds_mean",
+    "depth_mean",
+    "jaccard_agreement_mean",
+    "embedding_agreement_mean",
+    "error_rate",
+    "episode_seconds_p50",
+)
 
 
 def format_table(summary: dict[str, Any]) -> str:

@@ -60,5 +60,15 @@ class EpisodePlan:
 def plan(run: GraphRun, cfg: RunConfig, index: int) -> EpisodePlan:
     """Episode ``index`` of graph ``run`` under ``cfg``: its seed, its scenario (the scenarios in turn), its cast."""
     name = run.spec.name
-    return EpisodePlan(name, index, episode_seed(cfg.seed, name, index), run.scenarios[index % len(run.scenarios)],
-                       cfg.participants, cfg.faults, run.datasets, cfg.voices, run.options, fork=run.fork)
+    return EpisodePlan(
+        name,
+        index,
+        episode_seed(cfg.seed, name, index),
+        run.scenarios[index % len(run.scenarios)],
+        cfg.participants,
+        cfg.faults,
+        run.datasets,
+        cfg.voices,
+        run.options,
+        fork=run.fork,
+    )

@@ -22,8 +22,19 @@ from dialectica.sim.engine import records
 
 FILE = "fingerprint.json"
 # Keys (or key prefixes) that change how a run looks or where it reports, never what its records hold.
-IGNORED = ("progress", "resume", "view", "tracking", "embedding_cache", "max_concurrency", "max_error_rate",
-           "llm.max_in_flight", "llm.requests_per_minute", "llm.rate_limit_retries", "hydra")
+IGNORED = (
+    "progress",
+    "resume",
+    "view",
+    "tracking",
+    "embedding_cache",
+    "max_concurrency",
+    "max_error_rate",
+    "llm.max_in_flight",
+    "llm.requests_per_minute",
+    "llm.rate_limit_retries",
+    "hydra",
+)
 
 
 def _number(value: Any) -> Any:
@@ -37,8 +48,11 @@ def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
     from dialectica.sim.config.secrets import scrub_tree
     from dialectica.sim.config.typed import flatten
 
-    kept = {k: json.dumps(_number(v), sort_keys=True) for k, v in flatten(scrub_tree(resolved)).items()
-            if not any(k == ignored or k.startswith(f"{ignored}.") for ignored in IGNORED)}
+    kept = {
+        k: json.dumps(_number(v), sort_keys=True)
+        for k, v in flatten(scrub_tree(resolved)).items()
+        if not any(k == ignored or k.startswith(f"{ignored}.") for ignored in IGNORED)
+    }
     return {**kept, "dialectica_version": json.dumps(__version__)}
 
 
@@ -52,8 +66,10 @@ def check(out_dir: Path, resolved: dict[str, Any]) -> None:
     if keys:
         shown = ", ".join(f"{k} ({old.get(k, 'unset')} -> {new.get(k, 'unset')})" for k in keys[:6])
         more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
-        raise ConfigError(f"resume=true in {out_dir}, made with another config: {shown}{more}; rerun with the same "
-                          "values, or drop resume=true and choose a new hydra.run.dir")
+        raise ConfigError(
+            f"resume=true in {out_dir}, made with another config: {shown}{more}; rerun with the same "
+            "values, or drop resume=true and choose a new hydra.run.dir"
+        )
 
 
 def record(out_dir: Path, resolved: dict[str, Any], resume: bool) -> None:

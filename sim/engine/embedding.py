@@ -64,7 +64,7 @@ class Embedder:
         with self._db() as db:
             rows: list[tuple[str, bytes]] = []
             for chunk in range(0, len(keys), 500):
-                batch = list(keys)[chunk:chunk + 500]
+                batch = list(keys)[chunk : chunk + 500]
                 marks = ",".join("?" * len(batch))  # placeholders only: the keys are bound, never spliced
                 rows += db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch)  # noqa: S608
         for key, blob in rows:
@@ -72,8 +72,10 @@ class Embedder:
 
     def _to_disk(self, texts: list[str]) -> None:
         with self._db() as db:
-            db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)",
-                           [(_key(t), self.memory[t].astype(np.float32).tobytes()) for t in texts])
+            db.executemany(
+                "INSERT OR IGNORE INTO vectors VALUES (?, ?)",
+                [(_key(t), self.memory[t].astype(np.float32).tobytes()) for t in texts],
+            )
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         with self._lock:
@@ -85,8 +87,9 @@ class Embedder:
             self._from_disk(missing)
             missing = [t for t in missing if t not in self.memory]
         if missing:
-            vectors = _model().encode(missing, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                                      show_progress_bar=False)
+            vectors = _model().encode(
+                missing, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
             self.memory.update(zip(missing, vectors.astype(np.float32), strict=True))
             self.encoded += len(missing)
             if self.cache_path is not None:

@@ -48,8 +48,16 @@ def _checkpointed(spec: GraphSpec, compiled: Any) -> Any:
         return _CHECKPOINTED[spec.name]
 
 
-def _play_forked(spec: GraphSpec, compiled: Any, deps: Any, params: Any, seed: int, fork: Fork,
-                 state: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+def _play_forked(
+    spec: GraphSpec,
+    compiled: Any,
+    deps: Any,
+    params: Any,
+    seed: int,
+    fork: Fork,
+    state: dict[str, Any],
+    config: dict[str, Any],
+) -> dict[str, Any]:
     """Plays the episode's first ``fork.turn`` turns under the original's params and the rest under ``params``.
 
     A graph with ``play`` asks its episode for each turn's context; a graph run in one ``invoke`` is streamed
@@ -84,22 +92,39 @@ def _traceback(exc: BaseException) -> str:
     return _TASK_ID.sub("", "".join(traceback.format_exception(exc)))
 
 
-def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan, embed: Callable[[list[str]], Any] | None = None,
-                agreement: Embed | None = None) -> EpisodeRecord:
+def run_episode(
+    spec: GraphSpec,
+    params: Any,
+    plan: EpisodePlan,
+    embed: Callable[[list[str]], Any] | None = None,
+    agreement: Embed | None = None,
+) -> EpisodeRecord:
     """Runs one episode through the graph compiled once for the process and builds its record once; with
     ``agreement``, each round's embedding agreement is measured first. An exception becomes a record with reason
     ``error`` and its traceback."""
     meter = EpisodeMeter()
     graph_timings: dict[str, Any] = {}
-    head = {"graph": plan.graph, "episode": plan.index, "seed": plan.seed, "scenario": plan.scenario["name"],
-            "participants": plan.participants}
+    head = {
+        "graph": plan.graph,
+        "episode": plan.index,
+        "seed": plan.seed,
+        "scenario": plan.scenario["name"],
+        "participants": plan.participants,
+    }
     fork = plan.fork if plan.fork is not None and plan.fork.turn > 0 else None
     if plan.fork is not None:
         head["fork"] = {"run": plan.fork.run, "turn": plan.fork.turn}
     t0 = time.perf_counter()
     try:
-        request = CastRequest(plan.scenario, plan.seed, plan.faults, embed=embed, datasets=plan.datasets,
-                              voices=plan.voices, options=plan.options)
+        request = CastRequest(
+            plan.scenario,
+            plan.seed,
+            plan.faults,
+            embed=embed,
+            datasets=plan.datasets,
+            voices=plan.voices,
+            options=plan.options,
+        )
         episode = Episode(build_deps(spec, plan.participants, request), params, plan.seed)
         compiled = spec.compiled()
         state = spec.initial_state(plan.scenario, fork.before if fork else params)
@@ -115,16 +140,22 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan, embed: Callable
         endings = spec.endings()
         if not isinstance(outcome.termination, str) or (endings and outcome.termination not in endings):
             ending = str(outcome.termination) if isinstance(outcome.termination, str) else outcome.termination
-            raise ValueError(f"graph {spec.name} ended an episode with {ending!r}, which it does "
-                             f"not declare; declared: {', '.join(endings) or '(none: return a string)'}")
+            raise ValueError(
+                f"graph {spec.name} ended an episode with {ending!r}, which it does "
+                f"not declare; declared: {', '.join(endings) or '(none: return a string)'}"
+            )
         reason = str(outcome.termination)
         per_round, metrics = outcome.per_round, outcome.metrics
         if agreement is not None:
             per_round, metrics = with_embedding_agreement(outcome.transcript, per_round, metrics, agreement)
         body: dict[str, Any] = {
-            "termination_reason": reason, "metrics": metrics, "per_round": per_round,
+            "termination_reason": reason,
+            "metrics": metrics,
+            "per_round": per_round,
             "converged": spec.converges(reason) if outcome.converged is None else bool(outcome.converged),
-            "transcript": outcome.transcript, "artifacts": outcome.artifacts, "labels": outcome.labels,
+            "transcript": outcome.transcript,
+            "artifacts": outcome.artifacts,
+            "labels": outcome.labels,
         }
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others
@@ -138,5 +169,10 @@ def run_episode(spec: GraphSpec, params: Any, plan: EpisodePlan, embed: Callable
     try:
         return EpisodeRecord(**head, **body, timings=timings, usage=meter.summary())
     except ValidationError as exc:  # the graph's outcome broke the record's schema: an error, not a crash
-        return EpisodeRecord(**head, termination_reason=TerminationReason.ERROR.value, timings=timings,
-                             usage=meter.summary(), error=f"the episode's record is malformed: {exc}")
+        return EpisodeRecord(
+            **head,
+            termination_reason=TerminationReason.ERROR.value,
+            timings=timings,
+            usage=meter.summary(),
+            error=f"the episode's record is malformed: {exc}",
+        )

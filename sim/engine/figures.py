@@ -7,15 +7,23 @@ from pathlib import Path
 from typing import Any
 
 
-def draw(graph: str, slims: Sequence[dict[str, Any]], by_round: list[dict[str, float]],
-         full: Iterable[dict[str, Any]], out_dir: Path, own: Sequence[Callable[..., Path | list[Path]]] = ()) -> list[Path]:
+def draw(
+    graph: str,
+    slims: Sequence[dict[str, Any]],
+    by_round: list[dict[str, float]],
+    full: Iterable[dict[str, Any]],
+    out_dir: Path,
+    own: Sequence[Callable[..., Path | list[Path]]] = (),
+) -> list[Path]:
     """Agreement and convergence by round and node times from ``slims`` (and their per-round means
     ``by_round``), then the graph's own figures (``own``) from ``full``; returns the files written (a figure returns
     its picture, or its picture and the files it saved beside it)."""
     from dialectica.sim.authoring.plots import by_round_figure, node_times
 
-    files = [by_round_figure(slims, by_round, f"{graph}: agreement and convergence by round", out_dir / "by_round.png"),
-             node_times(slims, out_dir)]
+    files = [
+        by_round_figure(slims, by_round, f"{graph}: agreement and convergence by round", out_dir / "by_round.png"),
+        node_times(slims, out_dir),
+    ]
     for figure in own:
         made = figure(full, out_dir)
         files += [made] if isinstance(made, Path) else made

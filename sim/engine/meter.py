@@ -34,8 +34,9 @@ class EpisodeMeter(BaseCallbackHandler):
         self.cache_hits = 0
         self.rate_limited = 0  # 429/503 replies waited out
 
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, metadata: dict[str, Any] | None = None,
-                       **kwargs: Any) -> None:
+    def on_chain_start(
+        self, serialized: Any, inputs: Any, *, run_id: UUID, metadata: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
         node = (metadata or {}).get("langgraph_node")
         if node is not None and kwargs.get("name") == node:
             self._started[run_id] = (node, time.perf_counter())
@@ -52,8 +53,9 @@ class EpisodeMeter(BaseCallbackHandler):
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id)
 
-    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID, metadata: dict[str, Any] | None = None,
-                            **kwargs: Any) -> None:
+    def on_chat_model_start(
+        self, serialized: Any, messages: Any, *, run_id: UUID, metadata: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
         self._started[run_id] = ((metadata or {}).get("langgraph_node", "outside"), time.perf_counter())
         self._roles[run_id] = (metadata or {}).get("dialectica_role", "unnamed")
 

@@ -214,7 +214,11 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
         row |= {f"metric.{k}": (math.nan if v is None else v) for k, v in (record.get("metrics") or {}).items()}
         row |= {f"label.{k}": v for k, v in (record.get("labels") or {}).items()}
         timings, usage = record.get("timings") or {}, record.get("usage") or {}
-        row |= {"episode_seconds": timings.get("episode_seconds"), "llm_calls": usage.get("llm_calls"),
-                "tokens_total": usage.get("tokens_total"), "error": record.get("error")}
+        row |= {
+            "episode_seconds": timings.get("episode_seconds"),
+            "llm_calls": usage.get("llm_calls"),
+            "tokens_total": usage.get("tokens_total"),
+            "error": record.get("error"),
+        }
         rows.append(row)
     return pd.DataFrame(rows)

@@ -40,19 +40,22 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
         raise ConfigError(f"replay.from_turn={turn!r} is invalid; valid values: integers >= 0 (the turns kept)")
     if not (source / "episodes.jsonl").is_file():
-        raise ConfigError(f"replay.run={source} holds no episodes.jsonl; give a finished run's directory "
-                          "(results/runs/<time>, or a sweep's job folder)")
+        raise ConfigError(
+            f"replay.run={source} holds no episodes.jsonl; give a finished run's directory "
+            "(results/runs/<time>, or a sweep's job folder)"
+        )
     forked = []
     for run in graph_runs:
         config = source / run.spec.name / "config.json"
         if not config.is_file():
-            raise ConfigError(f"replay.run={source} has no graph {run.spec.name} ({config} is missing); its graphs: "
-                              f"{', '.join(sorted(p.parent.name for p in source.glob('*/config.json')))}")
+            raise ConfigError(
+                f"replay.run={source} has no graph {run.spec.name} ({config} is missing); its graphs: "
+                f"{', '.join(sorted(p.parent.name for p in source.glob('*/config.json')))}"
+            )
         adapted = hasattr(run.params, "scenarios")  # a graph used as it is plays its own dialogue loop
         if turn > 0 and (adapted or (run.spec.play is None and run.spec.turns is None)):
             why = "a graph used as it is" if adapted else "its spec has neither play nor turns"
-            raise ConfigError(f"graph {run.spec.name} cannot be forked after a turn yet ({why}); valid: "
-                              "replay.from_turn=0")
+            raise ConfigError(f"graph {run.spec.name} cannot be forked after a turn yet ({why}); valid: replay.from_turn=0")
         raw = json.loads(config.read_text())["graph"]
         before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
         forked.append(replace(run, fork=Fork(str(source), turn, before)))
@@ -78,8 +81,11 @@ def _records(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
 
 def _prefix(record: dict[str, Any], turn: int) -> list[tuple[Any, ...]]:
     """What a record says of its first ``turn`` turns (the transcript's rounds up to it)."""
-    return [(t.get("round"), t.get("speaker"), t.get("text")) for t in record.get("transcript") or []
-            if isinstance(t.get("round"), int) and t["round"] <= turn]
+    return [
+        (t.get("round"), t.get("speaker"), t.get("text"))
+        for t in record.get("transcript") or []
+        if isinstance(t.get("round"), int) and t["round"] <= turn
+    ]
 
 
 def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
@@ -95,25 +101,38 @@ def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
         if not keys:
             continue
         result = compare({k: converged(after[k]) for k in keys}, {k: converged(before[k]) for k in keys})
-        changed = [{"episode": k[1], "original": before[k]["termination_reason"], "replay": after[k]["termination_reason"]}
-                   for k in keys if before[k]["termination_reason"] != after[k]["termination_reason"]]
+        changed = [
+            {"episode": k[1], "original": before[k]["termination_reason"], "replay": after[k]["termination_reason"]}
+            for k in keys
+            if before[k]["termination_reason"] != after[k]["termination_reason"]
+        ]
         report["graphs"][graph] = {
-            "pairs": result.pairs, "original_rate": sum(converged(before[k]) for k in keys) / len(keys),
-            "replay_rate": sum(converged(after[k]) for k in keys) / len(keys), "diff": result.diff,
-            "diff_ci95_low": result.low, "diff_ci95_high": result.high, "p_mcnemar": result.p, "changed": changed,
+            "pairs": result.pairs,
+            "original_rate": sum(converged(before[k]) for k in keys) / len(keys),
+            "replay_rate": sum(converged(after[k]) for k in keys) / len(keys),
+            "diff": result.diff,
+            "diff_ci95_low": result.low,
+            "diff_ci95_high": result.high,
+            "p_mcnemar": result.p,
+            "changed": changed,
             "prefix_differs": [k[1] for k in keys if _prefix(before[k], turn) != _prefix(after[k], turn)],
         }
     return report
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = [f"# Replay from turn {report['from_turn']}: {report['replay']} against {report['original']}", "",
-             "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | endings changed |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Replay from turn {report['from_turn']}: {report['replay']} against {report['original']}",
+        "",
+        "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | endings changed |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for graph, g in report["graphs"].items():
-        lines.append(f"| {graph} | {g['pairs']} | {g['original_rate']:.3f} | {g['replay_rate']:.3f} | {g['diff']:+.3f} "
-                     f"({g['diff_ci95_low']:+.3f} to {g['diff_ci95_high']:+.3f}) | {g['p_mcnemar']:.3g} | "
-                     f"{len(g['changed'])} |")
+        lines.append(
+            f"| {graph} | {g['pairs']} | {g['original_rate']:.3f} | {g['replay_rate']:.3f} | {g['diff']:+.3f} "
+            f"({g['diff_ci95_low']:+.3f} to {g['diff_ci95_high']:+.3f}) | {g['p_mcnemar']:.3g} | "
+            f"{len(g['changed'])} |"
+        )
     for graph, g in report["graphs"].items():
         if g["changed"]:
             lines += ["", f"## {graph}: endings changed", ""]
@@ -128,15 +147,19 @@ def write_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
     (forked / "replay.md").write_text(markdown(report))
     for graph, g in report["graphs"].items():
         if g["prefix_differs"]:
-            print(f"dialectica: warning: graph {graph}: {len(g['prefix_differs'])} episodes' first {turn} turns differ "
-                  f"from {original}'s (episodes {', '.join(map(str, g['prefix_differs'][:5]))}): the overrides act "
-                  "before the fork (the cast, the scenarios or the model), so the pairs share less history",
-                  file=sys.stderr)
+            print(
+                f"dialectica: warning: graph {graph}: {len(g['prefix_differs'])} episodes' first {turn} turns differ "
+                f"from {original}'s (episodes {', '.join(map(str, g['prefix_differs'][:5]))}): the overrides act "
+                "before the fork (the cast, the scenarios or the model), so the pairs share less history",
+                file=sys.stderr,
+            )
     return report
 
 
-USAGE = ("usage: dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]: every episode of run directory RUN "
-         "forked after turn T (default 0) under the original command with KEY=VALUE on top")
+USAGE = (
+    "usage: dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]: every episode of run directory RUN "
+    "forked after turn T (default 0) under the original command with KEY=VALUE on top"
+)
 
 
 def arguments(args: list[str]) -> list[str]:
@@ -158,13 +181,17 @@ def arguments(args: list[str]) -> list[str]:
     out = next((a.partition("=")[2] for a in rest if a.startswith("out=")), f"{run.as_posix().rstrip('/')}-replay-t{turn}")
     given = [a for a in rest if not a.startswith(("from_turn=", "out="))]
     keys = {a.lstrip("+~").partition("=")[0] for a in given}
-    original = [o for o in json.loads(summary.read_text()).get("overrides", [])
-                if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}]
+    original = [
+        o
+        for o in json.loads(summary.read_text()).get("overrides", [])
+        if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}
+    ]
     return [*original, *given, f"replay.run='{run}'", f"replay.from_turn={turn}", f"hydra.run.dir={out}"]
 
 
-def replay(run: str | Path, from_turn: int = 0, overrides: list[str] | tuple[str, ...] = (),
-           out_dir: str | Path | None = None) -> dict[str, Any]:
+def replay(
+    run: str | Path, from_turn: int = 0, overrides: list[str] | tuple[str, ...] = (), out_dir: str | Path | None = None
+) -> dict[str, Any]:
     """``dialectica replay`` from Python: forks every episode of ``run`` after ``from_turn`` under the original
     command with ``overrides`` on top, into ``out_dir`` (default ``RUN-replay-tT``).
 

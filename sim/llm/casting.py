@@ -56,8 +56,15 @@ class Voices:
             return None
         return self.settings.for_role(role, kind)
 
-    def speaker(self, role: str, kind: str, seed: int, scripted: Callable[[], BaseChatModel] | None,
-                persona: str | None = None, name: str | None = None) -> BaseChatModel:
+    def speaker(
+        self,
+        role: str,
+        kind: str,
+        seed: int,
+        scripted: Callable[[], BaseChatModel] | None,
+        persona: str | None = None,
+        name: str | None = None,
+    ) -> BaseChatModel:
         """The model for ``role`` (accounted under that name); ``name`` tells apart speakers sharing a role.
 
         Raises:
@@ -69,8 +76,13 @@ class Voices:
                 raise ConfigError(f"llm.roles.{role}=scripted is not possible here: this cast has no scripted {role}")
             return scripted()
         return LLMChatModel(
-            backend=_backend(own), settings=own, role=role, seed=role_seed(seed, name or role, own.seed), persona=persona,
-            call_cache=open_cache(own.cache) if own.cache else None, metadata={"dialectica_role": role},
+            backend=_backend(own),
+            settings=own,
+            role=role,
+            seed=role_seed(seed, name or role, own.seed),
+            persona=persona,
+            call_cache=open_cache(own.cache) if own.cache else None,
+            metadata={"dialectica_role": role},
             cache=False,  # its own call cache serves it; LangChain's global hook is for graphs' own models
         )
 
@@ -86,8 +98,10 @@ class Voices:
     def require(self, role: str) -> None:
         """Raises a ConfigError when ``role`` (a role only a model can play) would be scripted."""
         if self._own(role, SYSTEM) is None:
-            raise ConfigError(f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
-                              f"or give it one in Python (model=...)")
+            raise ConfigError(
+                f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
+                f"or give it one in Python (model=...)"
+            )
 
     def check(self, roles: Iterable[tuple[str, str]]) -> None:
         """Rejects unknown role names and builds every backend a run will use, so a missing package,

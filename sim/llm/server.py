@@ -51,16 +51,19 @@ class ServerBackend:
         try:
             import openai
         except ModuleNotFoundError as exc:
-            raise ConfigError("llm=openai needs the openai package, which is not installed; "
-                              "install it with: pip install -e .") from exc
+            raise ConfigError(
+                "llm=openai needs the openai package, which is not installed; install it with: pip install -e ."
+            ) from exc
         if not settings.base_url:
             raise ConfigError("llm.base_url is not set; llm=openai needs the server's URL, e.g. http://127.0.0.1:8000/v1")
         url = urlsplit(str(settings.base_url))
         if url.scheme not in ("http", "https") or not url.hostname:
             from dialectica.sim.config.secrets import scrub_url
 
-            raise ConfigError(f"llm.base_url={scrub_url(str(settings.base_url))} is not an http(s) URL; give the "
-                              "server's /v1 URL, e.g. http://127.0.0.1:8000/v1")
+            raise ConfigError(
+                f"llm.base_url={scrub_url(str(settings.base_url))} is not an http(s) URL; give the "
+                "server's /v1 URL, e.g. http://127.0.0.1:8000/v1"
+            )
         key = "not-needed"
         if settings.api_key_env:
             key = os.environ.get(settings.api_key_env, "")
@@ -76,8 +79,9 @@ class ServerBackend:
         try:
             self.client.models.list(timeout=min(10.0, settings.timeout_s))
         except openai.APIConnectionError as exc:
-            raise ConfigError(f"llm.base_url={settings.base_url}: no OpenAI-compatible server answers there "
-                              f"({type(exc).__name__})") from exc
+            raise ConfigError(
+                f"llm.base_url={settings.base_url}: no OpenAI-compatible server answers there ({type(exc).__name__})"
+            ) from exc
         except openai.AuthenticationError as exc:
             raise ConfigError(f"llm.base_url={settings.base_url} refused the key in ${settings.api_key_env}") from exc
 
@@ -92,8 +96,14 @@ class ServerBackend:
                 start = time.perf_counter()
                 try:
                     response = self.client.chat.completions.create(
-                        model=self.model, messages=messages, temperature=request.temperature, top_p=request.top_p,
-                        max_tokens=request.max_tokens, seed=request.seed, timeout=request.timeout_s, **extra,
+                        model=self.model,
+                        messages=messages,
+                        temperature=request.temperature,
+                        top_p=request.top_p,
+                        max_tokens=request.max_tokens,
+                        seed=request.seed,
+                        timeout=request.timeout_s,
+                        **extra,
                     )
                     break
                 except self._busy as exc:  # 429 / 5xx: the server asks for patience, not a different request
@@ -102,9 +112,13 @@ class ServerBackend:
                     wait = retry_after(exc.response.headers, attempt, self.backoff_s)
             time.sleep(wait)  # outside the slot: a waiting call does not hold up the others
         usage = response.usage
-        return Reply(text=response.choices[0].message.content or "", prompt_tokens=usage.prompt_tokens if usage else 0,
-                     completion_tokens=usage.completion_tokens if usage else 0, seconds=time.perf_counter() - start,
-                     rate_limited=attempt)
+        return Reply(
+            text=response.choices[0].message.content or "",
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            seconds=time.perf_counter() - start,
+            rate_limited=attempt,
+        )
 
 
 def build(settings: Any) -> ServerBackend:

@@ -92,11 +92,14 @@ class LLMSettings:
             base = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "roles"}
             own = LLMSettings.from_dict(base | choice, f"llm.roles.{role}")
         else:
-            raise ConfigError(f"llm.roles.{role}={choice!r} is invalid; "
-                              "valid choices: llm, scripted, or a mapping of llm keys")
+            raise ConfigError(
+                f"llm.roles.{role}={choice!r} is invalid; valid choices: llm, scripted, or a mapping of llm keys"
+            )
         if own.backend == SCRIPTED:
             if kind == "participant":
-                raise ConfigError("participants=surrogate needs an LLM: add llm=llamacpp or llm=openai "
-                                  "(with llm.system_roles=scripted to keep the scripted system roles)")
+                raise ConfigError(
+                    "participants=surrogate needs an LLM: add llm=llamacpp or llm=openai "
+                    "(with llm.system_roles=scripted to keep the scripted system roles)"
+                )
             return None
         return replace(own, roles={})

@@ -19,8 +19,13 @@ MAX_WAIT_S = 60.0
 class Throttle:
     """At most ``in_flight`` requests at once; with ``per_minute`` > 0, request starts spaced ``60 / per_minute`` s."""
 
-    def __init__(self, in_flight: int, per_minute: float = 0.0, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        in_flight: int,
+        per_minute: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self._slots = threading.BoundedSemaphore(in_flight)
         self._interval = 60.0 / per_minute if per_minute > 0 else 0.0
         self._next_start = 0.0

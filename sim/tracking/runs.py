@@ -89,10 +89,14 @@ class MlflowRun:
         digest = hashlib.sha256()
         for path in sorted(files):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
-        dataset = Dataset(name=name, digest=digest.hexdigest()[:16], source_type="local",
-                          source=json.dumps({"uri": scrub(source)}),
-                          profile=json.dumps({"num_rows": len(files)}),
-                          schema=json.dumps({"files": sorted(p.name for p in files)}))
+        dataset = Dataset(
+            name=name,
+            digest=digest.hexdigest()[:16],
+            source_type="local",
+            source=json.dumps({"uri": scrub(source)}),
+            profile=json.dumps({"num_rows": len(files)}),
+            schema=json.dumps({"files": sorted(p.name for p in files)}),
+        )
         inputs = [DatasetInput(dataset, tags=[InputTag("mlflow.data.context", "evaluation")])]
         try:
             self.client.log_inputs(self.run_id, datasets=inputs)
@@ -142,8 +146,10 @@ class Tracker:
         if not self.config.enabled:
             return
         client, experiment_id = self.connect()
-        stale = client.search_runs([experiment_id], filter_string=(
-            f"tags.run_dir = '{run_dir}' and tags.graph = '{graph}' and attributes.status = 'RUNNING'"))
+        stale = client.search_runs(
+            [experiment_id],
+            filter_string=(f"tags.run_dir = '{run_dir}' and tags.graph = '{graph}' and attributes.status = 'RUNNING'"),
+        )
         for run in stale:
             client.set_terminated(run.info.run_id, "KILLED")
 
@@ -157,8 +163,7 @@ class Tracker:
         client, experiment_id = self.connect()
         parent = {"mlflow.parentRunId": self.config.parent_run_id} if self.config.parent_run_id else {}
         note = {"mlflow.note.content": description} if description else {}
-        run = client.create_run(experiment_id, run_name=name,
-                                tags=scrub_tree({**source_tags(), **parent, **note, **tags}))
+        run = client.create_run(experiment_id, run_name=name, tags=scrub_tree({**source_tags(), **parent, **note, **tags}))
         try:
             yield MlflowRun(client, run.info.run_id)
         except KeyboardInterrupt:

@@ -33,8 +33,7 @@ LOCKED = ("database is locked", "database table is locked")
 RETRIES = 12  # backoff 0.05 s doubling to at most 2 s: about 12 s of waiting in all
 PROBE_TIMEOUT_S = 4.0
 KIND, CLASSIC = "mlflow.experimentKind", "custom_model_development"
-_HINT = ("start one (mlflow server --host 127.0.0.1 --port 5000), or use tracking=sqlite (a local store) "
-         "or tracking=none")
+_HINT = "start one (mlflow server --host 127.0.0.1 --port 5000), or use tracking=sqlite (a local store) or tracking=none"
 
 
 def sqlite_path(uri: str) -> Path | None:
@@ -69,8 +68,10 @@ def check_sqlite(db: Path, uri: str) -> None:
     except sqlite3.Error as exc:
         why = f"{exc}"
     if why:
-        raise ConfigError(f"tracking.uri={scrub_url(uri)}: {db} is not a usable MLflow store ({why}); move that file "
-                          "away, give another tracking.uri, or use tracking=none")
+        raise ConfigError(
+            f"tracking.uri={scrub_url(uri)}: {db} is not a usable MLflow store ({why}); move that file "
+            "away, give another tracking.uri, or use tracking=none"
+        )
 
 
 def probe(uri: str, timeout: float = PROBE_TIMEOUT_S) -> None:
@@ -90,11 +91,15 @@ def probe(uri: str, timeout: float = PROBE_TIMEOUT_S) -> None:
             return
     except urllib.error.HTTPError as exc:
         if exc.code in (401, 403):
-            raise ConfigError(f"tracking.uri={scrub_url(uri)}: the server refused the credentials (HTTP {exc.code}); "
-                              "set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN") from None
+            raise ConfigError(
+                f"tracking.uri={scrub_url(uri)}: the server refused the credentials (HTTP {exc.code}); "
+                "set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN"
+            ) from None
         if exc.code == 404:
-            raise ConfigError(f"tracking.uri={scrub_url(uri)}: something answers there, but not as an MLflow "
-                              f"tracking server does (HTTP 404 at /health); {_HINT}") from None
+            raise ConfigError(
+                f"tracking.uri={scrub_url(uri)}: something answers there, but not as an MLflow "
+                f"tracking server does (HTTP 404 at /health); {_HINT}"
+            ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ConfigError(f"tracking.uri={scrub_url(uri)}: no MLflow server answers there ({reason}); {_HINT}") from None

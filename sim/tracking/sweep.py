@@ -66,8 +66,10 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
         for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
             record = json.loads(line)
-            row = pooled.setdefault((record["graph"], key_overrides), {
-                "tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}, "outcomes": {}})
+            row = pooled.setdefault(
+                (record["graph"], key_overrides),
+                {"tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}, "outcomes": {}},
+            )
             task = row["tasks"][record["scenario"]]
             converged = is_converged(record)
             row["outcomes"][(record["seed"], record["scenario"])] = converged
@@ -84,11 +86,22 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
         n = sum(t[1] for t in data["tasks"].values())
         low, high = wilson_interval(c, n)
         k = max(1, len(data["seeds"]))
-        rows.append({"graph": graph, "config": config, "episodes": n, "converged": c, "convergence_rate": c / n,
-                     "ci95_low": low, "ci95_high": high, "seeds": k,
-                     **{f"pass^{j}": mean_pass_hat_k(data["tasks"].values(), j) for j in range(1, most_seeds + 1)},
-                     "objective": (sum(data["objectives"].values()) / len(data["objectives"])
-                                   if data["objectives"] else float("nan"))})
+        rows.append(
+            {
+                "graph": graph,
+                "config": config,
+                "episodes": n,
+                "converged": c,
+                "convergence_rate": c / n,
+                "ci95_low": low,
+                "ci95_high": high,
+                "seeds": k,
+                **{f"pass^{j}": mean_pass_hat_k(data["tasks"].values(), j) for j in range(1, most_seeds + 1)},
+                "objective": (
+                    sum(data["objectives"].values()) / len(data["objectives"]) if data["objectives"] else float("nan")
+                ),
+            }
+        )
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
@@ -96,15 +109,16 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     return frame.join(_against_best(frame, outcomes, alpha))
 
 
-def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any, bool]], alpha: float
-                  ) -> pd.DataFrame:
+def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any, bool]], alpha: float) -> pd.DataFrame:
     """Each row against its graph's best row (the first): test, pairs, difference, interval, p, Holm's p."""
     import pandas as pd
 
     from dialectica.metrics.paired import compare, holm
 
-    columns = {name: [float("nan")] * len(frame) for name in
-               ("pairs", "diff_vs_best", "diff_ci95_low", "diff_ci95_high", "p_vs_best", "p_holm")}
+    columns = {
+        name: [float("nan")] * len(frame)
+        for name in ("pairs", "diff_vs_best", "diff_ci95_low", "diff_ci95_high", "p_vs_best", "p_holm")
+    }
     tests = ["best"] * len(frame)
     for _, rows in frame.groupby("graph", sort=False):
         best = outcomes[rows.iloc[0]["graph"], rows.iloc[0]["config"]]
@@ -112,8 +126,14 @@ def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any,
         results = [compare(outcomes[frame.at[i, "graph"], frame.at[i, "config"]], best) for i in others]
         for i, result, p_holm in zip(others, results, holm([r.p for r in results]), strict=True):
             tests[i] = result.test
-            for name, value in (("pairs", result.pairs), ("diff_vs_best", result.diff), ("diff_ci95_low", result.low),
-                                ("diff_ci95_high", result.high), ("p_vs_best", result.p), ("p_holm", p_holm)):
+            for name, value in (
+                ("pairs", result.pairs),
+                ("diff_vs_best", result.diff),
+                ("diff_ci95_low", result.low),
+                ("diff_ci95_high", result.high),
+                ("p_vs_best", result.p),
+                ("p_holm", p_holm),
+            ):
                 columns[name][i] = value
     table = pd.DataFrame({"test": tests, **columns}, index=frame.index)
     table["differs_from_best"] = table["p_holm"] < alpha
@@ -124,8 +144,11 @@ def objective_plot(table: pd.DataFrame, path: Path) -> Path:
     """The objective against each swept parameter, one panel per parameter (trials as points)."""
     from dialectica.sim.authoring.plots import save, subplots
 
-    rows = [dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
-            for config, obj in zip(table["config"], table["objective"], strict=True) if config != "(defaults)"]
+    rows = [
+        dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
+        for config, obj in zip(table["config"], table["objective"], strict=True)
+        if config != "(defaults)"
+    ]
     params = sorted({k for row in rows for k in row if k != "objective"})
     fig, axes = subplots(1, max(1, len(params)), figsize=(4.2 * max(1, len(params)), 3.4), dpi=110, squeeze=False)
     for ax, param in zip(axes[0], params, strict=False):
@@ -209,15 +232,31 @@ class SweepCallback(Callback):
         overrides = redact_overrides(config.hydra.overrides.task)
         swept = swept_keys(config)
         keys = [o.lstrip("+~").partition("=")[0] for o in overrides]
-        shown = [o.partition("=")[2] if k == "graph" else _short(o)  # "sweep socratic_panel threshold=0.6,0.8"
-                 for k, o in zip(keys, overrides, strict=True) if k in {*swept, "graph"}]
-        note = (f"A sweep of {', '.join(map(_short, swept)) or 'one configuration'}: "
-                f"`dialectica -m {' '.join(overrides)}` in {sweep_dir}; each job is a child run.")
-        run = client.create_run(experiment_id, run_name=secrets.scrub(" ".join(["sweep", *shown]))[:250],
-                                tags=secrets.scrub_tree({**source_tags(), "sweep": "true", "sweep_dir": str(sweep_dir),
-                                                         "overrides": " ".join(overrides), "mlflow.note.content": note}))
-        (sweep_dir / PARENT_FILE).write_text(json.dumps({"run_id": run.info.run_id, "uri": secrets.scrub(tracking["uri"]),
-                                                         "swept": swept}))
+        shown = [
+            o.partition("=")[2] if k == "graph" else _short(o)  # "sweep socratic_panel threshold=0.6,0.8"
+            for k, o in zip(keys, overrides, strict=True)
+            if k in {*swept, "graph"}
+        ]
+        note = (
+            f"A sweep of {', '.join(map(_short, swept)) or 'one configuration'}: "
+            f"`dialectica -m {' '.join(overrides)}` in {sweep_dir}; each job is a child run."
+        )
+        run = client.create_run(
+            experiment_id,
+            run_name=secrets.scrub(" ".join(["sweep", *shown]))[:250],
+            tags=secrets.scrub_tree(
+                {
+                    **source_tags(),
+                    "sweep": "true",
+                    "sweep_dir": str(sweep_dir),
+                    "overrides": " ".join(overrides),
+                    "mlflow.note.content": note,
+                }
+            ),
+        )
+        (sweep_dir / PARENT_FILE).write_text(
+            json.dumps({"run_id": run.info.run_id, "uri": secrets.scrub(tracking["uri"]), "swept": swept})
+        )
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         _scrub_secrets(config)

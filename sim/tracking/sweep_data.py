@@ -49,14 +49,17 @@ def _from_run(run_id: str, tracking_uri: str) -> tuple[Path, str]:
     try:
         run = MlflowClient(tracking_uri).get_run(run_id)
     except MlflowException:
-        raise SweepError(f"no sweep {run_id!r}: not a sweep directory, nor a run in the MLflow store "
-                         f"{tracking_uri}") from None
+        raise SweepError(
+            f"no sweep {run_id!r}: not a sweep directory, nor a run in the MLflow store {tracking_uri}"
+        ) from None
     if run.data.tags.get("sweep") != "true":
         raise SweepError(f"MLflow run {run_id} is not a sweep's parent run (it has no tag sweep=true)")
     directory = Path(run.data.tags.get("sweep_dir", ""))
     if not directory.is_dir():
-        raise SweepError(f"the directory of sweep {run_id}, {directory}, is not on this machine; "
-                         "read the sweep where it ran, or copy the directory here")
+        raise SweepError(
+            f"the directory of sweep {run_id}, {directory}, is not on this machine; "
+            "read the sweep where it ran, or copy the directory here"
+        )
     return directory, run_id
 
 
@@ -87,8 +90,9 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
     elif tracking_uri and "/" not in str(target):
         directory, parent = _from_run(str(target), tracking_uri)
     else:
-        raise SweepError(f"no sweep at {target}: give a sweep directory (hydra.sweep.dir) or its MLflow parent run id "
-                         "with a tracking URI")
+        raise SweepError(
+            f"no sweep at {target}: give a sweep directory (hydra.sweep.dir) or its MLflow parent run id with a tracking URI"
+        )
     jobs = sorted((p.parent for p in directory.glob(f"*/{FILE}")), key=lambda p: (len(p.name), p.name))
     frames = []
     keys: dict[str, str] = {}  # override key -> its column (a sweep's seed is the run seed, not an episode's)

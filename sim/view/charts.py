@@ -9,8 +9,10 @@ from dialectica.sim.view.markup import Markup, esc, fmt, hue, join, number, tag
 
 
 def _svg(width: float, height: float, body: str, label: str, class_: str) -> Markup:
-    return Markup(f'<svg class="{class_}" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
-                  f'height="{height:.0f}" role="img" aria-label="{esc(label)}">{body}</svg>')
+    return Markup(
+        f'<svg class="{class_}" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+        f'height="{height:.0f}" role="img" aria-label="{esc(label)}">{body}</svg>'
+    )
 
 
 def y_range(values: Sequence[float]) -> tuple[float, float]:
@@ -22,8 +24,9 @@ def y_range(values: Sequence[float]) -> tuple[float, float]:
     return (low, high) if high > low else (low, low + 1.0)
 
 
-def line_chart(title: str, values: Sequence[Any], rounds: Sequence[Any] | None = None, width: int = 210,
-               height: int = 74) -> Markup:
+def line_chart(
+    title: str, values: Sequence[Any], rounds: Sequence[Any] | None = None, width: int = 210, height: int = 74
+) -> Markup:
     """A value per round as a line with a dot per round; missing values leave gaps."""
     rounds = list(rounds) if rounds is not None else list(range(1, len(values) + 1))
     points = [(i, number(v)) for i, v in enumerate(values)]
@@ -37,9 +40,11 @@ def line_chart(title: str, values: Sequence[Any], rounds: Sequence[Any] | None =
     def xy(i: int, v: float) -> tuple[float, float]:
         return left + i * step, top + (1 - (v - low) / (high - low)) * (height - top - bottom)
 
-    body = [f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}"/>',
-            f'<text class="tick" x="{left - 3}" y="{top + 7}" text-anchor="end">{fmt(high)}</text>',
-            f'<text class="tick" x="{left - 3}" y="{height - bottom}" text-anchor="end">{fmt(low)}</text>']
+    body = [
+        f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}"/>',
+        f'<text class="tick" x="{left - 3}" y="{top + 7}" text-anchor="end">{fmt(high)}</text>',
+        f'<text class="tick" x="{left - 3}" y="{height - bottom}" text-anchor="end">{fmt(low)}</text>',
+    ]
     segment: list[str] = []
     for i, v in [*points, (len(points), None)]:
         if v is None:
@@ -49,15 +54,20 @@ def line_chart(title: str, values: Sequence[Any], rounds: Sequence[Any] | None =
             continue
         x, y = xy(i, v)
         segment.append(f"{x:.1f},{y:.1f}")
-        body.append(f'<circle class="dot" cx="{x:.1f}" cy="{y:.1f}" r="2.6"><title>round {esc(rounds[i])}: {fmt(v)}'
-                    f'</title></circle>')
+        body.append(
+            f'<circle class="dot" cx="{x:.1f}" cy="{y:.1f}" r="2.6"><title>round {esc(rounds[i])}: {fmt(v)}</title></circle>'
+        )
     for i in sorted({0, len(values) - 1}):
-        body.append(f'<text class="tick" x="{left + i * step:.1f}" y="{height - 3}" text-anchor="middle">'
-                    f'{esc(rounds[i])}</text>')
+        body.append(
+            f'<text class="tick" x="{left + i * step:.1f}" y="{height - 3}" text-anchor="middle">{esc(rounds[i])}</text>'
+        )
     last = finite[-1]
     caption = Markup(f"{esc(title)} <b>{fmt(last)}</b>")
-    return tag("figure", Markup(tag("figcaption", caption) + _svg(width, height, "".join(body), title, "line-chart")),
-               class_="chart")
+    return tag(
+        "figure",
+        Markup(tag("figcaption", caption) + _svg(width, height, "".join(body), title, "line-chart")),
+        class_="chart",
+    )
 
 
 def strip(title: str, values: Sequence[Any], rounds: Sequence[Any] | None = None) -> Markup:
@@ -67,12 +77,15 @@ def strip(title: str, values: Sequence[Any], rounds: Sequence[Any] | None = None
     cells = []
     for i, v in enumerate(values):
         state = "yes" if v is True else "no" if v is False else "na"
-        cells.append(f'<rect class="cell cell-{state}" x="{i * (size + gap)}" y="2" width="{size}" height="{size}" rx="2">'
-                     f'<title>round {esc(rounds[i])}: {fmt(v)}</title></rect>')
+        cells.append(
+            f'<rect class="cell cell-{state}" x="{i * (size + gap)}" y="2" width="{size}" height="{size}" rx="2">'
+            f"<title>round {esc(rounds[i])}: {fmt(v)}</title></rect>"
+        )
     width = max(size, len(values) * (size + gap))
     caption = Markup(f"{esc(title)} <b>{sum(v is True for v in values)}/{len(values)}</b>")
-    return tag("figure", Markup(tag("figcaption", caption) + _svg(width, size + 4, "".join(cells), title, "strip")),
-               class_="chart")
+    return tag(
+        "figure", Markup(tag("figcaption", caption) + _svg(width, size + 4, "".join(cells), title, "strip")), class_="chart"
+    )
 
 
 def hbars(rows: Sequence[tuple[str, float, str]], unit: str = "", width: int = 420, scale: float | None = None) -> Markup:
@@ -83,10 +96,12 @@ def hbars(rows: Sequence[tuple[str, float, str]], unit: str = "", width: int = 4
     for i, (label, value, class_) in enumerate(rows):
         y = i * (bar_h + gap)
         w = max(1.0, (width - label_w - 70) * min(value, top) / top)
-        body.append(f'<text class="tick" x="{label_w - 4}" y="{y + bar_h - 3}" text-anchor="end">{esc(label)}</text>'
-                    f'<rect class="bar {esc(class_)}" x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}">'
-                    f'<title>{esc(label)}: {fmt(value)}{esc(unit)}</title></rect>'
-                    f'<text class="tick" x="{label_w + w + 4:.1f}" y="{y + bar_h - 3}">{fmt(value)}{esc(unit)}</text>')
+        body.append(
+            f'<text class="tick" x="{label_w - 4}" y="{y + bar_h - 3}" text-anchor="end">{esc(label)}</text>'
+            f'<rect class="bar {esc(class_)}" x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}">'
+            f"<title>{esc(label)}: {fmt(value)}{esc(unit)}</title></rect>"
+            f'<text class="tick" x="{label_w + w + 4:.1f}" y="{y + bar_h - 3}">{fmt(value)}{esc(unit)}</text>'
+        )
     return _svg(width, max(bar_h, len(rows) * (bar_h + gap)), "".join(body), "bars", "bars")
 
 
@@ -97,21 +112,26 @@ def speaker_colour(name: str, light: bool = False) -> str:
 LANE_LEFT = 150  # room for the lane labels
 
 
-def lane_frame(lanes: Sequence[str], rounds: Sequence[Any], step: float, lane: float,
-               prefix: str = "") -> tuple[float, float, list[str]]:
+def lane_frame(
+    lanes: Sequence[str], rounds: Sequence[Any], step: float, lane: float, prefix: str = ""
+) -> tuple[float, float, list[str]]:
     """The background of a lane chart, item ``i`` at x = LANE_LEFT + step * (i + 1/2): a labelled line per lane,
     and a dashed line with the round's label where the round changes. Returns width, height and the SVG parts."""
     width, height = LANE_LEFT + step * len(rounds) + 10, lane * len(lanes) + 16
-    body = [f'<text class="tick" x="{LANE_LEFT - 6}" y="{(i + 0.5) * lane + 4:.1f}" text-anchor="end">{esc(name)}</text>'
-            f'<line class="lane" x1="{LANE_LEFT}" y1="{(i + 0.5) * lane:.1f}" x2="{width - 6:.1f}" '
-            f'y2="{(i + 0.5) * lane:.1f}"/>'
-            for i, name in enumerate(lanes)]
+    body = [
+        f'<text class="tick" x="{LANE_LEFT - 6}" y="{(i + 0.5) * lane + 4:.1f}" text-anchor="end">{esc(name)}</text>'
+        f'<line class="lane" x1="{LANE_LEFT}" y1="{(i + 0.5) * lane:.1f}" x2="{width - 6:.1f}" '
+        f'y2="{(i + 0.5) * lane:.1f}"/>'
+        for i, name in enumerate(lanes)
+    ]
     previous = object()
     for i, round_no in enumerate(rounds):
         if round_no != previous:
             x = LANE_LEFT + step * i
-            body.append(f'<line class="round-sep" x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height - 14}"/>'
-                        f'<text class="tick" x="{x + 2:.1f}" y="{height - 3}">{esc(prefix)}{esc(round_no)}</text>')
+            body.append(
+                f'<line class="round-sep" x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height - 14}"/>'
+                f'<text class="tick" x="{x + 2:.1f}" y="{height - 3}">{esc(prefix)}{esc(round_no)}</text>'
+            )
             previous = round_no
     return width, height, body
 
@@ -126,14 +146,19 @@ def swimlane(turns: Sequence[dict[str, Any]]) -> Markup:
     for i, t in enumerate(turns):
         speaker = str(t.get("speaker", "?"))
         snippet = str(t.get("text", ""))[:120]
-        body.append(f'<a href="#turn-{i}"><circle cx="{LANE_LEFT + step * (i + 0.5):.1f}" '
-                    f'cy="{(speakers.index(speaker) + 0.5) * lane:.1f}" r="{min(5.0, step / 2):.1f}" '
-                    f'fill="{speaker_colour(speaker)}"><title>turn {i + 1}, round {esc(t.get("round", ""))}, '
-                    f'{esc(speaker)}: {esc(snippet)}</title></circle></a>')
+        body.append(
+            f'<a href="#turn-{i}"><circle cx="{LANE_LEFT + step * (i + 0.5):.1f}" '
+            f'cy="{(speakers.index(speaker) + 0.5) * lane:.1f}" r="{min(5.0, step / 2):.1f}" '
+            f'fill="{speaker_colour(speaker)}"><title>turn {i + 1}, round {esc(t.get("round", ""))}, '
+            f"{esc(speaker)}: {esc(snippet)}</title></circle></a>"
+        )
     return _svg(width, height, "".join(body), "turns by speaker", "swimlane")
 
 
 def legend(items: Sequence[tuple[str, str]]) -> Markup:
     """Colour keys: (label, css colour) each."""
-    return tag("div", join(Markup(f'<span class="key"><i style="background:{esc(c)}"></i>{esc(label)}</span>')
-                            for label, c in items), class_="legend")
+    return tag(
+        "div",
+        join(Markup(f'<span class="key"><i style="background:{esc(c)}"></i>{esc(label)}</span>') for label, c in items),
+        class_="legend",
+    )

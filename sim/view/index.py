@@ -95,15 +95,21 @@ def metric_columns(graph_metric: str, metric: str | None, seen: Iterable[str]) -
 def index_row(record: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
     """What the index shows of one (slim) record: no transcript needed."""
     reason = str(record.get("termination_reason", "unknown"))
-    return {"episode": record.get("episode", 0), "scenario": str(record.get("scenario", "?")), "reason": reason,
-            "rounds": len(record.get("per_round") or []), "converged": converged({"termination_reason": reason, **record}),
-            "metrics": [metric_value(record, m) for m in metrics],
-            "seconds": number((record.get("timings") or {}).get("episode_seconds"))}
+    return {
+        "episode": record.get("episode", 0),
+        "scenario": str(record.get("scenario", "?")),
+        "reason": reason,
+        "rounds": len(record.get("per_round") or []),
+        "converged": converged({"termination_reason": reason, **record}),
+        "metrics": [metric_value(record, m) for m in metrics],
+        "seconds": number((record.get("timings") or {}).get("episode_seconds")),
+    }
 
 
 def _num(value: float | None, text: Any = None) -> Markup:
-    return tag("td", fmt(value) if text is None else text, class_="num",
-               data_v=None if value is None else repr(float(value)))
+    return tag(
+        "td", fmt(value) if text is None else text, class_="num", data_v=None if value is None else repr(float(value))
+    )
 
 
 def _choices(select_id: str, label: str, prefix: str, counts: Counter[str]) -> tuple[Markup, list[str], dict[str, str]]:
@@ -111,14 +117,17 @@ def _choices(select_id: str, label: str, prefix: str, counts: Counter[str]) -> t
     classes = {value: f"{prefix}-{k}" for k, value in enumerate(sorted(counts))}
     options = [tag("option", f"all ({counts.total()})", selected="selected")]
     options += [tag("option", f"{value} ({counts[value]})", class_=classes[value]) for value in sorted(counts)]
-    rules = [f"#index:has(#{select_id} option.{c}:checked) #episodes tbody tr:not(.{c}) {{ display: none; }}"
-             for c in classes.values()]
+    rules = [
+        f"#index:has(#{select_id} option.{c}:checked) #episodes tbody tr:not(.{c}) {{ display: none; }}"
+        for c in classes.values()
+    ]
     menu = tag("label", Markup(esc(label) + " " + tag("select", join(options), id=select_id)))
     return menu, rules, classes
 
 
-def render_index(graph: str, rows: Sequence[dict[str, Any]], metrics: Sequence[str],
-                 pages: Mapping[int, Sequence[str]], remake: str) -> str:
+def render_index(
+    graph: str, rows: Sequence[dict[str, Any]], metrics: Sequence[str], pages: Mapping[int, Sequence[str]], remake: str
+) -> str:
     """The index of every episode of ``graph``.
 
     Args:
@@ -128,40 +137,96 @@ def render_index(graph: str, rows: Sequence[dict[str, Any]], metrics: Sequence[s
         remake: The command that writes a page when ``--episode N`` is added to it.
     """
     rows = sorted(rows, key=lambda r: r["episode"])
-    scenario_menu, scenario_css, scenario_class = _choices("f-scenario", "scenario", "fs",
-                                                           Counter(r["scenario"] for r in rows))
+    scenario_menu, scenario_css, scenario_class = _choices(
+        "f-scenario", "scenario", "fs", Counter(r["scenario"] for r in rows)
+    )
     reason_menu, reason_css, reason_class = _choices("f-reason", "ended", "fr", Counter(r["reason"] for r in rows))
-    head = [("episode", "num", None), ("scenario", "text", None), ("ended", "text", None), ("rounds", "num", None),
-            ("converged", "num", None),
-            *((m.lstrip("-"), "num", "lower is better" if m.startswith("-") else None) for m in metrics),
-            ("seconds", "num", "wall-clock seconds of the episode"), ("page", "num", "episodes with a page first")]
-    header = join(tag("th", name, data_sort=kind, title=title, aria_sort="ascending" if name == "episode" else None)
-                  for name, kind, title in head)
+    head = [
+        ("episode", "num", None),
+        ("scenario", "text", None),
+        ("ended", "text", None),
+        ("rounds", "num", None),
+        ("converged", "num", None),
+        *((m.lstrip("-"), "num", "lower is better" if m.startswith("-") else None) for m in metrics),
+        ("seconds", "num", "wall-clock seconds of the episode"),
+        ("page", "num", "episodes with a page first"),
+    ]
+    header = join(
+        tag("th", name, data_sort=kind, title=title, aria_sort="ascending" if name == "episode" else None)
+        for name, kind, title in head
+    )
     body: list[Markup] = []
     for r in rows:
         episode, why = r["episode"], pages.get(r["episode"])
         href = f"episode_{episode}.html"
         badge = tag("span", r["reason"], class_=f"badge reason-{re.sub(r'[^a-z0-9_-]', '', r['reason'])}")
-        page = (Markup(tag("a", "page", href=href) + join(tag("span", w, class_="why") for w in why))
-                if why is not None else tag("code", f"{remake} --episode {episode}"))
-        cells = [_num(number(episode), tag("a", episode, href=href) if why is not None else episode),
-                 tag("td", r["scenario"]), tag("td", badge), _num(r["rounds"]),
-                 _num(float(r["converged"]), fmt(r["converged"])), *(_num(v) for v in r["metrics"]),
-                 _num(r["seconds"]), tag("td", page, data_v=1 if why is not None else 0)]
-        body.append(tag("tr", join(cells), id=f"e-{episode}", data_episode=episode, data_scenario=r["scenario"],
-                        data_reason=r["reason"], class_=f"{scenario_class[r['scenario']]} {reason_class[r['reason']]}"))
-    table = tag("table", Markup(f"<thead><tr>{header}</tr></thead><tbody>{join(body)}</tbody>"), id="episodes",
-                class_="grid")
+        page = (
+            Markup(tag("a", "page", href=href) + join(tag("span", w, class_="why") for w in why))
+            if why is not None
+            else tag("code", f"{remake} --episode {episode}")
+        )
+        cells = [
+            _num(number(episode), tag("a", episode, href=href) if why is not None else episode),
+            tag("td", r["scenario"]),
+            tag("td", badge),
+            _num(r["rounds"]),
+            _num(float(r["converged"]), fmt(r["converged"])),
+            *(_num(v) for v in r["metrics"]),
+            _num(r["seconds"]),
+            tag("td", page, data_v=1 if why is not None else 0),
+        ]
+        body.append(
+            tag(
+                "tr",
+                join(cells),
+                id=f"e-{episode}",
+                data_episode=episode,
+                data_scenario=r["scenario"],
+                data_reason=r["reason"],
+                class_=f"{scenario_class[r['scenario']]} {reason_class[r['reason']]}",
+            )
+        )
+    table = tag(
+        "table", Markup(f"<thead><tr>{header}</tr></thead><tbody>{join(body)}</tbody>"), id="episodes", class_="grid"
+    )
     linked = sum(r["episode"] in pages for r in rows)
-    intro = tag("p", Markup(
-        f"{len(rows)} episodes, {linked} with a page (linked). Any other gets one with "
-        + tag("code", f"{remake} --episode N") + " (several: " + tag("code", "--episode 3,17") + ")."), class_="muted")
-    listing = tag("div", Markup(table + tag("p", Markup(f"<b></b> of {len(rows)} episodes shown"), class_="shown")),
-                  class_="listing")
-    noscript = Markup("<noscript>" + tag("p", "Rows are in episode order: sorting by a column needs scripts, which are "
-                                         "off here. The filters work without them.", class_="muted") + "</noscript>")
-    main = join([tag("h1", f"{graph}: {len(rows)} episodes, {linked} with a page"), intro,
-                 tag("div", join([scenario_menu, reason_menu]), class_="filters"), noscript, listing])
+    intro = tag(
+        "p",
+        Markup(
+            f"{len(rows)} episodes, {linked} with a page (linked). Any other gets one with "
+            + tag("code", f"{remake} --episode N")
+            + " (several: "
+            + tag("code", "--episode 3,17")
+            + ")."
+        ),
+        class_="muted",
+    )
+    listing = tag(
+        "div", Markup(table + tag("p", Markup(f"<b></b> of {len(rows)} episodes shown"), class_="shown")), class_="listing"
+    )
+    noscript = Markup(
+        "<noscript>"
+        + tag(
+            "p",
+            "Rows are in episode order: sorting by a column needs scripts, which are "
+            "off here. The filters work without them.",
+            class_="muted",
+        )
+        + "</noscript>"
+    )
+    main = join(
+        [
+            tag("h1", f"{graph}: {len(rows)} episodes, {linked} with a page"),
+            intro,
+            tag("div", join([scenario_menu, reason_menu]), class_="filters"),
+            noscript,
+            listing,
+        ]
+    )
     css = CSS + "\n".join(scenario_css + reason_css)
-    return document(f"{graph} episodes", tag("main", main, id="index", data_graph=graph, data_pages=linked,
-                                             data_episodes=len(rows)), css=css, script=SCRIPT)
+    return document(
+        f"{graph} episodes",
+        tag("main", main, id="index", data_graph=graph, data_pages=linked, data_episodes=len(rows)),
+        css=css,
+        script=SCRIPT,
+    )

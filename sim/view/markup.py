@@ -81,7 +81,13 @@ def md_section(text: str, heading: str) -> str | None:
     for i, line in enumerate(lines):
         level = len(line) - len(line.lstrip("#"))
         if level and line[level:].strip().startswith(heading):
-            end = next((j for j in range(i + 1, len(lines))
-                        if lines[j].startswith("#") and len(lines[j]) - len(lines[j].lstrip("#")) <= level), len(lines))
-            return "\n".join(lines[i + 1:end]).strip()
+            end = next(
+                (
+                    j
+                    for j in range(i + 1, len(lines))
+                    if lines[j].startswith("#") and len(lines[j]) - len(lines[j].lstrip("#")) <= level
+                ),
+                len(lines),
+            )
+            return "\n".join(lines[i + 1 : end]).strip()
     return None

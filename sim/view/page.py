@@ -24,28 +24,54 @@ def guarded(render: Callable[..., Markup], *args: Any) -> Markup:
     try:
         return render(*args)
     except Exception:  # noqa: BLE001 - see the docstring
-        return tag("div", Markup(tag("b", "This section could not be drawn from the record:")
-                                 + tag("pre", traceback.format_exc())), class_="section-error")
+        return tag(
+            "div",
+            Markup(tag("b", "This section could not be drawn from the record:") + tag("pre", traceback.format_exc())),
+            class_="section-error",
+        )
 
 
 def _header(record: dict[str, Any], why: Sequence[str], reason_text: str, nav: Markup) -> Markup:
     turns, rounds = len(record.get("transcript") or []), len(record.get("per_round") or [])
     reason = str(record.get("termination_reason", "unknown"))
-    facts = [f"scenario {record.get('scenario', '?')}", f"seed {record.get('seed', '?')}",
-             f"participants {record.get('participants', '?')}",
-             *(f"{k} {v}" for k, v in sorted((record.get("labels") or {}).items()))]
-    counts = Markup(f'<span class="count" data-turn-count="{turns}">{turns} turns</span> · {rounds} rounds · '
-                    f'{fmt((record.get("timings") or {}).get("episode_seconds"))} s')
+    facts = [
+        f"scenario {record.get('scenario', '?')}",
+        f"seed {record.get('seed', '?')}",
+        f"participants {record.get('participants', '?')}",
+        *(f"{k} {v}" for k, v in sorted((record.get("labels") or {}).items())),
+    ]
+    counts = Markup(
+        f'<span class="count" data-turn-count="{turns}">{turns} turns</span> · {rounds} rounds · '
+        f"{fmt((record.get('timings') or {}).get('episode_seconds'))} s"
+    )
     title = f"{record.get('graph', '?')} · episode {record.get('episode', '?')}"
     picked = join(tag("span", w, class_="why") for w in why)
     metrics = record.get("metrics") or {}
     chips = join(tag("span", Markup(f"{esc(k)} <b>{esc(fmt(v))}</b>"), class_="chip") for k, v in sorted(metrics.items()))
-    return tag("header", join([
-        nav, tag("h1", Markup(esc(title) + " " + picked)), tag("p", " · ".join(facts), class_="facts"), tag("p", counts),
-        tag("p", Markup(tag("span", reason, class_=f"badge reason-{reason}") + " " + tag("span", reason_text,
-                        class_="explanation")), class_="termination"),
-        tag("details", Markup(tag("summary", f"{len(metrics)} episode metrics") + tag("div", chips, class_="chips"))),
-    ]), class_="page-head")
+    return tag(
+        "header",
+        join(
+            [
+                nav,
+                tag("h1", Markup(esc(title) + " " + picked)),
+                tag("p", " · ".join(facts), class_="facts"),
+                tag("p", counts),
+                tag(
+                    "p",
+                    Markup(
+                        tag("span", reason, class_=f"badge reason-{reason}")
+                        + " "
+                        + tag("span", reason_text, class_="explanation")
+                    ),
+                    class_="termination",
+                ),
+                tag(
+                    "details", Markup(tag("summary", f"{len(metrics)} episode metrics") + tag("div", chips, class_="chips"))
+                ),
+            ]
+        ),
+        class_="page-head",
+    )
 
 
 def _artifacts(record: dict[str, Any]) -> Markup:
@@ -70,8 +96,11 @@ def _fork(record: dict[str, Any]) -> Markup:
     def after(r: dict[str, Any]) -> list[dict[str, Any]]:
         return [t for t in r.get("transcript") or [] if not isinstance(t.get("round"), int) or t["round"] > fork["turn"]]
 
-    head = tag("p", f"{where}: the first {fork['turn']} turns are the original's. The original ended "
-                    f"{original.get('termination_reason')}; this replay ended {record.get('termination_reason')}.")
+    head = tag(
+        "p",
+        f"{where}: the first {fork['turn']} turns are the original's. The original ended "
+        f"{original.get('termination_reason')}; this replay ended {record.get('termination_reason')}.",
+    )
     sides = (("The original, after the fork", original, "col-left"), ("This replay, after the fork", record, "col-right"))
     columns = [tag("div", Markup(tag("h3", title) + timeline(after(r), {})), class_=side) for title, r, side in sides]
     return join([head, tag("div", join(columns), class_="columns")])
@@ -82,8 +111,9 @@ def _usage(record: dict[str, Any]) -> Markup:
     return table(["model calls", "tokens"], [[usage.get("llm_calls"), usage.get("tokens_total")]])
 
 
-def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topology | None = None,
-                nav: Markup = EMPTY) -> str:
+def render_page(
+    record: dict[str, Any], why: Sequence[str] = (), topology: Topology | None = None, nav: Markup = EMPTY
+) -> str:
     """The page of one episode record; fields the record lacks leave their section empty, never break it."""
     graph_view = view_for(str(record.get("graph", "")))
     reason_text = guarded(lambda: esc(explain(record, graph_view.explain, endings_for(str(record.get("graph", ""))))))
@@ -94,29 +124,57 @@ def render_page(record: dict[str, Any], why: Sequence[str] = (), topology: Topol
         notes = {None: [tag("div", f"notes failed: {exc!r}", class_="note note-warn")]}
     transcript = record.get("transcript") or []
     left = section("timeline", "Dialogue", guarded(timeline, transcript, notes))
-    right = [section("state", "Per-round state", guarded(state_section, record.get("per_round") or [])),
-             section("path", "Path through the graph", guarded(path_section, record, topology))]
+    right = [
+        section("state", "Per-round state", guarded(state_section, record.get("per_round") or [])),
+        section("path", "Path through the graph", guarded(path_section, record, topology)),
+    ]
     # an error record holds nothing a graph's panel draws from
-    below = ([section("graph-panel", graph_view.title, guarded(graph_view.panel, record))]
-             if graph_view.title and graph_view.panel and not record.get("error") else [])
-    below += [section("artifacts", "Artifacts", guarded(_artifacts, record)),
-              section("usage", "Usage", guarded(_usage, record))]
+    below = (
+        [section("graph-panel", graph_view.title, guarded(graph_view.panel, record))]
+        if graph_view.title and graph_view.panel and not record.get("error")
+        else []
+    )
+    below += [
+        section("artifacts", "Artifacts", guarded(_artifacts, record)),
+        section("usage", "Usage", guarded(_usage, record)),
+    ]
     error = section("error", "Error", tag("pre", record["error"], class_="traceback")) if record.get("error") else ""
     fork = section("fork", "Fork: both continuations", guarded(_fork, record)) if record.get("fork") else EMPTY
-    body = join([_header(record, why, reason_text, nav), error, fork,
-                 tag("div", join([tag("div", left, class_="col-left"), tag("div", join(right), class_="col-right")]),
-                     class_="columns"), *below])
+    body = join(
+        [
+            _header(record, why, reason_text, nav),
+            error,
+            fork,
+            tag(
+                "div",
+                join([tag("div", left, class_="col-left"), tag("div", join(right), class_="col-right")]),
+                class_="columns",
+            ),
+            *below,
+        ]
+    )
     title = f"{record.get('graph', '?')} episode {record.get('episode', '?')}: {record.get('termination_reason', '?')}"
-    return document(title, tag("main", body, id="episode", data_graph=record.get("graph"),
-                               data_episode=record.get("episode"), data_turns=len(transcript),
-                               data_reason=record.get("termination_reason")))
+    return document(
+        title,
+        tag(
+            "main",
+            body,
+            id="episode",
+            data_graph=record.get("graph"),
+            data_episode=record.get("episode"),
+            data_turns=len(transcript),
+            data_reason=record.get("termination_reason"),
+        ),
+    )
 
 
 def document(title: str, body: Markup, css: str = "", script: str = "") -> str:
     """A whole page: the common stylesheet plus ``css`` inline, and ``script`` (trusted constant text, never
     data) inline at the end of the body; nothing fetched."""
     tail = f"<script>{script}</script>" if script else ""
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{CSS}{css}</style></head>'
-            f'<body>{body}{tail}</body></html>\n')
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<link rel="icon" href="data:,"><title>{esc(title)}</title><style>{CSS}{css}</style></head>'
+        f"<body>{body}{tail}</body></html>\n"
+    )

@@ -41,33 +41,43 @@ def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
         if (e["source"], e["target"]) in loops:
             continue
         dashed = " conditional" if e["conditional"] else ""
-        body.append(f'<line class="edge{dashed}" x1="{x1 + box / 2:.1f}" y1="{y1 + _H:.1f}" x2="{x2 + box / 2:.1f}" '
-                    f'y2="{y2:.1f}" marker-end="url(#arrow)"/>')
+        body.append(
+            f'<line class="edge{dashed}" x1="{x1 + box / 2:.1f}" y1="{y1 + _H:.1f}" x2="{x2 + box / 2:.1f}" '
+            f'y2="{y2:.1f}" marker-end="url(#arrow)"/>'
+        )
     right = max(x for x, _ in pos.values()) + box
     for k, (source, target) in enumerate(sorted(loops, key=lambda e: pos[e[0]][1] - pos[e[1]][1])):
         (x1, y1), (x2, y2) = pos[source], pos[target]
         bend = right + 24 + 22 * k
-        body.append(f'<path class="loop" d="M {x1 + box:.1f} {y1 + _H / 2:.1f} C {bend:.1f} {y1 + _H / 2:.1f}, {bend:.1f} '
-                    f'{y2 + _H / 2:.1f}, {x2 + box:.1f} {y2 + _H / 2:.1f}" marker-end="url(#arrow-loop)">'
-                    f'<title>loop {esc(source)} → {esc(target)}: taken {counts[(source, target)]} times</title></path>'
-                    f'<text class="loop-label" x="{bend + 3:.1f}" y="{(y1 + y2) / 2 + _H / 2 + 4:.1f}">'
-                    f'↻{counts[(source, target)]}'
-                    f'</text>')
+        body.append(
+            f'<path class="loop" d="M {x1 + box:.1f} {y1 + _H / 2:.1f} C {bend:.1f} {y1 + _H / 2:.1f}, {bend:.1f} '
+            f'{y2 + _H / 2:.1f}, {x2 + box:.1f} {y2 + _H / 2:.1f}" marker-end="url(#arrow-loop)">'
+            f"<title>loop {esc(source)} → {esc(target)}: taken {counts[(source, target)]} times</title></path>"
+            f'<text class="loop-label" x="{bend + 3:.1f}" y="{(y1 + y2) / 2 + _H / 2 + 4:.1f}">'
+            f"↻{counts[(source, target)]}"
+            f"</text>"
+        )
     for node, (x, y) in pos.items():
         n = visits.get(node, 0)
         kind = "terminal" if node in (START, END) else "visited" if n else "unvisited"
         kind += " looped" if n > 1 else ""
         text = _label(node) + (f" ×{n}" if n > 1 else "")
-        body.append(f'<g class="node {kind}" data-node="{esc(node)}" data-visits="{n}"><rect x="{x:.1f}" y="{y:.1f}" '
-                    f'width="{box:.0f}" height="{_H}" rx="5"/><text x="{x + box / 2:.1f}" y="{y + _H / 2 + 4:.1f}" '
-                    f'text-anchor="middle">{esc(text)}</text><title>{esc(node)}: {n} run(s)</title></g>')
+        body.append(
+            f'<g class="node {kind}" data-node="{esc(node)}" data-visits="{n}"><rect x="{x:.1f}" y="{y:.1f}" '
+            f'width="{box:.0f}" height="{_H}" rx="5"/><text x="{x + box / 2:.1f}" y="{y + _H / 2 + 4:.1f}" '
+            f'text-anchor="middle">{esc(text)}</text><title>{esc(node)}: {n} run(s)</title></g>'
+        )
     height = (max(depth.values()) + 1) * (_H + _GAP_Y) + 8
-    defs = ('<defs><marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto">'
-            '<path d="M0,0 L8,4 L0,8 z" class="arrowhead"/></marker><marker id="arrow-loop" viewBox="0 0 8 8" refX="7" '
-            'refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" class="arrowhead-loop"/>'
-            '</marker></defs>')
-    return Markup(f'<svg class="topology" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
-                  f'role="img" aria-label="graph with node visits">{defs}{"".join(body)}</svg>')
+    defs = (
+        '<defs><marker id="arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto">'
+        '<path d="M0,0 L8,4 L0,8 z" class="arrowhead"/></marker><marker id="arrow-loop" viewBox="0 0 8 8" refX="7" '
+        'refY="4" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" class="arrowhead-loop"/>'
+        "</marker></defs>"
+    )
+    return Markup(
+        f'<svg class="topology" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
+        f'role="img" aria-label="graph with node visits">{defs}{"".join(body)}</svg>'
+    )
 
 
 def node_sequence(path: list[str]) -> Markup:
@@ -97,10 +107,19 @@ def path_section(record: dict[str, Any], topology: Topology | None) -> Markup:
     else:
         parts.append(note("Visit counts come from the node timings; the record has no visit order (timings.node_path)."))
     seconds = timings.get("node_seconds") or {}
-    rows = [[Markup(esc(n) + (Markup(' <span class="loop-mark" title="visited more than once">↻</span>')
-                               if visits[n] > 1 else "")),
-             visits[n], sum(seconds[n]), 1000 * sum(seconds[n]) / max(1, visits[n]),
-             (usage.get("calls_by_node") or {}).get(n, 0), (usage.get("tokens_by_node") or {}).get(n, 0)]
-            for n in order]
+    rows = [
+        [
+            Markup(
+                esc(n)
+                + (Markup(' <span class="loop-mark" title="visited more than once">↻</span>') if visits[n] > 1 else "")
+            ),
+            visits[n],
+            sum(seconds[n]),
+            1000 * sum(seconds[n]) / max(1, visits[n]),
+            (usage.get("calls_by_node") or {}).get(n, 0),
+            (usage.get("tokens_by_node") or {}).get(n, 0),
+        ]
+        for n in order
+    ]
     parts.append(table(["node", "visits", "seconds", "ms per visit", "model calls", "tokens"], rows))
     return join(parts)

@@ -23,8 +23,9 @@ def metric_value(record: dict[str, Any], metric: str) -> float | None:
     return number((record.get("metrics") or {}).get(metric.lstrip("-")))
 
 
-def select_episodes(records: Sequence[dict[str, Any]], first: int, metric: str | None, errors: int,
-                    episodes: Collection[int] = ()) -> list[Selected]:
+def select_episodes(
+    records: Sequence[dict[str, Any]], first: int, metric: str | None, errors: int, episodes: Collection[int] = ()
+) -> list[Selected]:
     """Picks episodes, each once with every reason it was picked, in episode order.
 
     Best is the highest value of ``metric``, or the lowest for ``-metric``; ties go to the earlier

@@ -72,9 +72,16 @@ def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology
         if only is not None and graph != only:
             continue
         graph_dir = folder / graph if (folder / graph).is_dir() else folder
-        target = (out / graph if out else graph_dir / "view")
-        groups.append(GraphRecords(graph, records, target, _topology(graph_dir / "view" / "topology.json") or shape(graph),
-                                   rec.GraphRecords(source, graph).pick))
+        target = out / graph if out else graph_dir / "view"
+        groups.append(
+            GraphRecords(
+                graph,
+                records,
+                target,
+                _topology(graph_dir / "view" / "topology.json") or shape(graph),
+                rec.GraphRecords(source, graph).pick,
+            )
+        )
     if not groups:
         raise ViewError(f"{source} holds no episode records")
     return groups
@@ -95,19 +102,26 @@ def from_mlflow(run_id: str, tracking_uri: str, out: Path, shape: Callable[[str]
     except MlflowException as exc:
         raise ViewError(f"MLflow run {run_id} not found in {tracking_uri}") from exc
     if "episodes.jsonl" not in names:
-        raise ViewError(f"MLflow run {run_id} has no episodes.jsonl artifact "
-                        "(a sweep's parent run has none; pass a job's run)")
+        raise ViewError(
+            f"MLflow run {run_id} has no episodes.jsonl artifact (a sweep's parent run has none; pass a job's run)"
+        )
     tmp = tempfile.mkdtemp(prefix="dialectica-view-")  # kept until exit: full records are read from it on demand
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     source = Path(client.download_artifacts(run_id, "episodes.jsonl", tmp))
-    saved = _topology(Path(client.download_artifacts(run_id, "view/topology.json", tmp))) \
-        if "view/topology.json" in names else None
-    return [GraphRecords(graph, recs, out / graph, saved or shape(graph), rec.GraphRecords(source, graph).pick)
-            for graph, recs in read_slim(source).items()]
+    saved = (
+        _topology(Path(client.download_artifacts(run_id, "view/topology.json", tmp)))
+        if "view/topology.json" in names
+        else None
+    )
+    return [
+        GraphRecords(graph, recs, out / graph, saved or shape(graph), rec.GraphRecords(source, graph).pick)
+        for graph, recs in read_slim(source).items()
+    ]
 
 
-def resolve(target: str, tracking_uri: str, out: Path | None,
-            shape: Callable[[str], Topology | None]) -> tuple[list[GraphRecords], Path]:
+def resolve(
+    target: str, tracking_uri: str, out: Path | None, shape: Callable[[str], Topology | None]
+) -> tuple[list[GraphRecords], Path]:
     """The records by graph and the folder for the index over them: a path that exists is read from disk,
     a 32-hex-digit id is an MLflow run, anything else is an error."""
     path = Path(target)

@@ -19,12 +19,21 @@ def turn_html(index: int, turn: dict[str, Any]) -> Markup:
     tags = [role, *(str(turn[k]) for k in _KIND_KEYS if turn.get(k))]
     if turn.get("fallback"):
         tags.append("fallback")
-    head = Markup(f'<span class="speaker" style="color:{speaker_colour(speaker)}">{esc(speaker)}</span>'
-                  + join(tag("span", t, class_="tag") for t in tags if t))
+    head = Markup(
+        f'<span class="speaker" style="color:{speaker_colour(speaker)}">{esc(speaker)}</span>'
+        + join(tag("span", t, class_="tag") for t in tags if t)
+    )
     side = "left" if role in ("system", "moderator") else "right"
-    return tag("article", Markup(tag("header", head) + tag("p", turn.get("text", ""))), id=f"turn-{index}",
-               class_=f"turn turn-{side}", data_turn=index, data_round=turn.get("round"), data_speaker=speaker,
-               style=f"background:{speaker_colour(speaker, light=True)}")
+    return tag(
+        "article",
+        Markup(tag("header", head) + tag("p", turn.get("text", ""))),
+        id=f"turn-{index}",
+        class_=f"turn turn-{side}",
+        data_turn=index,
+        data_round=turn.get("round"),
+        data_speaker=speaker,
+        style=f"background:{speaker_colour(speaker, light=True)}",
+    )
 
 
 def timeline(transcript: Sequence[dict[str, Any]], notes: dict[Any, list[Markup]]) -> Markup:

@@ -11,8 +11,10 @@ Topology = dict[str, list[Any]]
 def topology_of(compiled: Any) -> Topology:
     """``{"nodes": [...], "edges": [{"source", "target", "conditional"}]}`` of a compiled LangGraph graph."""
     drawable = compiled.get_graph()
-    return {"nodes": list(drawable.nodes),
-            "edges": [{"source": e.source, "target": e.target, "conditional": bool(e.conditional)} for e in drawable.edges]}
+    return {
+        "nodes": list(drawable.nodes),
+        "edges": [{"source": e.source, "target": e.target, "conditional": bool(e.conditional)} for e in drawable.edges],
+    }
 
 
 def graph_topology(spec: Any) -> Topology | None:

@@ -31,10 +31,15 @@ def remake_command(out_dir: Path, graph: str) -> str:
     return f"dialectica view {shlex.quote(str(run))} --graph {shlex.quote(graph)}"
 
 
-def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options: ViewOptions,
-                      topology: Topology | None = None,
-                      full: Callable[[set[int]], dict[int, dict[str, Any]]] | None = None,
-                      episodes: Collection[int] | None = None, remake: str | None = None) -> list[Path]:
+def write_graph_pages(
+    records: Sequence[dict[str, Any]],
+    out_dir: Path,
+    options: ViewOptions,
+    topology: Topology | None = None,
+    full: Callable[[set[int]], dict[int, dict[str, Any]]] | None = None,
+    episodes: Collection[int] | None = None,
+    remake: str | None = None,
+) -> list[Path]:
     """Pages for the episodes ``options`` selects, ``index.html`` over every episode of ``records`` (linking
     each one whose page is in ``out_dir``, from this call or an earlier one), and ``topology.json`` when the
     graph's shape is known; returns the files written, index first.
@@ -62,24 +67,35 @@ def write_graph_pages(records: Sequence[dict[str, Any]], out_dir: Path, options:
         links = [tag("a", "all episodes", href=f"index.html#e-{item.record.get('episode', 0)}")]
         if k:
             links.append(tag("a", f"← episode {picked[k - 1].record.get('episode')}", href=page_name(picked[k - 1].record)))
-        links += ([tag("a", f"episode {picked[k + 1].record.get('episode')} →", href=page_name(picked[k + 1].record))]
-                  if k + 1 < len(picked) else [])
+        links += (
+            [tag("a", f"episode {picked[k + 1].record.get('episode')} →", href=page_name(picked[k + 1].record))]
+            if k + 1 < len(picked)
+            else []
+        )
         path = out_dir / page_name(item.record)
         path.write_text(scrub(render_page(item.record, item.why, topology, tag("nav", join(links), class_="nav"))))
         written.append(path)
     why = {int(item.record.get("episode", 0)): item.why for item in picked}
     del picked  # full records: the index needs none of them
     index = out_dir / "index.html"
-    index.write_text(scrub(_index(graph, records, out_dir, default, options.metric, why,
-                                  remake or remake_command(out_dir, graph))))
+    index.write_text(
+        scrub(_index(graph, records, out_dir, default, options.metric, why, remake or remake_command(out_dir, graph)))
+    )
     if topology:
         (out_dir / TOPOLOGY).write_text(json.dumps(topology, indent=1))
         written.append(out_dir / TOPOLOGY)
     return [index, *written]
 
 
-def _index(graph: str, records: Sequence[dict[str, Any]], out_dir: Path, default: str, metric: str | None,
-           why: dict[int, tuple[str, ...]], remake: str) -> str:
+def _index(
+    graph: str,
+    records: Sequence[dict[str, Any]],
+    out_dir: Path,
+    default: str,
+    metric: str | None,
+    why: dict[int, tuple[str, ...]],
+    remake: str,
+) -> str:
     """The index over ``records`` in one pass, each parsed once (slim records are parsed on access)."""
     candidates = metric_columns(default, metric, HEADLINE)
     rows: list[dict[str, Any]] = []
@@ -98,8 +114,9 @@ def _index(graph: str, records: Sequence[dict[str, Any]], out_dir: Path, default
 
 def write_run_index(path: Path, indexes: dict[str, Path]) -> Path:
     """A page linking each graph's index (``indexes``: graph -> its index.html), relative to ``path``."""
-    links = join(tag("li", tag("a", graph, href=os.path.relpath(index, path.parent)))
-                 for graph, index in sorted(indexes.items()))
+    links = join(
+        tag("li", tag("a", graph, href=os.path.relpath(index, path.parent))) for graph, index in sorted(indexes.items())
+    )
     main = tag("main", join([tag("h1", "Episode pages"), tag("ul", links)]), id="run-index")
     path.write_text(document("episode pages", main))
     return path

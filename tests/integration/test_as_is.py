@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-GRAPH = '''
+GRAPH = """
 from dataclasses import dataclass
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -38,7 +38,7 @@ def visitor(messages, scenario, rng):
 
 def served(messages, scenario):
     return any("ticket" in m.content for m in messages if m.type == "ai")
-'''
+"""
 SCENARIOS = "- name: keen\n  keen: 0.9\n- name: idle\n  keen: 0.4\n"
 
 
@@ -50,12 +50,24 @@ def project(tmp_path: Path) -> Path:
 
 
 def _dialectica(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, **(env or {})}, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "dialectica", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
 
 
-COMMON = ("graph.scenarios=scenarios.yaml", "graph.user=desk:visitor", "graph.judge=desk:served", "episodes=10",
-          "tracking=none", "progress=false")
+COMMON = (
+    "graph.scenarios=scenarios.yaml",
+    "graph.user=desk:visitor",
+    "graph.judge=desk:served",
+    "episodes=10",
+    "tracking=none",
+    "progress=false",
+)
 
 
 def test_a_module_graph_runs_and_sweeps_over_its_context_field(project: Path):
@@ -65,18 +77,25 @@ def test_a_module_graph_runs_and_sweeps_over_its_context_field(project: Path):
     assert entry["metrics"]["episodes"] == 10 and 0 < entry["metrics"]["convergence_rate"] < 1
     proc = _dialectica(project, "-m", "graph=desk.py:graph", *COMMON, "graph.patience=1,3", "hydra.sweep.dir=sweep")
     assert proc.returncode == 0, proc.stderr
-    rates = [json.loads((project / "sweep" / str(i) / "summary.json").read_text())["graphs"]["desk.graph"]
-             ["metrics"]["convergence_rate"] for i in (0, 1)]
+    rates = [
+        json.loads((project / "sweep" / str(i) / "summary.json").read_text())["graphs"]["desk.graph"]["metrics"][
+            "convergence_rate"
+        ]
+        for i in (0, 1)
+    ]
     assert rates[0] > rates[1]  # a more patient clerk serves fewer visitors before they leave
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("graph=desk:nothing", *COMMON), "desk:nothing: module desk has no attribute 'nothing'"),
-    (("graph=nowhere:graph", *COMMON), "cannot import nowhere (for nowhere:graph): ModuleNotFoundError"),
-    (("graph=desk:graph", *COMMON[1:]), "graph.scenarios is missing"),
-    (("graph=desk:graph", *COMMON, "graph.patience=soon"), "graph.patience must be an integer, got 'soon'"),
-    (("graph=desk:graph", *COMMON, "graph.judge=llm"), "scenario 'keen' has no 'rubric' for the LLM judge"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("graph=desk:nothing", *COMMON), "desk:nothing: module desk has no attribute 'nothing'"),
+        (("graph=nowhere:graph", *COMMON), "cannot import nowhere (for nowhere:graph): ModuleNotFoundError"),
+        (("graph=desk:graph", *COMMON[1:]), "graph.scenarios is missing"),
+        (("graph=desk:graph", *COMMON, "graph.patience=soon"), "graph.patience must be an integer, got 'soon'"),
+        (("graph=desk:graph", *COMMON, "graph.judge=llm"), "scenario 'keen' has no 'rubric' for the LLM judge"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(project: Path, args: tuple[str, ...], message: str):
     proc = _dialectica(project, *args, "hydra.run.dir=bad")
     assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -92,17 +111,33 @@ def test_a_plugin_that_fails_to_import_affects_only_its_own_runs(project: Path):
     (site / "broken_graph.py").write_text("import a_dependency_nobody_installed\n")
     env = {"PYTHONPATH": str(site)}
     listing = _dialectica(project, "list", env=env)
-    assert listing.returncode == 0 and "broken  (failed to load: plugin graph 'broken' (package broken-graph" \
-        in listing.stdout
+    assert (
+        listing.returncode == 0 and "broken  (failed to load: plugin graph 'broken' (package broken-graph" in listing.stdout
+    )
     ok = _dialectica(project, "graph=desk:graph", *COMMON, "hydra.run.dir=ok", env=env)
     assert ok.returncode == 0, ok.stderr
-    every = _dialectica(project, "episodes=1", "embeddings=false", "tracking=none", "progress=false",
-                        "view.enabled=false", "hydra.run.dir=all", env=env)
+    every = _dialectica(
+        project,
+        "episodes=1",
+        "embeddings=false",
+        "tracking=none",
+        "progress=false",
+        "view.enabled=false",
+        "hydra.run.dir=all",
+        env=env,
+    )
     assert every.returncode == 0 and "warning: plugin graph 'broken'" in every.stderr, every.stderr
     assert sorted(json.loads((project / "all" / "summary.json").read_text())["graphs"]) == [
-        "committee", "interview", "maieutic", "socratic_panel", "tribunal"]
+        "committee",
+        "interview",
+        "maieutic",
+        "socratic_panel",
+        "tribunal",
+    ]
     own = _dialectica(project, "graph=broken", "tracking=none", "hydra.run.dir=own", env=env)
     assert own.returncode == 2 and not (project / "own").exists()
-    assert own.stderr.strip() == ("dialectica: error: plugin graph 'broken' (package broken-graph, entry point "
-                                  "broken_graph:SPEC) failed to import: ModuleNotFoundError: No module named "
-                                  "'a_dependency_nobody_installed'; fix or uninstall that package")
+    assert own.stderr.strip() == (
+        "dialectica: error: plugin graph 'broken' (package broken-graph, entry point "
+        "broken_graph:SPEC) failed to import: ModuleNotFoundError: No module named "
+        "'a_dependency_nobody_installed'; fix or uninstall that package"
+    )

@@ -32,8 +32,19 @@ def reference(tmp_path_factory):
     shutil.copytree(builtin_graph(GRAPH)[1], data / GRAPH)
     (data / GRAPH / "calibrated.yaml").unlink(missing_ok=True)
     with serving(latency_s=0.0) as url:
-        args = [f"graph={GRAPH}", "grid.budget=3,6,10", "episodes=4", "seed=2", "llm=openai", f"llm.base_url={url}",
-                "llm.model=latency", "max_concurrency=4", "tracking=none", "view.enabled=false", f"datasets_dir={data}"]
+        args = [
+            f"graph={GRAPH}",
+            "grid.budget=3,6,10",
+            "episodes=4",
+            "seed=2",
+            "llm=openai",
+            f"llm.base_url={url}",
+            "llm.model=latency",
+            "max_concurrency=4",
+            "tracking=none",
+            "view.enabled=false",
+            f"datasets_dir={data}",
+        ]
         report = validity(args, cwd=root, echo=lambda _: None)
         yield root, data, Path(report["out_dir"]), args
 
@@ -42,8 +53,9 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
     root, data, ref, args = reference
     lines: list[str] = []
     store = f"sqlite:///{root / 'ml.db'}"
-    report = cli.run([f"graph={GRAPH}", f"reference={ref}", "trials=4", f"tracking.uri={store}"], cwd=root,
-                     echo=lines.append)
+    report = cli.run(
+        [f"graph={GRAPH}", f"reference={ref}", "trials=4", f"tracking.uri={store}"], cwd=root, echo=lines.append
+    )
 
     written = data / GRAPH / "calibrated.yaml"
     assert report["calibrated_set"] == str(written)
@@ -65,16 +77,35 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
     client = MlflowClient(store)
     logged = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
     assert [r.info.run_name for r in logged] == [f"calibrate {GRAPH}"]
-    assert {k[6:]: float(v) for k, v in logged[0].data.params.items() if k.startswith("value.")} == \
-        pytest.approx(saved["shared"])
-    assert {a.path for a in client.list_artifacts(logged[0].info.run_id)} == \
-        {"calibration.json", "calibration.md", "calibration.png", "calibrated.yaml"}
+    assert {k[6:]: float(v) for k, v in logged[0].data.params.items() if k.startswith("value.")} == pytest.approx(
+        saved["shared"]
+    )
+    assert {a.path for a in client.list_artifacts(logged[0].info.run_id)} == {
+        "calibration.json",
+        "calibration.md",
+        "calibration.png",
+        "calibrated.yaml",
+    }
 
     # the rates the fit reports are those of a real run with participants=calibrated, on the same seeds
     for point, row in zip((3, 6, 10), report["evaluation"]["configs"], strict=True):
-        cfg = from_hydra(compose([f"graph={GRAPH}", "participants=calibrated", "episodes=4", "seed=2", "tracking=none",
-                                  "view.enabled=false", "progress=false", f"graph.budget={point}",
-                                  f"datasets_dir={data}"], root), root / f"run-{point}")
+        cfg = from_hydra(
+            compose(
+                [
+                    f"graph={GRAPH}",
+                    "participants=calibrated",
+                    "episodes=4",
+                    "seed=2",
+                    "tracking=none",
+                    "view.enabled=false",
+                    "progress=false",
+                    f"graph.budget={point}",
+                    f"datasets_dir={data}",
+                ],
+                root,
+            ),
+            root / f"run-{point}",
+        )
         summary = run_experiment(cfg, echo=lambda _: None)
         assert summary["graphs"][GRAPH]["metrics"]["convergence_rate"] == row["calibrated_rate"]
         records = [json.loads(line) for line in (root / f"run-{point}" / "episodes.jsonl").read_text().splitlines()]
@@ -85,8 +116,10 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
     fitted = report["evaluation"]["configs"]
     assert [r["calibrated_rate"] for r in again["configs"]] == [r["calibrated_rate"] for r in fitted]
     assert [r["llm_rate"] for r in again["configs"]] == [r["llm_rate"] for r in fitted]
-    assert all(r["calibrated_inside_llm_ci"] == (r["llm_ci95_low"] <= r["calibrated_rate"] <= r["llm_ci95_high"])
-               for r in again["configs"])
+    assert all(
+        r["calibrated_inside_llm_ci"] == (r["llm_ci95_low"] <= r["calibrated_rate"] <= r["llm_ci95_high"])
+        for r in again["configs"]
+    )
     assert "calibrated inside LLM CI" in (Path(again["out_dir"]) / "validity.md").read_text()
 
 

@@ -31,9 +31,23 @@ def test_every_calibratable_graph_ships_a_set_with_its_provenance(graph):
 def test_participants_calibrated_runs_every_graph_and_differs_from_the_authored_cast(tmp_path):
     def run(kind):
         out = tmp_path / kind
-        subprocess.run([sys.executable, "-m", "dialectica.sim.cli.run", "graph=all", f"participants={kind}", "episodes=4",
-                        "tracking=none", "view.enabled=false", "progress=false", f"hydra.run.dir={out}"],
-                       check=True, capture_output=True, cwd=tmp_path)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "dialectica.sim.cli.run",
+                "graph=all",
+                f"participants={kind}",
+                "episodes=4",
+                "tracking=none",
+                "view.enabled=false",
+                "progress=false",
+                f"hydra.run.dir={out}",
+            ],
+            check=True,
+            capture_output=True,
+            cwd=tmp_path,
+        )
         return [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
 
     calibrated, scripted = run("calibrated"), run("scripted")
@@ -50,9 +64,21 @@ def test_a_graph_without_its_calibrated_set_is_one_line_naming_the_file_and_the_
     data = tmp_path / "data"
     shutil.copytree(discovery.load("interview").datasets, data / "interview")
     (data / "interview" / calset.FILE).unlink()
-    done = subprocess.run([sys.executable, "-m", "dialectica.sim.cli.run", "graph=interview", "participants=calibrated",
-                           f"datasets_dir={data}", "tracking=none", f"hydra.run.dir={tmp_path / 'run'}"],
-                          capture_output=True, text=True, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dialectica.sim.cli.run",
+            "graph=interview",
+            "participants=calibrated",
+            f"datasets_dir={data}",
+            "tracking=none",
+            f"hydra.run.dir={tmp_path / 'run'}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert str(data / "interview" / calset.FILE) in lines[0] and "dialectica calibrate graph=interview" in lines[0]

@@ -26,8 +26,8 @@ import yaml
 from mlflow.tracking import MlflowClient
 
 BIN = Path(sys.executable).parent / "dialectica"
-KEY = "sk-canary-key-5f3a9c1e"            # in DIALECTICA_CANARY_KEY, which llm.api_key_env names
-ENV_KEY = "sk-canary-env-8d1e7b2a"        # in OPENAI_API_KEY: a secret by its variable's name
+KEY = "sk-canary-key-5f3a9c1e"  # in DIALECTICA_CANARY_KEY, which llm.api_key_env names
+ENV_KEY = "sk-canary-env-8d1e7b2a"  # in OPENAI_API_KEY: a secret by its variable's name
 USER, PASSWORD = "canaryuser", "CANARYPASS123"  # in llm.base_url, sent by the client as HTTP Basic auth
 BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
 CANARIES = (KEY, ENV_KEY, PASSWORD, f"{USER}:{PASSWORD}", BASIC)
@@ -71,10 +71,23 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         echo = f"Authorization: {auth}; url: http://{userinfo}{self.headers['Host']}{self.path}; env: {ENV_KEY}"
         if self.server.mode == "reply":
             self.server.counts["reply"] += 1
-            self._send(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "local",
-                             "choices": [{"index": 0, "finish_reason": "stop",
-                                          "message": {"role": "assistant", "content": f"I heard {echo}."}}],
-                             "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}})
+            self._send(
+                200,
+                {
+                    "id": "c",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "local",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": f"I heard {echo}."},
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8},
+                },
+            )
             return
         status = self.server.next_status()
         self.server.counts[str(status)] += 1
@@ -96,8 +109,16 @@ def server():
 
 def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "DIALECTICA_CANARY_KEY": KEY, "OPENAI_API_KEY": ENV_KEY}
-    common = ("participants=surrogate", "llm=openai", "llm.api_key_env=DIALECTICA_CANARY_KEY", "llm.retries=1",
-              "llm.backoff_s=0", "max_error_rate=1", "progress=false", f"tracking.uri=sqlite:///{tmp / 'ml.db'}")
+    common = (
+        "participants=surrogate",
+        "llm=openai",
+        "llm.api_key_env=DIALECTICA_CANARY_KEY",
+        "llm.retries=1",
+        "llm.backoff_s=0",
+        "max_error_rate=1",
+        "progress=false",
+        f"tracking.uri=sqlite:///{tmp / 'ml.db'}",
+    )
     proc = subprocess.run([str(BIN), *args, *common], capture_output=True, text=True, cwd=tmp, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
@@ -114,20 +135,37 @@ def canary_runs(server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("canary")
     port = server.server_address[1]
     server.mode = "reply"
-    single = _cli(tmp, f"hydra.run.dir={tmp / 'run'}", "graph=interview", "episodes=2",
-                  f"llm.base_url=http://127.0.0.1:{port}/v1")
+    single = _cli(
+        tmp, f"hydra.run.dir={tmp / 'run'}", "graph=interview", "episodes=2", f"llm.base_url=http://127.0.0.1:{port}/v1"
+    )
     server.mode = "error"  # the panel's moderator raises once its retry fails too: the episode is an error
-    sweep = _cli(tmp, "-m", f"hydra.sweep.dir={tmp / 'sweep'}", "graph=socratic_panel", "graph.retry_backoff_s=0",
-                 "graph.convergence_threshold=0.6,0.9", "episodes=1", "embeddings=false",
-                 f"llm.base_url=http://{USER}:{PASSWORD}@127.0.0.1:{port}/v1")
+    sweep = _cli(
+        tmp,
+        "-m",
+        f"hydra.sweep.dir={tmp / 'sweep'}",
+        "graph=socratic_panel",
+        "graph.retry_backoff_s=0",
+        "graph.convergence_threshold=0.6,0.9",
+        "episodes=1",
+        "embeddings=false",
+        f"llm.base_url=http://{USER}:{PASSWORD}@127.0.0.1:{port}/v1",
+    )
     return tmp, [single, sweep]
 
 
 def test_no_canary_reaches_any_file_or_the_console(canary_runs, server):
     tmp, procs = canary_runs
     files = [p for p in tmp.rglob("*") if p.is_file()]
-    assert {"episodes.jsonl", "config.json", "fingerprint.json", "summary.json", "ml.db", "multirun.yaml",
-            "llm.sqlite", "index.html"} <= {p.name for p in files}
+    assert {
+        "episodes.jsonl",
+        "config.json",
+        "fingerprint.json",
+        "summary.json",
+        "ml.db",
+        "multirun.yaml",
+        "llm.sqlite",
+        "index.html",
+    } <= {p.name for p in files}
     assert any(p.suffix == ".log" for p in files) and any("mlartifacts" in p.parts for p in files)
     for path in files:
         data = path.read_bytes()
@@ -144,8 +182,7 @@ def test_no_canary_reaches_any_file_or_the_console(canary_runs, server):
 def test_the_echoes_were_written_scrubbed(canary_runs):
     tmp, (_, sweep) = canary_runs
     replies = [turn["text"] for r in _records(tmp / "run") for turn in r["transcript"] if "I heard" in turn["text"]]
-    assert replies and all("Authorization: Bearer ***; url: http://127.0.0.1" in t and "env: ***" in t
-                           for t in replies)
+    assert replies and all("Authorization: Bearer ***; url: http://127.0.0.1" in t and "env: ***" in t for t in replies)
     errors = [r["error"] for r in _records(tmp / "sweep")]
     assert len(errors) == 2 and all(e and "Authorization: Basic ***; url: http://***@127.0.0.1" in e for e in errors)
     client = MlflowClient(f"sqlite:///{tmp / 'ml.db'}")

@@ -16,9 +16,18 @@ BIN = Path(sys.executable).parent / "dialectica"
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "MLFLOW_API_KEY": "do-not-log-me"}
     return subprocess.run(
-        [str(BIN), f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}", "progress=false",
-         *args],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
+        [
+            str(BIN),
+            f"hydra.run.dir={tmp_path / 'run'}",
+            f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+            "progress=false",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
     )
 
 
@@ -41,10 +50,24 @@ def test_outputs_and_mlflow_run(panel_run):
     assert f"pages:   {tmp / 'run' / 'socratic_panel' / 'view' / 'index.html'}" in proc.stdout
     assert f"mlflow:  mlflow ui --backend-store-uri sqlite:///{tmp / 'ml.db'}" in proc.stdout
     metrics = entry["metrics"]
-    for name in ("episodes", "convergence_rate", "convergence_rate_ci95_low", "convergence_rate_ci95_high", "error_rate",
-                 "rounds_mean", "depth_mean", "jaccard_agreement_mean", "embedding_agreement_mean",
-                 "episode_seconds_p50", "episode_seconds_p95", "llm_calls_mean", "tokens_total_mean",
-                 "termination/converged", "termination/max_rounds", "termination/error"):
+    for name in (
+        "episodes",
+        "convergence_rate",
+        "convergence_rate_ci95_low",
+        "convergence_rate_ci95_high",
+        "error_rate",
+        "rounds_mean",
+        "depth_mean",
+        "jaccard_agreement_mean",
+        "embedding_agreement_mean",
+        "episode_seconds_p50",
+        "episode_seconds_p95",
+        "llm_calls_mean",
+        "tokens_total_mean",
+        "termination/converged",
+        "termination/max_rounds",
+        "termination/error",
+    ):
         assert name in metrics, name
     assert metrics["episodes"] == 6
     assert any(k.startswith("node_seconds_p50/") for k in metrics)
@@ -105,15 +128,27 @@ main()
 
 def _run_faulty(tmp_path: Path, faulty: set[str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", _FAULTY.format(faulty=sorted(faulty)), f"hydra.run.dir={tmp_path / 'run'}",
-         "tracking=none", "progress=false", "embeddings=false", "graph=socratic_panel", *args],
-        capture_output=True, text=True, cwd=tmp_path,
+        [
+            sys.executable,
+            "-c",
+            _FAULTY.format(faulty=sorted(faulty)),
+            f"hydra.run.dir={tmp_path / 'run'}",
+            "tracking=none",
+            "progress=false",
+            "embeddings=false",
+            "graph=socratic_panel",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
 
 
 def test_a_run_whose_every_episode_raised_exits_1_and_says_so(tmp_path):
-    proc = _run_faulty(tmp_path, {"edtech_tutoring", "saas_pricing"}, "episodes=4",
-                       "scenario=[edtech_tutoring,saas_pricing]")
+    proc = _run_faulty(
+        tmp_path, {"edtech_tutoring", "saas_pricing"}, "episodes=4", "scenario=[edtech_tutoring,saas_pricing]"
+    )
     assert proc.returncode == 1, proc.stderr[-2000:]
     (line,) = [line for line in proc.stderr.splitlines() if line.startswith("dialectica: error:")]
     assert "graph socratic_panel: every episode raised (error_rate 1.00 > max_error_rate 0.5)" in line
@@ -124,8 +159,13 @@ def test_a_run_whose_every_episode_raised_exits_1_and_says_so(tmp_path):
 
 @pytest.mark.parametrize(("max_error_rate", "code"), [("0.4", 1), ("0.5", 0)])
 def test_max_error_rate_decides_the_exit_code(tmp_path, max_error_rate, code):
-    proc = _run_faulty(tmp_path, {"saas_pricing"}, "episodes=4", "scenario=[edtech_tutoring,saas_pricing]",
-                       f"max_error_rate={max_error_rate}")
+    proc = _run_faulty(
+        tmp_path,
+        {"saas_pricing"},
+        "episodes=4",
+        "scenario=[edtech_tutoring,saas_pricing]",
+        f"max_error_rate={max_error_rate}",
+    )
     assert proc.returncode == code, proc.stderr[-2000:]
     assert ("2 of 4 episodes raised (error_rate 0.50 > max_error_rate 0.4)" in proc.stderr) == (code == 1)
     assert (tmp_path / "run" / "summary.json").exists()
@@ -134,8 +174,9 @@ def test_max_error_rate_decides_the_exit_code(tmp_path, max_error_rate, code):
 def test_list_and_help_answer_without_a_run(tmp_path):
     from dialectica.sim.config.discovery import names
 
-    proc = subprocess.run([sys.executable, "-m", "dialectica", "list"], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dialectica", "list"], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     headers = [line.split()[0] for line in proc.stdout.splitlines() if line and not line.startswith(" ")]
     assert headers == names() == ["committee", "interview", "maieutic", "socratic_panel", "tribunal"]
@@ -157,9 +198,15 @@ def test_every_subcommand_answers_help_without_a_run(tmp_path):
 
 
 def test_an_old_console_script_is_its_subcommand(tmp_path):
-    alias = subprocess.run([str(BIN.parent / "dialectica-view"), str(tmp_path / "nowhere")], capture_output=True,
-                           text=True, cwd=tmp_path, timeout=300)
-    new = subprocess.run([str(BIN), "view", str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=300)
+    alias = subprocess.run(
+        [str(BIN.parent / "dialectica-view"), str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    new = subprocess.run(
+        [str(BIN), "view", str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert alias.returncode == new.returncode == 2 and alias.stderr == new.stderr
     assert new.stderr.startswith("dialectica: error: ") and new.stderr.count("\n") == 1

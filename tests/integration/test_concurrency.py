@@ -35,10 +35,28 @@ def busy_url():
 def _run(tmp: Path, name: str, base_url: str, *extra: str) -> Path:
     out = tmp / name
     proc = subprocess.run(
-        [str(BIN), "graph=all", "participants=surrogate", "llm=openai", f"llm.base_url={base_url}", "llm.model=latency",
-         f"episodes={EPISODES}", "seed=5", "progress=false", "tracking=none", "view.enabled=false", "llm.backoff_s=0.01",
-         f"hydra.run.dir={out}", f"embedding_cache={tmp / 'embeddings.sqlite'}", *SHORT, *extra],
-        capture_output=True, text=True, cwd=tmp)
+        [
+            str(BIN),
+            "graph=all",
+            "participants=surrogate",
+            "llm=openai",
+            f"llm.base_url={base_url}",
+            "llm.model=latency",
+            f"episodes={EPISODES}",
+            "seed=5",
+            "progress=false",
+            "tracking=none",
+            "view.enabled=false",
+            "llm.backoff_s=0.01",
+            f"hydra.run.dir={out}",
+            f"embedding_cache={tmp / 'embeddings.sqlite'}",
+            *SHORT,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out / "episodes.jsonl"
 

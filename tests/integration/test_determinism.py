@@ -42,8 +42,9 @@ def _episode(scenario: dict, seed: int) -> dict:
 
 
 def fake_embed(texts: list[str]) -> np.ndarray:
-    return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) - 127.5
-                     for t in texts])
+    return np.stack(
+        [np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) - 127.5 for t in texts]
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 11])
@@ -54,8 +55,16 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
     assert first["transcript"] and first["per_round"]
     # as JSON: an undefined agreement (a round below quorum) is NaN, which no dict comparison finds equal
     assert json.dumps(_strip(first), sort_keys=True) == json.dumps(_strip(second), sort_keys=True)
-    assert set(first["timings"]) == {"episode_seconds", "node_seconds", "llm_seconds", "llm_seconds_by_role", "node_path",
-                                      "cache_lookups", "cache_hits", "rate_limited"}
+    assert set(first["timings"]) == {
+        "episode_seconds",
+        "node_seconds",
+        "llm_seconds",
+        "llm_seconds_by_role",
+        "node_path",
+        "cache_lookups",
+        "cache_hits",
+        "rate_limited",
+    }
 
 
 def test_a_different_seed_gives_a_different_transcript(tiny_scenario):
@@ -82,8 +91,14 @@ print(json.dumps(record, sort_keys=True))
 def test_records_do_not_depend_on_the_string_hash_seed():
     outputs = []
     for hash_seed in ("1", "2"):
-        proc = subprocess.run([sys.executable, "-c", _SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        proc = subprocess.run(
+            [sys.executable, "-c", _SCRIPT],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         outputs.append(json.loads(proc.stdout))
     assert outputs[0]["termination_reason"] != "error"
@@ -92,9 +107,14 @@ def test_records_do_not_depend_on_the_string_hash_seed():
 
 def _config(out_dir: Path, scenarios: list[dict], episodes: int) -> RunConfig:
     return RunConfig(
-        graphs=[GraphRun(SPEC, PARAMS, SPEC.cast_options(), scenarios, raw={}, datasets=SPEC.datasets)], episodes=episodes,
-        seed=7, participants="scripted",
-        faults=FaultRates(participant=0.2), tracking=TrackingConfig(False, "none", "none"), out_dir=out_dir, progress=False,
+        graphs=[GraphRun(SPEC, PARAMS, SPEC.cast_options(), scenarios, raw={}, datasets=SPEC.datasets)],
+        episodes=episodes,
+        seed=7,
+        participants="scripted",
+        faults=FaultRates(participant=0.2),
+        tracking=TrackingConfig(False, "none", "none"),
+        out_dir=out_dir,
+        progress=False,
         resolved={},
     )
 
@@ -123,8 +143,9 @@ def test_failing_cast_is_recorded_as_error_and_other_episodes_complete(tmp_path,
 
     monkeypatch.setattr(dialectica.sim.engine.episode, "build_deps", build_deps)
     cursed = {**tiny_scenario, "name": "cursed"}
-    summary = run_experiment(_config(tmp_path, [tiny_scenario, cursed], episodes=4), embed=fake_embed,
-                             echo=lambda line: None)
+    summary = run_experiment(
+        _config(tmp_path, [tiny_scenario, cursed], episodes=4), embed=fake_embed, echo=lambda line: None
+    )
     records = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
     assert [r["scenario"] for r in records] == ["tiny", "cursed", "tiny", "cursed"]
     for record in records:

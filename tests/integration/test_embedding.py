@@ -9,11 +9,13 @@ from dialectica.sim.engine import embedding
 
 def test_offline_model_separates_paraphrase_from_unrelated(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    vectors = embedding.embed([
-        "Payers in Germany will accept a premium price for the pill.",
-        "German insurers are willing to pay a higher price for the oral drug.",
-        "The bakery should open on Sundays.",
-    ])
+    vectors = embedding.embed(
+        [
+            "Payers in Germany will accept a premium price for the pill.",
+            "German insurers are willing to pay a higher price for the oral drug.",
+            "The bakery should open on Sundays.",
+        ]
+    )
     assert vectors.shape == (3, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3

@@ -19,18 +19,32 @@ from dialectica.sim.engine.batch import run_experiment
 
 GRAPHS = ("socratic_panel", "committee", "interview", "maieutic", "tribunal")
 QUICK = ("++per_graph.socratic_panel.retry_backoff_s=0", "++per_graph.tribunal.cast.hang_s=0.01")
-SETTINGS = {"none": (), "participants": ("participants.failure_rate=0.5",),
-            "roles": ("participants.role_failure_rate=0.5",)}
+SETTINGS = {"none": (), "participants": ("participants.failure_rate=0.5",), "roles": ("participants.role_failure_rate=0.5",)}
 
 
 def fake_embed(texts: list[str]) -> np.ndarray:
-    return np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) - 127.5
-                     for t in texts])
+    return np.stack(
+        [np.frombuffer(hashlib.sha256(t.encode()).digest(), dtype=np.uint8)[:16].astype(float) - 127.5 for t in texts]
+    )
 
 
 def _config(tmp: Path, name: str, *overrides: str):
-    cfg = compose(["graph=all", "episodes=6", "seed=3", "tracking=none", "progress=false", "embeddings=false",
-                   "view.enabled=false", "embedding_cache=null", "max_error_rate=1", *QUICK, *overrides], tmp)
+    cfg = compose(
+        [
+            "graph=all",
+            "episodes=6",
+            "seed=3",
+            "tracking=none",
+            "progress=false",
+            "embeddings=false",
+            "view.enabled=false",
+            "embedding_cache=null",
+            "max_error_rate=1",
+            *QUICK,
+            *overrides,
+        ],
+        tmp,
+    )
     return from_hydra(cfg, tmp / name)
 
 
@@ -107,8 +121,13 @@ def test_role_failures_take_the_graphs_fallback_or_end_the_episode(runs):
     interview = failing["interview"]
     assert any(t["fallback"] for t in _turns(interview, "system")) and not _errors(interview, "")
     maieutic = failing["maieutic"]
-    unavailable = [turn for r in maieutic if r["termination_reason"] != "error"
-                   for turn in json.loads(r["artifacts"]["critic.json"]) if turn["delivered"].get("unavailable")]
+    unavailable = [
+        turn
+        for r in maieutic
+        if r["termination_reason"] != "error"
+        for turn in json.loads(r["artifacts"]["critic.json"])
+        if turn["delivered"].get("unavailable")
+    ]
     assert unavailable or _errors(maieutic, "RoleUnavailable: synthesizer did not answer")
     partial = [r for r in failing["tribunal"] if r["termination_reason"] == "partial_report"]
     assert any("RoleUnavailable" in r["artifacts"]["report.md"] for r in partial)

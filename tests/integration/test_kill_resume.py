@@ -68,8 +68,13 @@ EVERY_GRAPH = [
 @pytest.mark.slow  # a dozen runs of every graph
 def test_a_run_of_every_graph_killed_at_six_points_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
-        return [str(BIN), "episodes=2", *COMMON, f"hydra.run.dir={tmp_path / name}",
-                f"tracking.uri=sqlite:///{tmp_path / name}.db"]
+        return [
+            str(BIN),
+            "episodes=2",
+            *COMMON,
+            f"hydra.run.dir={tmp_path / name}",
+            f"tracking.uri=sqlite:///{tmp_path / name}.db",
+        ]
 
     whole = tmp_path / "whole"
     for when, out in _killed_and_resumed(args, tmp_path, EVERY_GRAPH):
@@ -93,8 +98,16 @@ SWEEP = [
 @pytest.mark.slow  # a dozen sweeps
 def test_a_sweep_killed_at_six_points_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
-        return [str(BIN), "-m", "graph=socratic_panel", "graph.convergence_threshold=0.6,0.9", "episodes=6", *COMMON,
-                f"hydra.sweep.dir={tmp_path / name}", f"tracking.uri=sqlite:///{tmp_path / name}.db"]
+        return [
+            str(BIN),
+            "-m",
+            "graph=socratic_panel",
+            "graph.convergence_threshold=0.6,0.9",
+            "episodes=6",
+            *COMMON,
+            f"hydra.sweep.dir={tmp_path / name}",
+            f"tracking.uri=sqlite:///{tmp_path / name}.db",
+        ]
 
     whole = tmp_path / "whole"
     for when, out in _killed_and_resumed(args, tmp_path, SWEEP):

@@ -17,10 +17,23 @@ BIN = Path(sys.executable).parent / "dialectica"
 
 def _study(tmp: Path, *extra: str) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [str(BIN), "-m", "hparams_search=socratic_panel_optuna", "hydra.sweeper.n_trials=6", "episodes=24",
-         "progress=false", "embeddings=false", f"hydra.sweep.dir={tmp / 'study'}", f"tracking.uri=sqlite:///{tmp / 'ml.db'}",
-         *extra],
-        capture_output=True, text=True, cwd=tmp, timeout=900)
+        [
+            str(BIN),
+            "-m",
+            "hparams_search=socratic_panel_optuna",
+            "hydra.sweeper.n_trials=6",
+            "episodes=24",
+            "progress=false",
+            "embeddings=false",
+            f"hydra.sweep.dir={tmp / 'study'}",
+            f"tracking.uri=sqlite:///{tmp / 'ml.db'}",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 

@@ -27,8 +27,21 @@ def embed():
 
 def _rate(graph: str, seed: int, tmp_path, embed, *overrides: str) -> float:
     out = tmp_path / f"{graph}-{seed}-{'-'.join(overrides) or 'default'}"
-    cfg = compose([f"graph={graph}", f"episodes={EPISODES}", f"seed={seed}", "tracking=none", "progress=false",
-                   "embeddings=false", "view.enabled=false", "embedding_cache=null", QUICK, *overrides], tmp_path)
+    cfg = compose(
+        [
+            f"graph={graph}",
+            f"episodes={EPISODES}",
+            f"seed={seed}",
+            "tracking=none",
+            "progress=false",
+            "embeddings=false",
+            "view.enabled=false",
+            "embedding_cache=null",
+            QUICK,
+            *overrides,
+        ],
+        tmp_path,
+    )
     run_experiment(from_hydra(cfg, out), embed=embed, echo=lambda _: None)
     return json.loads((out / "summary.json").read_text())["graphs"][graph]["metrics"]["convergence_rate"]
 

@@ -17,15 +17,30 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom_graph"
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example installed into its own folder (not into the test environment, whose graph list stays five)."""
     target = tmp_path_factory.mktemp("plugin")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target",
-                    str(target), str(EXAMPLE)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(EXAMPLE),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return target
 
 
 def _dialectica(plugin: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(plugin)}
-    return subprocess.run([sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
 
 
 def test_list_shows_the_plugin_as_a_sixth_graph_with_its_scenarios_and_params(plugin_path: Path, tmp_path: Path):
@@ -39,8 +54,14 @@ def test_list_shows_the_plugin_as_a_sixth_graph_with_its_scenarios_and_params(pl
 
 def test_the_plugin_runs_with_mlflow_and_pages_and_resumes(plugin_path: Path, tmp_path: Path):
     out, db = tmp_path / "run", tmp_path / "ml.db"
-    args = ("graph=haggle", "episodes=6", "embeddings=false", "progress=false", f"tracking.uri=sqlite:///{db}",
-            f"hydra.run.dir={out}")
+    args = (
+        "graph=haggle",
+        "episodes=6",
+        "embeddings=false",
+        "progress=false",
+        f"tracking.uri=sqlite:///{db}",
+        f"hydra.run.dir={out}",
+    )
     proc = _dialectica(plugin_path, tmp_path, *args)
     assert proc.returncode == 0, proc.stderr
     entry = json.loads((out / "summary.json").read_text())["graphs"]["haggle"]
@@ -57,17 +78,38 @@ def test_the_plugin_runs_with_mlflow_and_pages_and_resumes(plugin_path: Path, tm
 
 
 def test_a_sweep_over_the_plugins_threshold(plugin_path: Path, tmp_path: Path):
-    proc = _dialectica(plugin_path, tmp_path, "-m", "graph=haggle", "graph.gap=0.01,0.3", "episodes=8", "scenario=sofa",
-                       "embeddings=false", "progress=false", "tracking=none", "view.enabled=false",
-                       f"hydra.sweep.dir={tmp_path / 'sweep'}")
+    proc = _dialectica(
+        plugin_path,
+        tmp_path,
+        "-m",
+        "graph=haggle",
+        "graph.gap=0.01,0.3",
+        "episodes=8",
+        "scenario=sofa",
+        "embeddings=false",
+        "progress=false",
+        "tracking=none",
+        "view.enabled=false",
+        f"hydra.sweep.dir={tmp_path / 'sweep'}",
+    )
     assert proc.returncode == 0, proc.stderr
-    rates = [json.loads((tmp_path / "sweep" / str(i) / "summary.json").read_text())["graphs"]["haggle"]["metrics"]
-             ["convergence_rate"] for i in (0, 1)]
+    rates = [
+        json.loads((tmp_path / "sweep" / str(i) / "summary.json").read_text())["graphs"]["haggle"]["metrics"][
+            "convergence_rate"
+        ]
+        for i in (0, 1)
+    ]
     assert rates[0] < rates[1]
 
 
 def test_the_plugins_own_tests_pass(plugin_path: Path, tmp_path: Path):
     env = {**os.environ, "PYTHONPATH": str(plugin_path)}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
-                          capture_output=True, text=True, cwd=tmp_path, env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]

@@ -16,8 +16,9 @@ BIN = Path(sys.executable).parent / "dialectica"
 
 def _run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
-    return subprocess.run([str(BIN), *args, "progress=false", "episodes=2"], capture_output=True, text=True, cwd=tmp,
-                          env=env, timeout=600)
+    return subprocess.run(
+        [str(BIN), *args, "progress=false", "episodes=2"], capture_output=True, text=True, cwd=tmp, env=env, timeout=600
+    )
 
 
 def _one_line(proc: subprocess.CompletedProcess) -> str:
@@ -29,10 +30,12 @@ def _one_line(proc: subprocess.CompletedProcess) -> str:
 
 def test_expand_gives_hydras_jobs_in_order():
     jobs = expand(["graph=socratic_panel", "graph.convergence_threshold=0.6,0.8", "seed=range(1,3)"])
-    assert jobs == [["graph=socratic_panel", "graph.convergence_threshold=0.6", "seed=1"],
-                    ["graph=socratic_panel", "graph.convergence_threshold=0.6", "seed=2"],
-                    ["graph=socratic_panel", "graph.convergence_threshold=0.8", "seed=1"],
-                    ["graph=socratic_panel", "graph.convergence_threshold=0.8", "seed=2"]]
+    assert jobs == [
+        ["graph=socratic_panel", "graph.convergence_threshold=0.6", "seed=1"],
+        ["graph=socratic_panel", "graph.convergence_threshold=0.6", "seed=2"],
+        ["graph=socratic_panel", "graph.convergence_threshold=0.8", "seed=1"],
+        ["graph=socratic_panel", "graph.convergence_threshold=0.8", "seed=2"],
+    ]
 
 
 def test_a_huge_sweep_checks_each_value_once():
@@ -43,8 +46,15 @@ def test_a_huge_sweep_checks_each_value_once():
 
 
 def test_a_sweep_names_its_bad_job_before_any_job_starts(tmp_path):
-    proc = _run(tmp_path, "-m", "graph=socratic_panel", "graph.convergence_threshold=0.6,1.5,0.8", "seed=1,2",
-                f"hydra.sweep.dir={tmp_path / 'sweep'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}")
+    proc = _run(
+        tmp_path,
+        "-m",
+        "graph=socratic_panel",
+        "graph.convergence_threshold=0.6,1.5,0.8",
+        "seed=1,2",
+        f"hydra.sweep.dir={tmp_path / 'sweep'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+    )
     line = _one_line(proc)
     assert line.startswith("dialectica: error: sweep job 2 (")
     assert "graph.convergence_threshold=1.5 seed=1" in line and "valid range: [0.0, 1.0]" in line
@@ -53,8 +63,11 @@ def test_a_sweep_names_its_bad_job_before_any_job_starts(tmp_path):
 
 @pytest.mark.parametrize("multirun", [False, True])
 def test_an_unreachable_tracking_server_is_one_line_before_any_episode(tmp_path, multirun):
-    where = ["-m", "graph.budget=3,6", f"hydra.sweep.dir={tmp_path / 'run'}"] if multirun else [
-        f"hydra.run.dir={tmp_path / 'run'}"]
+    where = (
+        ["-m", "graph.budget=3,6", f"hydra.sweep.dir={tmp_path / 'run'}"]
+        if multirun
+        else [f"hydra.run.dir={tmp_path / 'run'}"]
+    )
     proc = _run(tmp_path, *where, "graph=interview", "tracking.uri=http://user:hunter22@127.0.0.1:9")
     line = _one_line(proc)
     assert "tracking.uri=http://***@127.0.0.1:9: no MLflow server answers there" in line

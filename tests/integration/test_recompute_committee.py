@@ -23,16 +23,20 @@ import pytest
 ARGUING = ("opening", "evidence", "rebuttal", "synthesis")
 DIVERGENCE_THRESHOLD = 0.3  # conf/graph/committee.yaml: above it the committee holds rebuttals
 # a failed call is retried once: at failure_rate 0.6 about a third of the calls go unanswered
-RUNS = {"default": ["seed=4"],
-        "failing": ["seed=7", "participants.failure_rate=0.6", "graph.voting_mechanism=weighted"]}
+RUNS = {"default": ["seed=4"], "failing": ["seed=7", "participants.failure_rate=0.6", "graph.voting_mechanism=weighted"]}
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))
 def run(request, tmp_path_factory, recorded_run):
     # the two runs share one embedding cache: the second finds it warm
     cache = tmp_path_factory.getbasetemp() / "committee_embeddings.sqlite"
-    records, summary = recorded_run(tmp_path_factory.mktemp(f"committee_{request.param}"), "committee", "episodes=12",
-                                    *RUNS[request.param], f"embedding_cache={cache}")
+    records, summary = recorded_run(
+        tmp_path_factory.mktemp(f"committee_{request.param}"),
+        "committee",
+        "episodes=12",
+        *RUNS[request.param],
+        f"embedding_cache={cache}",
+    )
     return request.param, records, summary
 
 
@@ -94,9 +98,17 @@ def _detector(record: dict, entry: dict, semantic: float) -> dict:
     reached = len(cast) >= quorum and not math.isnan(score) and score >= detector["threshold"]
     if detector["mechanism"] == "consensus":
         reached = reached and all(b["vote"] == "abstain" for b in cast if b["speaker"] in dissenting)
-    return {"voices": len(cast), "majority": majority, "vote_share": share, "confidence": confidence,
-            "consensus_score": score, "consensus_reached": reached, "dissenting": dissenting,
-            "dissenters": len(dissenting), "semantic_agreement": semantic}
+    return {
+        "voices": len(cast),
+        "majority": majority,
+        "vote_share": share,
+        "confidence": confidence,
+        "consensus_score": score,
+        "consensus_reached": reached,
+        "dissenting": dissenting,
+        "dissenters": len(dissenting),
+        "semantic_agreement": semantic,
+    }
 
 
 def _semantic(encoder, record: dict, entry: dict) -> float:
@@ -145,8 +157,12 @@ def _argument_graph(record: dict) -> nx.DiGraph:
             graph.add_edge(node, latest[t["target"]], relationship="opposes")
         if not rebuttal:
             for other, data in list(graph.nodes(data=True)):
-                if data.get("claim") and data["member"] != t["speaker"] and data["position"] == t["position"] \
-                        and set(data["cited"]) & set(t["cited"]):
+                if (
+                    data.get("claim")
+                    and data["member"] != t["speaker"]
+                    and data["position"] == t["position"]
+                    and set(data["cited"]) & set(t["cited"])
+                ):
                     graph.add_edge(node, other, relationship="supports")
         graph.add_node(node, member=t["speaker"], position=t["position"], cited=t["cited"], claim=not rebuttal)
         latest[t["speaker"]] = node
@@ -170,22 +186,37 @@ def _recompute(record: dict, encoder) -> dict:
     rounds = []
     for entry in record["per_round"]:
         voices = [set(b["claims"]) for b in _ballots(record, entry["round"]) if not b["fallback"]]
-        rounds.append(_detector(record, entry, _semantic(encoder, record, entry)) | {
-            "divergence": _divergence(record, entry["round"]),
-            "rebuttals": any(t["phase"] == "rebuttal" and t["round"] == entry["round"] for t in record["transcript"]),
-            "jaccard_agreement": _pairwise_jaccard(voices, entry["quorum"]),
-            "citation_jaccard": _citation_jaccard(record, entry),
-        })
+        rounds.append(
+            _detector(record, entry, _semantic(encoder, record, entry))
+            | {
+                "divergence": _divergence(record, entry["round"]),
+                "rebuttals": any(t["phase"] == "rebuttal" and t["round"] == entry["round"] for t in record["transcript"]),
+                "jaccard_agreement": _pairwise_jaccard(voices, entry["quorum"]),
+                "citation_jaccard": _citation_jaccard(record, entry),
+            }
+        )
     graph = _argument_graph(record)
     last = rounds[-1]
-    return {"rounds": rounds, "metrics": {
-        "rounds": len(rounds), "vote_share": last["vote_share"], "consensus_score": last["consensus_score"],
-        "divergence": last["divergence"], "dissenters": last["dissenters"],
-        "rebuttal_rate": statistics.fmean(r["rebuttals"] for r in rounds), "position_changes": _position_changes(record),
-        "argument_nodes": graph.number_of_nodes(), "argument_edges": graph.number_of_edges(), "depth": _chain(graph),
-        "citation_jaccard": last["citation_jaccard"], "jaccard_agreement": last["jaccard_agreement"],
-        "embedding_agreement": last["semantic_agreement"],
-    }, "converged": last["consensus_reached"] and not any(r["consensus_reached"] for r in rounds[:-1]), "graph": graph}
+    return {
+        "rounds": rounds,
+        "metrics": {
+            "rounds": len(rounds),
+            "vote_share": last["vote_share"],
+            "consensus_score": last["consensus_score"],
+            "divergence": last["divergence"],
+            "dissenters": last["dissenters"],
+            "rebuttal_rate": statistics.fmean(r["rebuttals"] for r in rounds),
+            "position_changes": _position_changes(record),
+            "argument_nodes": graph.number_of_nodes(),
+            "argument_edges": graph.number_of_edges(),
+            "depth": _chain(graph),
+            "citation_jaccard": last["citation_jaccard"],
+            "jaccard_agreement": last["jaccard_agreement"],
+            "embedding_agreement": last["semantic_agreement"],
+        },
+        "converged": last["consensus_reached"] and not any(r["consensus_reached"] for r in rounds[:-1]),
+        "graph": graph,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -201,8 +232,11 @@ def test_the_runs_exercise_what_they_should(recomputed):
     if name == "failing":
         ballots = [t for r in records for t in r["transcript"] if t["phase"] == "vote"]
         assert any(t["fallback"] for t in ballots)
-        assert any(not e["consensus_reached"] and e["voices"] < e["quorum"] and e["vote_share"] == 1.0
-                   for r in records for e in r["per_round"])  # unanimous among too few votes cast: no consensus
+        assert any(
+            not e["consensus_reached"] and e["voices"] < e["quorum"] and e["vote_share"] == 1.0
+            for r in records
+            for e in r["per_round"]
+        )  # unanimous among too few votes cast: no consensus
 
 
 def test_every_round_of_the_detector_recomputes_from_the_ballots(recomputed):
@@ -237,14 +271,27 @@ def test_the_argument_graph_artifact_is_the_one_recomputed(recomputed):
     for record, want in zip(records, again, strict=True):
         artifact = json.loads(record["artifacts"]["argument_graph.json"])
         assert {n["id"] for n in artifact["nodes"]} == set(want["graph"].nodes)
-        assert {(e["source"], e["target"], e["relationship"]) for e in artifact["edges"]} == \
-            {(u, v, d["relationship"]) for u, v, d in want["graph"].edges(data=True)}
+        assert {(e["source"], e["target"], e["relationship"]) for e in artifact["edges"]} == {
+            (u, v, d["relationship"]) for u, v, d in want["graph"].edges(data=True)
+        }
         assert len(json.loads(record["artifacts"]["position_changes.json"])) == want["metrics"]["position_changes"]
 
 
-HEADLINE = ("rounds", "vote_share", "consensus_score", "divergence", "rebuttal_rate", "position_changes",
-            "dissenters", "argument_nodes", "argument_edges", "depth", "citation_jaccard", "jaccard_agreement",
-            "embedding_agreement")
+HEADLINE = (
+    "rounds",
+    "vote_share",
+    "consensus_score",
+    "divergence",
+    "rebuttal_rate",
+    "position_changes",
+    "dissenters",
+    "argument_nodes",
+    "argument_edges",
+    "depth",
+    "citation_jaccard",
+    "jaccard_agreement",
+    "embedding_agreement",
+)
 
 
 def test_headline_means_in_the_summary(recomputed):
@@ -276,9 +323,15 @@ def _convergence(seed: int, threshold: float, episodes: int = 12) -> float:
     scenarios = load_scenarios(SPEC.datasets, SPEC, "all")
     params = CommitteeParams(consensus_threshold=threshold)
     embed = _embedder()
-    records = [run_episode(SPEC, params, EpisodePlan("committee", i, episode_seed(seed, "committee", i),
-                                                     scenarios[i % len(scenarios)], "scripted"), embed)
-               for i in range(episodes)]
+    records = [
+        run_episode(
+            SPEC,
+            params,
+            EpisodePlan("committee", i, episode_seed(seed, "committee", i), scenarios[i % len(scenarios)], "scripted"),
+            embed,
+        )
+        for i in range(episodes)
+    ]
     assert all(r.termination_reason != "error" for r in records), next(r.error for r in records if r.error)
     return sum(r.termination_reason == "converged" for r in records) / episodes
 

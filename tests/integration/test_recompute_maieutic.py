@@ -29,8 +29,9 @@ MIN_EXCHANGES, CIRCLING_LIMIT = 3, 3  # conf/graph/maieutic.yaml
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, recorded_run):
-    return recorded_run(tmp_path_factory.mktemp("maieutic"), "maieutic", "episodes=16", "seed=4", "embeddings=false",
-                        *OVERRIDES)
+    return recorded_run(
+        tmp_path_factory.mktemp("maieutic"), "maieutic", "episodes=16", "seed=4", "embeddings=false", *OVERRIDES
+    )
 
 
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -65,8 +66,7 @@ def recompute(records: list[dict]) -> dict[str, float]:
     n = len(records)
     ok = [r for r in records if r["termination_reason"] != "error"]
     converged = sum(r["termination_reason"] in CONVERGING for r in records)
-    out: dict[str, float] = {"episodes": n, "convergence_rate": converged / n,
-                             "error_rate": (n - len(ok)) / n}
+    out: dict[str, float] = {"episodes": n, "convergence_rate": converged / n, "error_rate": (n - len(ok)) / n}
     out["convergence_rate_ci95_low"], out["convergence_rate_ci95_high"] = _wilson(converged, n)
     for reason in {r["termination_reason"] for r in records}:
         out[f"termination/{reason}"] = sum(r["termination_reason"] == reason for r in records) / n
@@ -98,8 +98,9 @@ def recompute(records: list[dict]) -> dict[str, float]:
     # The Librarian: every search, with the passages that cleared the floor.
     searches = [s for r in ok for s in _searches(r)]
     out["retrieval_hit_rate"] = fmean(bool(s["passages"]) for s in searches)
-    out["retrieval_similarity_mean"] = fmean(fmean(p["similarity"] for p in s["passages"]) for s in searches
-                                             if s["passages"])
+    out["retrieval_similarity_mean"] = fmean(
+        fmean(p["similarity"] for p in s["passages"]) for s in searches if s["passages"]
+    )
     out["retrieval_best_similarity_mean"] = fmean(s["best_similarity"] for s in searches)
     out["retrievals_mean"] = fmean(len(_searches(r)) for r in ok)
     out["documents_mean"] = fmean(len({p["id"] for s in _searches(r) for p in s["passages"]}) for r in ok)
@@ -176,8 +177,7 @@ def test_the_records_agree_with_themselves(run):
         assert [t["move"] for t in sophia] == [e["move"] for e in per_round]
         assert [t["move"] for t in sophia if t["move"] != "SYNTHESIZE"] == [turn["move"] for turn in turns]
         delivered = [t for t in sophia if t["move"] != "SYNTHESIZE"]
-        for said, turn, entry in zip(delivered, turns, [e for e in per_round if e["move"] != "SYNTHESIZE"],
-                                     strict=True):
+        for said, turn, entry in zip(delivered, turns, [e for e in per_round if e["move"] != "SYNTHESIZE"], strict=True):
             drafts = turn["drafts"]
             assert [d["draft"] for d in drafts] == list(range(1, len(drafts) + 1))
             assert all(d["sent_back"] == (d["verdict"] == "revise") for d in drafts)
@@ -189,7 +189,8 @@ def test_the_records_agree_with_themselves(run):
                 # Check 2: the last character is "?"; check 3: a citation tag when the turn had documents.
                 assert (d["checks"]["no_question"] == "passed") == d["text"].rstrip().endswith("?")
                 assert d["checks"]["no_citation"] == (
-                    ("passed" if "<cite>" in d["text"] else "failed") if turn["documents"] else "not_applicable")
+                    ("passed" if "<cite>" in d["text"] else "failed") if turn["documents"] else "not_applicable"
+                )
         searched = [e["round"] for e in per_round if e["retrieved"]]
         assert [s["round"] for s in _searches(r)] == searched
         assert all(p["similarity"] >= 0.65 for s in _searches(r) for p in s["passages"])
@@ -227,14 +228,22 @@ def test_no_ending_is_fixed_by_the_cast(tmp_path):
     datasets = Path(__file__).resolve().parents[2] / "datasets" / "maieutic"
     topics = yaml.safe_load((datasets / "topics.yaml").read_text())["topics"]
     theses = [t for topic in topics for t in (topic["opening"], *topic["revisions"])]
-    embed([p["text"] for p in yaml.safe_load((datasets / "canon.yaml").read_text())["passages"]]
-          + theses + [f"philosophical arguments against {t}" for t in theses])
+    embed(
+        [p["text"] for p in yaml.safe_load((datasets / "canon.yaml").read_text())["passages"]]
+        + theses
+        + [f"philosophical arguments against {t}" for t in theses]
+    )
 
     def rate(seed: int, *overrides: str) -> tuple[float, list[dict]]:
         out = tmp_path / f"{seed}{''.join(overrides)}"
         out.mkdir()
-        cfg = from_hydra(compose(["graph=maieutic", "tracking=none", f"episodes={EPISODES}", f"seed={seed}",
-                                  "progress=false", *overrides], tmp_path), out)
+        cfg = from_hydra(
+            compose(
+                ["graph=maieutic", "tracking=none", f"episodes={EPISODES}", f"seed={seed}", "progress=false", *overrides],
+                tmp_path,
+            ),
+            out,
+        )
         (graph,) = cfg.graphs
         with (out / "episodes.jsonl").open("w") as sink:
             records = run_graph(graph, cfg, embed, sink)
@@ -255,7 +264,8 @@ def test_no_ending_is_fixed_by_the_cast(tmp_path):
 
 
 def test_sixty_scripted_dialogues_end_in_several_ways_and_the_rate_counts_what_the_readme_calls_convergence(
-        tmp_path, recorded_run):
+    tmp_path, recorded_run
+):
     """The README's "How episodes end" marks the tutor's converging endings in bold; over 60 scripted dialogues
     at the defaults at least three endings occur, and convergence_rate is exactly the share of the bold ones."""
     import re
@@ -264,8 +274,7 @@ def test_sixty_scripted_dialogues_end_in_several_ways_and_the_rate_counts_what_t
     section = readme.split("### How episodes end", 1)[1].split("\n#", 1)[0]
     row = next(line for line in section.splitlines() if line.startswith("| `maieutic` |"))
     bold = set(re.findall(r"\*\*`(\w+)`\*\*", row))
-    records, summary = recorded_run(tmp_path, "maieutic", "episodes=60", "seed=3", "embeddings=false",
-                                    "view.enabled=false")
+    records, summary = recorded_run(tmp_path, "maieutic", "episodes=60", "seed=3", "embeddings=false", "view.enabled=false")
     endings = [r["termination_reason"] for r in records]
     assert bold == set(CONVERGING) and len(set(endings)) >= 3, sorted(set(endings))
     assert summary["convergence_rate"] == sum(e in bold for e in endings) / 60

@@ -17,8 +17,14 @@ import pytest
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, recorded_run):
-    return recorded_run(tmp_path_factory.mktemp("panel"), "socratic_panel", "episodes=14", "seed=5",
-                        "participants.failure_rate=0.4", "graph.retry_backoff_s=0")
+    return recorded_run(
+        tmp_path_factory.mktemp("panel"),
+        "socratic_panel",
+        "episodes=14",
+        "seed=5",
+        "participants.failure_rate=0.4",
+        "graph.retry_backoff_s=0",
+    )
 
 
 def _jaccard(a: set, b: set) -> float:
@@ -26,8 +32,7 @@ def _jaccard(a: set, b: set) -> float:
 
 
 def _voices(record: dict, round_num: int) -> list[dict]:
-    return [t for t in record["transcript"]
-            if t["round"] == round_num and t["role"] == "participant" and not t["fallback"]]
+    return [t for t in record["transcript"] if t["round"] == round_num and t["role"] == "participant" and not t["fallback"]]
 
 
 def _mean(values: list) -> float:
@@ -53,16 +58,21 @@ def _recompute(record: dict) -> dict:
     evidence = json.loads(record["artifacts"]["evidence.json"])
     return {
         "rounds": len(record["per_round"]),
-        "jaccard_agreement": (statistics.fmean(_jaccard(a, b) for a, b in combinations(claims, 2))
-                              if len(claims) >= max(2, quorum) else math.nan),
+        "jaccard_agreement": (
+            statistics.fmean(_jaccard(a, b) for a, b in combinations(claims, 2))
+            if len(claims) >= max(2, quorum)
+            else math.nan
+        ),
         "depth": max([a["depth_layer"] for a in assumptions] + [_chain(assumptions)]) if assumptions else 0,
-        "evidence_completeness": (sum(bool(evidence.get(a["id"])) for a in assumptions) / len(assumptions)
-                                  if assumptions else 0.0),
+        "evidence_completeness": (
+            sum(bool(evidence.get(a["id"])) for a in assumptions) / len(assumptions) if assumptions else 0.0
+        ),
         "assumptions": len(assumptions),
-        **{f"assumptions_{k}": sum(a["validation_status"] == k for a in assumptions)
-           for k in ("validated", "invalidated", "unproven")},
-        "unresolved_contradictions": sum(bool(a["contradictions"]) and not a["contradiction_resolved"]
-                                         for a in assumptions),
+        **{
+            f"assumptions_{k}": sum(a["validation_status"] == k for a in assumptions)
+            for k in ("validated", "invalidated", "unproven")
+        },
+        "unresolved_contradictions": sum(bool(a["contradictions"]) and not a["contradiction_resolved"] for a in assumptions),
         "expert_fallbacks": sum(t["role"] == "participant" and t["fallback"] for t in record["transcript"]),
     }
 
@@ -79,7 +89,8 @@ def test_episode_metrics_recompute_from_the_record(run, recomputed):
                 assert entry["jaccard_agreement"] is None
             else:
                 assert entry["jaccard_agreement"] == pytest.approx(
-                    statistics.fmean(_jaccard(a, b) for a, b in combinations(claims, 2)))
+                    statistics.fmean(_jaccard(a, b) for a, b in combinations(claims, 2))
+                )
 
 
 def test_convergence_needs_a_quorum_and_every_criterion(run):
@@ -94,8 +105,15 @@ def test_convergence_needs_a_quorum_and_every_criterion(run):
 
 def test_headline_means_and_the_undefined_rate(run):
     records, summary = run
-    for key in ("rounds", "depth", "jaccard_agreement", "evidence_completeness", "unresolved_contradictions",
-                "expert_fallbacks", "assumptions_validated"):
+    for key in (
+        "rounds",
+        "depth",
+        "jaccard_agreement",
+        "evidence_completeness",
+        "unresolved_contradictions",
+        "expert_fallbacks",
+        "assumptions_validated",
+    ):
         assert summary[f"{key}_mean"] == pytest.approx(_mean([_recompute(r)[key] for r in records])), key
     undefined = [math.isnan(_recompute(r)["jaccard_agreement"]) for r in records]
     assert summary["jaccard_agreement_undefined_rate"] == pytest.approx(sum(undefined) / len(records))
@@ -104,8 +122,15 @@ def test_headline_means_and_the_undefined_rate(run):
 def _sentences(text: str) -> list[str]:
     import re
 
-    for abbreviation, plain in {"et al.": "et al", "Dr.": "Dr", "e.g.": "eg", "i.e.": "ie", "vs.": "vs", "Mr.": "Mr",
-                                "Ms.": "Ms"}.items():
+    for abbreviation, plain in {
+        "et al.": "et al",
+        "Dr.": "Dr",
+        "e.g.": "eg",
+        "i.e.": "ie",
+        "vs.": "vs",
+        "Mr.": "Mr",
+        "Ms.": "Ms",
+    }.items():
         text = text.replace(abbreviation, plain)
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()] or [text]
 

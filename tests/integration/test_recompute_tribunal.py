@@ -25,9 +25,17 @@ RULES = ("security_override", "fact_supremacy", "functionality_weight")
 def run(tmp_path_factory, recorded_run):
     # A planted hang (60 s) always crosses the 1 s deadline and an ordinary collector (milliseconds) never does,
     # however loaded the machine: which branches time out is the scenario's, not the clock's.
-    return recorded_run(tmp_path_factory.mktemp("tribunal"), "tribunal", "episodes=12", "seed=3", "embeddings=false",
-                        "participants.crash_rate=0.1", "graph.layer_timeout_s=1.0", "graph.cast.hang_s=60",
-                        "graph.max_reevaluations=2")
+    return recorded_run(
+        tmp_path_factory.mktemp("tribunal"),
+        "tribunal",
+        "episodes=12",
+        "seed=3",
+        "embeddings=false",
+        "participants.crash_rate=0.1",
+        "graph.layer_timeout_s=1.0",
+        "graph.cast.hang_s=60",
+        "graph.max_reevaluations=2",
+    )
 
 
 def _jaccard(a: set, b: set) -> float:
@@ -54,14 +62,21 @@ def _bench(record: dict, round_num: int, quorum: int, threshold: float) -> dict:
     voices = [set(t["claims"]) for t in _turns(record, round_num) if not t["fallback"]]
     return {
         "voices": len(voices),
-        "jaccard_agreement": (statistics.fmean(_jaccard(a, b) for a, b in combinations(voices, 2))
-                              if len(voices) >= max(2, quorum) else math.nan),
+        "jaccard_agreement": (
+            statistics.fmean(_jaccard(a, b) for a, b in combinations(voices, 2))
+            if len(voices) >= max(2, quorum)
+            else math.nan
+        ),
         "citation_jaccard": statistics.fmean(pairs) if pairs else math.nan,
-        "score_dispersion": (statistics.fmean(statistics.pstdev([o["score"] for o in ops]) for ops in quorate)
-                             if quorate else math.nan),
+        "score_dispersion": (
+            statistics.fmean(statistics.pstdev([o["score"] for o in ops]) for ops in quorate) if quorate else math.nan
+        ),
         "score_spread": float(max(spreads)) if spreads else math.nan,
-        "contested": [c for c, ops in parsed.items()
-                      if len(ops) < quorum or max(o["score"] for o in ops) - min(o["score"] for o in ops) > threshold],
+        "contested": [
+            c
+            for c, ops in parsed.items()
+            if len(ops) < quorum or max(o["score"] for o in ops) - min(o["score"] for o in ops) > threshold
+        ],
     }
 
 
@@ -81,8 +96,7 @@ def _recompute(record: dict) -> dict:
     return {
         "rounds": rounds,
         "reevaluations": sum(r["decision"] == "reevaluate" for r in rulings["rounds"]),
-        **{k: bench.get(k, math.nan) for k in ("jaccard_agreement", "citation_jaccard", "score_dispersion",
-                                               "score_spread")},
+        **{k: bench.get(k, math.nan) for k in ("jaccard_agreement", "citation_jaccard", "score_dispersion", "score_spread")},
         "contested_criteria": len(bench["contested"]) if rounds and rulings["rounds"] else math.nan,
         "timeouts": sum(b["timed_out"] for b in branches),
         "branches": len(branches),
@@ -99,8 +113,11 @@ def _ending(record: dict) -> str:
         return "partial_report"
     rulings = json.loads(record["artifacts"]["rulings.json"])
     rounds = max(t["round"] for t in record["transcript"])
-    return "max_rounds" if _bench(record, rounds, rulings["quorum"], rulings["dispersion_threshold"])["contested"] \
+    return (
+        "max_rounds"
+        if _bench(record, rounds, rulings["quorum"], rulings["dispersion_threshold"])["contested"]
         else "converged"
+    )
 
 
 def test_the_run_shows_every_ending(run):
@@ -171,7 +188,8 @@ def test_headline_rates_and_means(run):
     for name in {r["scenario"] for r in records}:
         mine = [r for r in records if r["scenario"] == name]
         assert summary[f"scenario/{name}/convergence_rate"] == pytest.approx(
-            sum(r["termination_reason"] == "converged" for r in mine) / len(mine))
+            sum(r["termination_reason"] == "converged" for r in mine) / len(mine)
+        )
     recomputed = [_recompute(r) for r in records]
     for key in recomputed[0]:
         assert summary[f"{key}_mean"] == pytest.approx(_mean([m[key] for m in recomputed])), key
@@ -187,8 +205,11 @@ def test_layer_timings_recompute(run):
     for record in records:
         branches = record["timings"]["branches"]
         for layer in record["timings"]["layers"]:
-            mine = [b["seconds"] for b in branches if b["layer"] == layer["layer"]
-                    and (layer["layer"] == "detective" or b["round"] == layer["round"])]
+            mine = [
+                b["seconds"]
+                for b in branches
+                if b["layer"] == layer["layer"] and (layer["layer"] == "detective" or b["round"] == layer["round"])
+            ]
             runs.setdefault(layer["layer"], []).append((layer["wall_seconds"], sum(mine)))
     assert set(runs) == {"detective", "judicial"}
     for layer, pairs in runs.items():

@@ -51,11 +51,16 @@ def test_a_fork_under_the_original_config_reproduces_every_graphs_records(origin
     assert "| socratic_panel | 3 |" in proc.stdout
 
 
-@pytest.mark.parametrize(("graph", "override"), [
-    ("socratic_panel", "graph.convergence_threshold=0.95"), ("committee", "graph.consensus_threshold=0.95"),
-    ("interview", "graph.question_cost=2.0"), ("tribunal", "graph.dispersion_threshold=0.5"),
-    ("maieutic", "graph.frustration_threshold=1.0"),
-])
+@pytest.mark.parametrize(
+    ("graph", "override"),
+    [
+        ("socratic_panel", "graph.convergence_threshold=0.95"),
+        ("committee", "graph.consensus_threshold=0.95"),
+        ("interview", "graph.question_cost=2.0"),
+        ("tribunal", "graph.dispersion_threshold=0.5"),
+        ("maieutic", "graph.frustration_threshold=1.0"),
+    ],
+)
 def test_every_graph_keeps_its_first_turn_when_forked_under_another_threshold(original, graph, override):
     out = original.parent / f"fork-{graph}"
     proc = _run(original.parent, "replay", str(original), "from_turn=1", f"graph={graph}", override, f"out={out}")
@@ -63,18 +68,27 @@ def test_every_graph_keeps_its_first_turn_when_forked_under_another_threshold(or
     before, after = _records(original), _records(out)
     assert {g for g, _ in after} == {graph}
     for key, record in after.items():
-        assert [t for t in record["transcript"] if t["round"] <= 1] == \
-               [t for t in before[key]["transcript"] if t["round"] <= 1], key
+        assert [t for t in record["transcript"] if t["round"] <= 1] == [
+            t for t in before[key]["transcript"] if t["round"] <= 1
+        ], key
     assert not json.loads((out / "replay.json").read_text())["graphs"][graph]["prefix_differs"]
 
 
 def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endings(tmp_path):
     db = f"sqlite:///{tmp_path / 'ml.db'}"
-    first = _run(tmp_path, "graph=maieutic", "episodes=16", "seed=1", f"tracking.uri={db}", *COMMON,
-                 f"hydra.run.dir={tmp_path / 'orig'}")
+    first = _run(
+        tmp_path,
+        "graph=maieutic",
+        "episodes=16",
+        "seed=1",
+        f"tracking.uri={db}",
+        *COMMON,
+        f"hydra.run.dir={tmp_path / 'orig'}",
+    )
     assert first.returncode == 0, first.stderr[-3000:]
-    proc = _run(tmp_path, "replay", str(tmp_path / "orig"), "from_turn=2", "graph.min_exchanges=8",
-                f"out={tmp_path / 'fork'}")
+    proc = _run(
+        tmp_path, "replay", str(tmp_path / "orig"), "from_turn=2", "graph.min_exchanges=8", f"out={tmp_path / 'fork'}"
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     before, after = _records(tmp_path / "orig"), _records(tmp_path / "fork")
     for key, record in after.items():  # the first two learner turns and Sophia's answers are the original's
@@ -91,8 +105,10 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
 
     page = render_page(after[changed[0]])  # the fork's page: where it forks, both endings, both continuations
     assert "Fork: both continuations" in page and "after turn 2" in page
-    assert f"The original ended {before[changed[0]]['termination_reason']}; this replay ended " \
-           f"{after[changed[0]]['termination_reason']}." in page
+    assert (
+        f"The original ended {before[changed[0]]['termination_reason']}; this replay ended "
+        f"{after[changed[0]]['termination_reason']}." in page
+    )
     client = MlflowClient(db)
     runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
     (forked,) = [r for r in runs if "replay_of" in r.data.tags]
@@ -100,12 +116,15 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
     assert forked.data.tags["replay_of_run_id"] == original_id and forked.data.tags["replay_from_turn"] == "2"
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["replay"], ("usage: dialectica replay RUN",)),
-    (["replay", "nowhere"], ("nowhere holds no summary.json",)),
-    (["replay", "{orig}", "from_turn=-1"], ("replay.from_turn=-1 is invalid", "integers >= 0")),
-    (["replay", "{orig}", "graph=interview", "replay.nope=1"], ("unknown key replay.nope",)),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["replay"], ("usage: dialectica replay RUN",)),
+        (["replay", "nowhere"], ("nowhere holds no summary.json",)),
+        (["replay", "{orig}", "from_turn=-1"], ("replay.from_turn=-1 is invalid", "integers >= 0")),
+        (["replay", "{orig}", "graph=interview", "replay.nope=1"], ("unknown key replay.nope",)),
+    ],
+)
 def test_bad_replays_are_one_line(original, tmp_path, args, words):
     out = [f"out={tmp_path / 'x'}"] if len(args) > 1 else []
     proc = _run(tmp_path, *[a.format(orig=original) for a in args], *out)
@@ -119,13 +138,16 @@ def test_replay_from_python_is_the_command(original, monkeypatch):
     import dialectica
 
     monkeypatch.chdir(original.parent)
-    report = dialectica.replay(original, from_turn=1, overrides=["graph=interview", "graph.question_cost=2.0"],
-                               out_dir=original.parent / "py")
+    report = dialectica.replay(
+        original, from_turn=1, overrides=["graph=interview", "graph.question_cost=2.0"], out_dir=original.parent / "py"
+    )
     assert report["replay"] == str(original.parent / "py") and set(report["graphs"]) == {"interview"}
     assert report["graphs"]["interview"]["pairs"] == 3
     cli = original.parent / "cli-interview"  # the same fork through the command line
-    proc = _run(original.parent, "replay", str(original), "from_turn=1", "graph=interview", "graph.question_cost=2.0",
-                f"out={cli}")
+    proc = _run(
+        original.parent, "replay", str(original), "from_turn=1", "graph=interview", "graph.question_cost=2.0", f"out={cli}"
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert {k: _same(r) for k, r in _records(original.parent / "py").items()} == \
-           {k: _same(r) for k, r in _records(cli).items()}
+    assert {k: _same(r) for k, r in _records(original.parent / "py").items()} == {
+        k: _same(r) for k, r in _records(cli).items()
+    }

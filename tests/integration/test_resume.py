@@ -24,8 +24,14 @@ def _statuses(db: Path) -> list[str]:
 
 
 def test_sigterm_ends_the_run_killed_and_keeps_finished_episodes(tmp_path):
-    args = ["graph=socratic_panel", "episodes=20", "progress=false", "embeddings=false",
-            f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}"]
+    args = [
+        "graph=socratic_panel",
+        "episodes=20",
+        "progress=false",
+        "embeddings=false",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+    ]
     # SIGTERM as the fourth record is about to be written
     proc = run_at(At("dialectica.sim.engine.records", "append", 4), args, tmp_path, signal.SIGTERM)
     assert proc.returncode == 143 and not (tmp_path / "run" / "summary.json").exists(), proc.stderr[-2000:]
@@ -34,8 +40,15 @@ def test_sigterm_ends_the_run_killed_and_keeps_finished_episodes(tmp_path):
 
 
 def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_directory(tmp_path):
-    run = [str(BIN), "graph=interview", "episodes=3", "seed=1", "tracking=none", "progress=false",
-           f"hydra.run.dir={tmp_path / 'run'}"]
+    run = [
+        str(BIN),
+        "graph=interview",
+        "episodes=3",
+        "seed=1",
+        "tracking=none",
+        "progress=false",
+        f"hydra.run.dir={tmp_path / 'run'}",
+    ]
     assert subprocess.run(run, capture_output=True, cwd=tmp_path).returncode == 0
     before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file()}
 
@@ -47,14 +60,26 @@ def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_direc
     assert after == {k: v for k, v in before.items() if k != "run.log"}
 
     # keys that cannot change results may differ
-    same = subprocess.run([*run, "progress=true", "max_concurrency=2", "view.enabled=false", "resume=true"],
-                          capture_output=True, text=True, cwd=tmp_path)
+    same = subprocess.run(
+        [*run, "progress=true", "max_concurrency=2", "view.enabled=false", "resume=true"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert same.returncode == 0 and "already finished" in same.stdout, same.stderr[-2000:]
 
 
 def test_resumed_graph_all_keeps_the_graphs_a_killed_run_finished(tmp_path):
-    run = [str(BIN), "episodes=2", "seed=5", "progress=false", "embeddings=false", "view.enabled=false",
-           f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}"]
+    run = [
+        str(BIN),
+        "episodes=2",
+        "seed=5",
+        "progress=false",
+        "embeddings=false",
+        "view.enabled=false",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+    ]
     first = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
     out = tmp_path / "run"

@@ -11,15 +11,22 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_bot"
 NAME = "support_bot.graph.graph"
-ARGS = ("graph=support_bot.graph:graph", f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}",
-        "graph.user=support_bot.evaluation:customer", "graph.judge=support_bot.evaluation:refunded", "episodes=8",
-        "tracking=none", "progress=false")
+ARGS = (
+    "graph=support_bot.graph:graph",
+    f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}",
+    "graph.user=support_bot.evaluation:customer",
+    "graph.judge=support_bot.evaluation:refunded",
+    "episodes=8",
+    "tracking=none",
+    "progress=false",
+)
 
 
 def _dialectica(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(EXAMPLE / "src")}
-    return subprocess.run([sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
 
 
 def _metrics(run: Path) -> dict:
@@ -44,6 +51,11 @@ def test_a_sweep_over_the_refund_window(tmp_path: Path):
 
 
 def test_the_examples_own_tests_pass(tmp_path: Path):
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
-                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE / "tests")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]

@@ -16,10 +16,24 @@ BIN = Path(sys.executable).parent / "dialectica"
 
 def _sweep(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [str(BIN), "-m", *extra, "graph=socratic_panel", "graph.convergence_threshold=0.6,0.95", "seed=0,1",
-         "episodes=12", "progress=false", "embeddings=false", f"hydra.sweep.dir={tmp / name}",
-         f"tracking.uri=sqlite:///{tmp / 'ml.db'}"],
-        capture_output=True, text=True, cwd=tmp, timeout=600)
+        [
+            str(BIN),
+            "-m",
+            *extra,
+            "graph=socratic_panel",
+            "graph.convergence_threshold=0.6,0.95",
+            "seed=0,1",
+            "episodes=12",
+            "progress=false",
+            "embeddings=false",
+            f"hydra.sweep.dir={tmp / name}",
+            f"tracking.uri=sqlite:///{tmp / 'ml.db'}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
@@ -59,7 +73,8 @@ def test_sweep_runs_read_well_in_mlflow(tmp_path):
     assert parent.info.run_name == "sweep socratic_panel convergence_threshold=0.6,0.95 seed=0,1"
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
     assert sorted(r.info.run_name for r in children) == [
-        f"socratic_panel convergence_threshold={t} seed={s}" for t in ("0.6", "0.95") for s in (0, 1)]
+        f"socratic_panel convergence_threshold={t} seed={s}" for t in ("0.6", "0.95") for s in (0, 1)
+    ]
     head = sp.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=tmp_path).stdout.strip()
     for run in [parent, *children]:
         tags = run.data.tags
@@ -80,4 +95,5 @@ def test_joblib_launcher_matches_sequential_results(tmp_path):
     _sweep(tmp_path, "par", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
     columns = ["graph", "config", "episodes", "converged"]
     assert pd.read_csv(tmp_path / "seq" / "comparison.csv")[columns].equals(
-        pd.read_csv(tmp_path / "par" / "comparison.csv")[columns])
+        pd.read_csv(tmp_path / "par" / "comparison.csv")[columns]
+    )

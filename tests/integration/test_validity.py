@@ -18,15 +18,31 @@ def url():
         yield base
 
 
-@pytest.mark.parametrize(("graph", "grid", "llm_roles"), [
-    ("interview", "grid.budget=3,8", {"interviewee"}),  # participants are the LLM, the graph's own roles scripted
-    ("tribunal", "grid.dispersion_threshold=0.5,3.0", {"prosecutor", "defense", "tech_lead"}),  # no participants
-])
+@pytest.mark.parametrize(
+    ("graph", "grid", "llm_roles"),
+    [
+        ("interview", "grid.budget=3,8", {"interviewee"}),  # participants are the LLM, the graph's own roles scripted
+        ("tribunal", "grid.dispersion_threshold=0.5,3.0", {"prosecutor", "defense", "tech_lead"}),  # no participants
+    ],
+)
 def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
     lines: list[str] = []
-    report = run([f"graph={graph}", grid, "episodes=3", "seed=2", "llm=openai", f"llm.base_url={url}", "llm.model=latency",
-                  "max_concurrency=3", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}", "view.enabled=false"],
-                 cwd=tmp_path, echo=lines.append)
+    report = run(
+        [
+            f"graph={graph}",
+            grid,
+            "episodes=3",
+            "seed=2",
+            "llm=openai",
+            f"llm.base_url={url}",
+            "llm.model=latency",
+            "max_concurrency=3",
+            f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+            "view.enabled=false",
+        ],
+        cwd=tmp_path,
+        echo=lines.append,
+    )
     out = next((tmp_path / "results" / "validity").iterdir())
     assert json.loads((out / "validity.json").read_text())["configs"] == json.loads(json.dumps(report["configs"]))
     assert (out / "validity.png").stat().st_size > 0 and "| config |" in (out / "validity.md").read_text()

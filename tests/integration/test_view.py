@@ -19,8 +19,19 @@ def _python(*args: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedPr
 @pytest.fixture(scope="module")
 def interview_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("view")
-    proc = _python("-m", "dialectica", "graph=interview", "episodes=5", "seed=2", "progress=false", "embeddings=false",
-                   "view.first=2", f"hydra.run.dir={tmp / 'run'}", f"tracking.uri=sqlite:///{tmp / 'ml.db'}", cwd=tmp)
+    proc = _python(
+        "-m",
+        "dialectica",
+        "graph=interview",
+        "episodes=5",
+        "seed=2",
+        "progress=false",
+        "embeddings=false",
+        "view.first=2",
+        f"hydra.run.dir={tmp / 'run'}",
+        f"tracking.uri=sqlite:///{tmp / 'ml.db'}",
+        cwd=tmp,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     run_id = json.loads((tmp / "run" / "summary.json").read_text())["graphs"]["interview"]["mlflow_run_id"]
     return tmp, run_id
@@ -49,8 +60,19 @@ def test_a_run_writes_pages_and_logs_them_under_view(interview_run):
 
 def test_pages_rebuilt_from_the_mlflow_run_id(interview_run):
     tmp, run_id = interview_run
-    proc = _python("-m", "dialectica.sim.view", run_id, "--tracking-uri", f"sqlite:///{tmp / 'ml.db'}",
-                   "--out", str(tmp / "fromml"), "--first", "1", "--metric=-wasted_turns", cwd=tmp)
+    proc = _python(
+        "-m",
+        "dialectica.sim.view",
+        run_id,
+        "--tracking-uri",
+        f"sqlite:///{tmp / 'ml.db'}",
+        "--out",
+        str(tmp / "fromml"),
+        "--first",
+        "1",
+        "--metric=-wasted_turns",
+        cwd=tmp,
+    )
     assert proc.returncode == 0, proc.stderr
     pages = _pages(tmp / "fromml" / "interview")
     assert "episode_0.html" in pages and 1 <= len(pages) <= 3
@@ -60,8 +82,18 @@ def test_pages_rebuilt_from_the_mlflow_run_id(interview_run):
 
 def test_pages_rebuilt_from_a_run_directory_with_other_choices(interview_run):
     tmp, _ = interview_run
-    proc = _python("-m", "dialectica.sim.view", str(tmp / "run"), "--first", "0", "--metric", "rounds",
-                   "--out", str(tmp / "again"), cwd=tmp)
+    proc = _python(
+        "-m",
+        "dialectica.sim.view",
+        str(tmp / "run"),
+        "--first",
+        "0",
+        "--metric",
+        "rounds",
+        "--out",
+        str(tmp / "again"),
+        cwd=tmp,
+    )
     assert proc.returncode == 0, proc.stderr
     pages = _pages(tmp / "again" / "interview")
     assert 1 <= len(pages) <= 2 and f"interview: {len(pages)} episode pages" in proc.stdout
@@ -71,8 +103,14 @@ def test_pages_rebuilt_from_a_run_directory_with_other_choices(interview_run):
 RUN_ID = "0123456789abcdef0123456789abcdef"
 
 
-@pytest.mark.parametrize("target, words", [("no/such/dir", "no/such/dir is neither a run directory nor an MLflow run id"),
-                                           (RUN_ID, f"{RUN_ID} not found"), (".", "no episodes.jsonl in")])
+@pytest.mark.parametrize(
+    "target, words",
+    [
+        ("no/such/dir", "no/such/dir is neither a run directory nor an MLflow run id"),
+        (RUN_ID, f"{RUN_ID} not found"),
+        (".", "no episodes.jsonl in"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(interview_run, target, words):
     tmp, _ = interview_run
     proc = _python("-m", "dialectica.sim.view", target, "--tracking-uri", f"sqlite:///{tmp / 'ml.db'}", cwd=tmp)
@@ -82,8 +120,13 @@ def test_bad_input_is_one_line_and_exit_2(interview_run, target, words):
 
 def test_serve_answers_on_loopback(interview_run):
     tmp, _ = interview_run
-    proc = subprocess.Popen([sys.executable, "-m", "dialectica.sim.view", str(tmp / "run"), "--serve", "--port", "0"],
-                            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dialectica.sim.view", str(tmp / "run"), "--serve", "--port", "0"],
+        cwd=tmp,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = ""
         while not line.startswith("serving "):

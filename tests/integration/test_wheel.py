@@ -19,8 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     return next(out.glob("dialectica-*.whl"))
 
 
@@ -37,14 +40,29 @@ def test_the_wheel_installs_one_import_name_with_conf_and_datasets(wheel: Path):
 def test_the_installed_wheel_runs_from_an_empty_folder(wheel: Path, tmp_path: Path):
     target, empty = tmp_path / "site", tmp_path / "empty"
     empty.mkdir()
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}  # ahead of the editable install of the source tree
-    where = subprocess.run([sys.executable, "-c", "import dialectica.sim.config.resources as r; print(r.conf_dir())"],
-                           capture_output=True, text=True, cwd=empty, env=env, check=True).stdout.strip()
+    where = subprocess.run(
+        [sys.executable, "-c", "import dialectica.sim.config.resources as r; print(r.conf_dir())"],
+        capture_output=True,
+        text=True,
+        cwd=empty,
+        env=env,
+        check=True,
+    ).stdout.strip()
     assert Path(where).is_relative_to(target)
-    proc = subprocess.run([sys.executable, "-m", "dialectica", "graph=interview", "episodes=3", "tracking=none",
-                           "progress=false"], capture_output=True, text=True, cwd=empty, env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dialectica", "graph=interview", "episodes=3", "tracking=none", "progress=false"],
+        capture_output=True,
+        text=True,
+        cwd=empty,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(next((empty / "results" / "runs").glob("*/summary.json")).read_text())
     assert summary["graphs"]["interview"]["metrics"]["episodes"] == 3

@@ -19,11 +19,26 @@ MODELS = f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}"  # the assembl
 
 
 def _cli(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "dialectica", "graph=support_bot.graph:graph",
-            f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}", "participants=surrogate", "llm=llamacpp", "graph.judge=llm",
-            "scenario=[recent_flight,old_flight]", "episodes=2",
-            "graph.max_turns=3", "llm.max_tokens=48", f"llm.cache={tmp / 'llm.sqlite'}", MODELS, "tracking=none",
-            "progress=false", f"hydra.run.dir={tmp / name}", *extra]
+    args = [
+        sys.executable,
+        "-m",
+        "dialectica",
+        "graph=support_bot.graph:graph",
+        f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}",
+        "participants=surrogate",
+        "llm=llamacpp",
+        "graph.judge=llm",
+        "scenario=[recent_flight,old_flight]",
+        "episodes=2",
+        "graph.max_turns=3",
+        "llm.max_tokens=48",
+        f"llm.cache={tmp / 'llm.sqlite'}",
+        MODELS,
+        "tracking=none",
+        "progress=false",
+        f"hydra.run.dir={tmp / name}",
+        *extra,
+    ]
     env = {**os.environ, "PYTHONPATH": str(EXAMPLE / "src")}
     return subprocess.run(args, capture_output=True, text=True, cwd=tmp, env=env, check=False)
 
@@ -53,9 +68,11 @@ def test_the_readme_example_runs_as_written(tmp_path: Path):
     lines = [line for line in code.group(1).splitlines() if line.strip()]
     assert len(lines) <= 15, f"the README's example has {len(lines)} lines"
     (tmp_path / "examples").symlink_to(ROOT / "examples")  # its paths are the repository's
-    script = (f"import sys; sys.path.insert(0, {str(EXAMPLE / 'src')!r})\n"
-              f"import dialectica\n{code.group(1)}\n"
-              "assert ev.metrics['episodes'] == 20 and ev.metrics['error_rate'] < 0.5, ev.metrics\n")
+    script = (
+        f"import sys; sys.path.insert(0, {str(EXAMPLE / 'src')!r})\n"
+        f"import dialectica\n{code.group(1)}\n"
+        "assert ev.metrics['episodes'] == 20 and ev.metrics['error_rate'] < 0.5, ev.metrics\n"
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("Evaluation(support_bot.graph.graph: 20 episodes, convergence_rate"), proc.stdout[:300]
@@ -84,7 +101,7 @@ def test_evaluate_with_an_llm_user_and_an_llm_judge(tmp_path: Path):
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     script = f"""
 import json, sys
-sys.path.insert(0, {str(EXAMPLE / 'src')!r})
+sys.path.insert(0, {str(EXAMPLE / "src")!r})
 import dialectica
 from support_bot.graph import graph
 ev = dialectica.evaluate(graph, scenarios="examples/support_bot/scenarios.yaml", user=dialectica.LLMUser(),

@@ -11,8 +11,19 @@ BIN = Path(sys.executable).parent / "dialectica"
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN), f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
-                           "progress=false", *args], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    return subprocess.run(
+        [
+            str(BIN),
+            f"hydra.run.dir={tmp_path / 'run'}",
+            f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+            "progress=false",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
 
 
 def test_no_graph_argument_runs_every_registered_graph(tmp_path):

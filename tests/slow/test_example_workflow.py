@@ -36,8 +36,16 @@ SITE = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packag
 def _copy_checkout(dest: Path) -> Path:
     """This checkout's files as git sees them (tracked, and untracked but not ignored). pip builds a local
     folder in place: a copy keeps build/ and egg-info out of the shared tree, and an old build/lib out of the wheel."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         if (ROOT / name).is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -66,10 +74,20 @@ def _run_steps(steps: list[dict[str, Any]], cwd: Path, env: dict[str, str]) -> d
         if failed and step.get("if", "").replace("${{", "").replace("}}", "").strip() != "always()":
             continue
         start = time.monotonic()
-        proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, capture_output=True, text=True,
-                              env={**env, **{k: str(v) for k, v in step.get("env", {}).items()}}, timeout=600, check=False)
-        done[step.get("name", step["run"].splitlines()[0])] = (proc.returncode, proc.stdout + proc.stderr,
-                                                               time.monotonic() - start)
+        proc = subprocess.run(
+            ["bash", "-e", "-c", step["run"]],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            env={**env, **{k: str(v) for k, v in step.get("env", {}).items()}},
+            timeout=600,
+            check=False,
+        )
+        done[step.get("name", step["run"].splitlines()[0])] = (
+            proc.returncode,
+            proc.stdout + proc.stderr,
+            time.monotonic() - start,
+        )
         failed |= proc.returncode != 0
     return done
 
@@ -87,12 +105,21 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
     job = workflow["jobs"]["regression"]
     steps = job["steps"]
     assert [s["uses"].split("@")[0] for s in steps if "uses" in s] == [
-        "actions/checkout", "actions/setup-python", "actions/cache", "actions/upload-artifact"]
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/cache",
+        "actions/upload-artifact",
+    ]
     assert next(s for s in steps if "upload-artifact" in s.get("uses", ""))["with"]["path"].rstrip("/") == "regression"
 
     project = tmp_path / "project"
-    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(
-        "build", "*.egg-info", "__pycache__", ".venv", "results", "regression", ".pytest_cache"))
+    shutil.copytree(
+        EXAMPLE,
+        project,
+        ignore=shutil.ignore_patterns(
+            "build", "*.egg-info", "__pycache__", ".venv", "results", "regression", ".pytest_cache"
+        ),
+    )
     assert (project / "baselines" / "haggle.json").exists()
     site = _prepare_venv(project)
     bin_dir = tmp_path / "setup-python"  # what actions/setup-python does: a Python 3.11 first on PATH
@@ -101,8 +128,11 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
     summary = tmp_path / "step-summary.md"
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
     env |= {k: str(v) for k, v in {**workflow.get("env", {}), **job.get("env", {})}.items()}
-    env |= {"DIALECTICA": str(_copy_checkout(tmp_path / "dialectica")), "GITHUB_STEP_SUMMARY": str(summary),
-            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    env |= {
+        "DIALECTICA": str(_copy_checkout(tmp_path / "dialectica")),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+    }
 
     done = _run_steps(steps, project, env)
     timings = {name: round(seconds, 1) for name, (_, _, seconds) in done.items()}
@@ -114,8 +144,9 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
     # Installed from this checkout and the project into the project's .venv; the heavy rest was already there.
     install = next(output for name, (_, output, _) in done.items() if name.startswith("Install"))
     assert f"Requirement already satisfied: torch==2.13.0 in {sysconfig.get_paths()['purelib']}" in install, install
-    installed = {pkg.rsplit("-", 1)[0] for line in re.findall(r"^Successfully installed (.+)$", install, re.M)
-                 for pkg in line.split()}
+    installed = {
+        pkg.rsplit("-", 1)[0] for line in re.findall(r"^Successfully installed (.+)$", install, re.M) for pkg in line.split()
+    }
     # torch 2.13 wants setuptools>=77.0.3 and a new venv has 65.5: pip takes it from the torch index (here a local mirror)
     assert {"dialectica", "dialectica-haggle"} <= installed <= {"dialectica", "dialectica-haggle", "setuptools", "wheel"}
     downloads = re.findall(r"Downloading (\S+)", install)
@@ -123,13 +154,24 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
     assert not (site / "torch").exists()
     for script in ("dialectica", "dialectica-compare"):
         assert (project / ".venv" / "bin" / script).exists()
-    where = subprocess.run([str(project / ".venv" / "bin" / "python"), "-c",
-                            "import importlib.metadata as m, dialectica.sim.analysis.compare as c, haggle; "
-                            "print(c.__file__); "
-                            "print(haggle.__file__); print(m.distribution('dialectica').locate_file(''))"],
-                           cwd=project, capture_output=True, text=True, check=True).stdout.split()
-    assert where == [str(site / "dialectica" / "sim" / "compare.py"), str(project / "src" / "haggle" / "__init__.py"),
-                     str(site)]
+    where = subprocess.run(
+        [
+            str(project / ".venv" / "bin" / "python"),
+            "-c",
+            "import importlib.metadata as m, dialectica.sim.analysis.compare as c, haggle; "
+            "print(c.__file__); "
+            "print(haggle.__file__); print(m.distribution('dialectica').locate_file(''))",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert where == [
+        str(site / "dialectica" / "sim" / "compare.py"),
+        str(project / "src" / "haggle" / "__init__.py"),
+        str(site),
+    ]
 
     # The reports, the job summary, and a test case per metric of haggle.
     out = project / "regression"

@@ -37,9 +37,28 @@ def server():
     model = assemble(DEFAULT_PRESET, ROOT / "results" / "cache" / "models")
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "4096", "--n_threads", "2", "--api_key", KEY, "--model_alias", "local"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            "2",
+            "--api_key",
+            KEY,
+            "--model_alias",
+            "local",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -64,8 +83,11 @@ def test_structured_reply_through_the_server_follows_the_schema(server, monkeypa
     monkeypatch.setenv("DIALECTICA_TEST_KEY", KEY)
     criteria = [{"id": "c1"}, {"id": "c2"}]
     model = Voices(_settings(server, json_max_tokens=200)).speaker("prosecutor", "system", 3, None)
-    text = ask(model, [HumanMessage("Score criteria c1 (secrets handling) and c2 (tests) of a small web service.")],
-               opinions_schema(criteria))
+    text = ask(
+        model,
+        [HumanMessage("Score criteria c1 (secrets handling) and c2 (tests) of a small web service.")],
+        opinions_schema(criteria),
+    )
     data = read_json(text, opinions_schema(criteria))
     assert data is not None, text
     assert sorted(o["criterion"] for o in data["opinions"]) == ["c1", "c2"]
@@ -82,11 +104,26 @@ def test_a_wrong_key_is_refused_in_one_line(server, monkeypatch):
 def test_surrogate_interview_runs_against_the_server_and_the_key_goes_nowhere(server, tmp_path):
     env = {**os.environ, "DIALECTICA_TEST_KEY": KEY}
     proc = subprocess.run(
-        [str(BIN), "graph=interview", "participants=surrogate", "llm=openai", f"llm.base_url={server}",
-         "llm.model=local", "llm.api_key_env=DIALECTICA_TEST_KEY", "episodes=1", "graph.budget=4",
-         "progress=false", f"hydra.run.dir={tmp_path / 'run'}", f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
-         f"llm.cache={tmp_path / 'llm.sqlite'}"],
-        capture_output=True, text=True, cwd=tmp_path, env=env)
+        [
+            str(BIN),
+            "graph=interview",
+            "participants=surrogate",
+            "llm=openai",
+            f"llm.base_url={server}",
+            "llm.model=local",
+            "llm.api_key_env=DIALECTICA_TEST_KEY",
+            "episodes=1",
+            "graph.budget=4",
+            "progress=false",
+            f"hydra.run.dir={tmp_path / 'run'}",
+            f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
+            f"llm.cache={tmp_path / 'llm.sqlite'}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     record = json.loads((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[0])
     assert record["termination_reason"] != "error", record.get("error")

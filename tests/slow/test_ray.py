@@ -26,10 +26,25 @@ def _free_port() -> int:
 
 def _sweep(tmp: Path, name: str, *launcher: str) -> None:
     proc = subprocess.run(
-        [str(BIN / "dialectica"), "-m", *launcher, "graph=socratic_panel", "graph.convergence_threshold=0.6,0.9",
-         "seed=0,1", "episodes=10", "progress=false", "embeddings=false", f"hydra.sweep.dir={tmp / name}",
-         f"tracking.uri=sqlite:///{tmp / (name + '.db')}"],
-        capture_output=True, text=True, cwd=tmp, timeout=600, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+        [
+            str(BIN / "dialectica"),
+            "-m",
+            *launcher,
+            "graph=socratic_panel",
+            "graph.convergence_threshold=0.6,0.9",
+            "seed=0,1",
+            "episodes=10",
+            "progress=false",
+            "embeddings=false",
+            f"hydra.sweep.dir={tmp / name}",
+            f"tracking.uri=sqlite:///{tmp / (name + '.db')}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        timeout=600,
+        env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
@@ -38,9 +53,23 @@ def ray_head():
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    subprocess.run([str(BIN / "ray"), "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}", "--num-cpus=2",
-                    "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"],
-                   check=True, capture_output=True, env=env, timeout=180)
+    subprocess.run(
+        [
+            str(BIN / "ray"),
+            "start",
+            "--head",
+            "--node-ip-address=127.0.0.1",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            f"--temp-dir={temp}",
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
+        timeout=180,
+    )
     try:
         yield f"127.0.0.1:{port}"
     finally:
@@ -50,11 +79,17 @@ def ray_head():
 
 def test_ray_launcher_matches_sequential(tmp_path, ray_head):
     _sweep(tmp_path, "seq")
-    _sweep(tmp_path, "ray", "hydra/launcher=ray", f"+hydra.launcher.ray.init.address={ray_head}",
-           "+hydra.launcher.ray.init.object_store_memory=null")
+    _sweep(
+        tmp_path,
+        "ray",
+        "hydra/launcher=ray",
+        f"+hydra.launcher.ray.init.address={ray_head}",
+        "+hydra.launcher.ray.init.object_store_memory=null",
+    )
     columns = ["graph", "config", "episodes", "converged"]
     assert pd.read_csv(tmp_path / "seq" / "comparison.csv")[columns].equals(
-        pd.read_csv(tmp_path / "ray" / "comparison.csv")[columns])
+        pd.read_csv(tmp_path / "ray" / "comparison.csv")[columns]
+    )
     client = MlflowClient(f"sqlite:///{tmp_path / 'ray.db'}")
     runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
     parent = next(r for r in runs if r.data.tags.get("sweep") == "true")

@@ -10,7 +10,6 @@ def main(argv: list[str]) -> int:
     return dispatch("compare", argv)
 
 
-
 def test_suite_matches_committed_baselines(capsys):
     assert main([]) == 0, capsys.readouterr().out
     assert "no regression" in capsys.readouterr().out

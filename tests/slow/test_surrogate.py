@@ -21,18 +21,36 @@ BIN = Path(sys.executable).parent / "dialectica"
 ROOT = Path(__file__).resolve().parents[2]
 GRAPHS = builtin_names()
 # Shorter dialogues and replies than the defaults: a fixed, small amount of generation per graph.
-SHORT = ["++per_graph.committee.committee_size=5", "++per_graph.committee.max_rounds=1",
-         "++per_graph.committee.evidence_top_k=5", "++per_graph.maieutic.max_turns=3",
-         "++per_graph.socratic_panel.max_rounds=2", "++per_graph.socratic_panel.min_rounds=1",
-         "++per_graph.interview.budget=4", "llm.max_tokens=48", "llm.retries=1"]  # JSON keeps its 320 tokens: a
+SHORT = [
+    "++per_graph.committee.committee_size=5",
+    "++per_graph.committee.max_rounds=1",
+    "++per_graph.committee.evidence_top_k=5",
+    "++per_graph.maieutic.max_turns=3",
+    "++per_graph.socratic_panel.max_rounds=2",
+    "++per_graph.socratic_panel.min_rounds=1",
+    "++per_graph.interview.budget=4",
+    "llm.max_tokens=48",
+    "llm.retries=1",
+]  # JSON keeps its 320 tokens: a
 # judge's five opinions need about 250
 
 
 def _run(tmp: Path, name: str) -> tuple[dict[str, list[dict]], dict]:
-    args = [str(BIN), "graph=all", "participants=surrogate", "llm=llamacpp", "episodes=1", "progress=false",
-            f"hydra.run.dir={tmp / name}", f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
-            f"llm.cache={tmp / 'llm.sqlite'}", f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}",
-            f"embedding_cache={tmp / 'embeddings.sqlite'}", "view.enabled=false", *SHORT]
+    args = [
+        str(BIN),
+        "graph=all",
+        "participants=surrogate",
+        "llm=llamacpp",
+        "episodes=1",
+        "progress=false",
+        f"hydra.run.dir={tmp / name}",
+        f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
+        f"llm.cache={tmp / 'llm.sqlite'}",
+        f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}",
+        f"embedding_cache={tmp / 'embeddings.sqlite'}",
+        "view.enabled=false",
+        *SHORT,
+    ]
     proc = subprocess.run(args, capture_output=True, text=True, cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
     records: dict[str, list[dict]] = {}
@@ -48,9 +66,11 @@ def runs(tmp_path_factory):
     first, second = _run(tmp, "first"), _run(tmp, "second")
     for graph, entry in first[1].items():
         m = entry["metrics"]
-        print(f"{graph:15s} calls {m['llm_calls_mean']:.0f}  tokens {m['tokens_total_mean']:.0f}  "
-              f"parse_failures {m['parse_failures']:.0f}  empty {m['empty_replies']:.0f}  "
-              f"episode {m['episode_seconds_p50']:.1f} s  llm_seconds_share {m['llm_seconds_share']:.3f}")
+        print(
+            f"{graph:15s} calls {m['llm_calls_mean']:.0f}  tokens {m['tokens_total_mean']:.0f}  "
+            f"parse_failures {m['parse_failures']:.0f}  empty {m['empty_replies']:.0f}  "
+            f"episode {m['episode_seconds_p50']:.1f} s  llm_seconds_share {m['llm_seconds_share']:.3f}"
+        )
     return tmp, {"first": first, "second": second}
 
 
@@ -67,8 +87,14 @@ def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
     mlflow.set_tracking_uri(f"sqlite:///{tmp / 'mlflow.db'}")
     run = mlflow.get_run(summary["mlflow_run_id"])
     logged = run.data.metrics
-    for key in ("convergence_rate", "llm_calls_mean", "tokens_total_mean", "cache_hit_rate", "llm_seconds_share",
-                "parse_failures"):
+    for key in (
+        "convergence_rate",
+        "llm_calls_mean",
+        "tokens_total_mean",
+        "cache_hit_rate",
+        "llm_seconds_share",
+        "parse_failures",
+    ):
         assert key in logged, key
     assert logged["cache_hit_rate"] < 0.9  # the first run is cold
     assert any(k.startswith("role/") and k.endswith("/seconds_mean") for k in logged)

@@ -20,17 +20,33 @@ from dialectica.sim.view.write import write_graph_pages
 
 GRAPHS = builtin_names()
 # Without these, chromium waits on network services it cannot reach here.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # Each graph's own section, and how many of its marks the record implies.
 PANELS = {
     "committee": ("svg.argument-graph circle", lambda r: len(json.loads(r["artifacts"]["argument_graph.json"])["nodes"])),
-    "interview": ("table.ascr tbody tr", lambda r: len(json.loads(r["artifacts"]["truth.json"]) | json.loads(
-        r["artifacts"]["ascr.json"]) | {t["field"]: 1 for t in r["per_round"]})),  # every field known, found or asked
+    "interview": (
+        "table.ascr tbody tr",
+        lambda r: len(
+            json.loads(r["artifacts"]["truth.json"])
+            | json.loads(r["artifacts"]["ascr.json"])
+            | {t["field"]: 1 for t in r["per_round"]}
+        ),
+    ),  # every field known, found or asked
     "maieutic": ("#graph-panel table tbody tr", lambda r: len(r["per_round"])),
     "socratic_panel": ("#graph-panel ul.tree > li", lambda r: 3),  # validated, invalidated, unproven
-    "tribunal": ("#graph-panel svg.bars",
-                 lambda r: len({(b["layer"], b.get("round", 0)) for b in r["timings"]["branches"]})),
+    "tribunal": (
+        "#graph-panel svg.bars",
+        lambda r: len({(b["layer"], b.get("round", 0)) for b in r["timings"]["branches"]}),
+    ),
 }
 
 
@@ -45,8 +61,9 @@ def chromium() -> str:
 def run_dir(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("browser")
     args = ["episodes=2", "tracking=none", "progress=false", "embeddings=false", f"hydra.run.dir={tmp / 'run'}"]
-    proc = subprocess.run([sys.executable, "-m", "dialectica", *args], check=False, capture_output=True, text=True, cwd=tmp,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dialectica", *args], check=False, capture_output=True, text=True, cwd=tmp, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp / "run"
 
@@ -54,8 +71,13 @@ def run_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def base_url(run_dir):
     """The run's pages served by ``python -m dialectica.sim.view RUN --serve`` on a free loopback port."""
-    proc = subprocess.Popen([sys.executable, "-m", "dialectica.sim.view", str(run_dir), "--serve", "--port", "0"],
-                            cwd=run_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dialectica.sim.view", str(run_dir), "--serve", "--port", "0"],
+        cwd=run_dir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = ""
     while not line.startswith("serving "):
         line = proc.stdout.readline()
@@ -181,8 +203,9 @@ def test_the_index_filters_with_or_without_scripts_and_sorts_with_them(run_dir, 
     page.select_option("#f-scenario", index=sorted({r["scenario"] for r in records}).index(target["scenario"]) + 1)
     assert shown() == sorted(r["episode"] for r in records if r["scenario"] == target["scenario"])
     page.select_option("#f-scenario", index=0)
-    page.select_option("#f-reason", index=sorted({r["termination_reason"] for r in records}).index(
-        target["termination_reason"]) + 1)
+    page.select_option(
+        "#f-reason", index=sorted({r["termination_reason"] for r in records}).index(target["termination_reason"]) + 1
+    )
     assert shown() == sorted(r["episode"] for r in records if r["termination_reason"] == target["termination_reason"])
     page.select_option("#f-reason", index=0)
     assert page.locator("#episodes th button").count() == (page.locator("#episodes th").count() if scripts else 0)

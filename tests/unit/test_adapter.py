@@ -30,8 +30,11 @@ class EchoModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
         last = str(messages[-1].content).lower()
-        text = "Which order number?" if "refund" in last else ("Refund issued." if any(c.isdigit() for c in last)
-                                                             else "How can I help?")
+        text = (
+            "Which order number?"
+            if "refund" in last
+            else ("Refund issued." if any(c.isdigit() for c in last) else "How can I help?")
+        )
         message = AIMessage(text, usage_metadata={"input_tokens": 5, "output_tokens": 3, "total_tokens": 8})
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -82,8 +85,16 @@ def refunded(messages: list[BaseMessage], scenario: dict[str, Any]) -> Verdict:
 
 
 def _run(tmp_path: Path, name: str = "run", **kw: Any) -> dialectica.Evaluation:
-    args: dict[str, Any] = {"scenarios": SCENARIOS, "user": customer, "judge": refunded, "episodes": 8, "seed": 3,
-                            "tracking": "none", "progress": False, "out_dir": tmp_path / name} | kw
+    args: dict[str, Any] = {
+        "scenarios": SCENARIOS,
+        "user": customer,
+        "judge": refunded,
+        "episodes": 8,
+        "seed": 3,
+        "tracking": "none",
+        "progress": False,
+        "out_dir": tmp_path / name,
+    } | kw
     return dialectica.evaluate(args.pop("app", SHOP), **args)
 
 
@@ -119,8 +130,10 @@ def test_same_seed_same_records_and_other_seeds_other_endings(tmp_path: Path):
         return [{k: v for k, v in r.items() if k != "timings"} for r in _records(run)]
 
     assert without_timings(_run(tmp_path, "a")) == without_timings(_run(tmp_path, "b"))
-    endings = {tuple(r["termination_reason"] for r in _records(_run(tmp_path, f"s{seed}", seed=seed, episodes=12)))
-               for seed in range(3)}
+    endings = {
+        tuple(r["termination_reason"] for r in _records(_run(tmp_path, f"s{seed}", seed=seed, episodes=12)))
+        for seed in range(3)
+    }
     assert len(endings) > 1  # the forgetful customer draws differently per seed
 
 
@@ -143,13 +156,25 @@ def test_a_graph_that_asks_with_interrupt_gets_the_users_replies(tmp_path: Path)
     def two_answers(messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any]) -> bool:
         return state.get("answers") == ["tea is fine, answer 1", "tea is fine, answer 2"]
 
-    run = dialectica.evaluate(graph, name="survey", scenarios=[{"name": "tea", "input": {"topic": "tea"}}],
-                              user=answers, judge=two_answers, episodes=2, tracking="none", progress=False,
-                              out_dir=tmp_path / "survey")
+    run = dialectica.evaluate(
+        graph,
+        name="survey",
+        scenarios=[{"name": "tea", "input": {"topic": "tea"}}],
+        user=answers,
+        judge=two_answers,
+        episodes=2,
+        tracking="none",
+        progress=False,
+        out_dir=tmp_path / "survey",
+    )
     record = _records(run)[0]
     assert run.metrics["convergence_rate"] == 1.0 and record["metrics"]["rounds"] == 2
-    assert record["transcript"][0] == {"round": 0, "role": "assistant", "speaker": "interrupt",
-                                       "text": "What do you think of tea? (1)"}
+    assert record["transcript"][0] == {
+        "round": 0,
+        "role": "assistant",
+        "speaker": "interrupt",
+        "text": "What do you think of tea? (1)",
+    }
 
 
 def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
@@ -160,8 +185,9 @@ def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
         verdict = refunded(messages, scenario)  # a refund is recorded as its own ending, and still converged
         return Verdict(verdict.passed, verdict.reason, ending="refunded" if verdict.passed else None)
 
-    run = _run(tmp_path, judge=gave_up, endings={"gave_up": "The customer gave up", "refunded": "Refunded"},
-               episodes=12, seed=0)
+    run = _run(
+        tmp_path, judge=gave_up, endings={"gave_up": "The customer gave up", "refunded": "Refunded"}, episodes=12, seed=0
+    )
     reasons = [r["termination_reason"] for r in _records(run)]
     assert "gave_up" in reasons and run.metrics["termination/gave_up"] == reasons.count("gave_up") / 12
     assert "refunded" in reasons and [r["converged"] for r in _records(run)] == [x == "refunded" for x in reasons]
@@ -175,8 +201,9 @@ def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
 
 def test_fixed_turns_and_no_judge(tmp_path: Path):
     scenarios = [{"name": "short", "turns": ["hi"]}, {"name": "long", "turns": ["hi", "refund", "1", "2"]}]
-    run = dialectica.evaluate(SHOP, scenarios=scenarios, episodes=2, max_turns=3, tracking="none", progress=False,
-                              out_dir=tmp_path / "turns")
+    run = dialectica.evaluate(
+        SHOP, scenarios=scenarios, episodes=2, max_turns=3, tracking="none", progress=False, out_dir=tmp_path / "turns"
+    )
     assert [r["termination_reason"] for r in _records(run)] == ["user_stopped", "max_turns"]
     assert run.metrics["convergence_rate"] == 0.0  # without a judge nothing converges
 
@@ -196,12 +223,24 @@ class ScriptModel(BaseChatModel):
 
 
 def test_an_llm_user_and_an_llm_judge_on_models_passed_in(tmp_path: Path):
-    user = LLMUser(persona="a customer who wants a refund", model=ScriptModel(replies=["It is 42", "<END>"]),
-                   opening=["I want a refund"])
-    judge = LLMJudge(rubric="a refund was issued",
-                     model=ScriptModel(replies=['Here: {"reason": "refund issued", "passed": true}']))
-    run = dialectica.evaluate(SHOP, scenarios=[{"name": "s"}], user=user, judge=judge, episodes=1, tracking="none",
-                              progress=False, out_dir=tmp_path / "llm")
+    user = LLMUser(
+        persona="a customer who wants a refund",
+        model=ScriptModel(replies=["It is 42", "<END>"]),
+        opening=["I want a refund"],
+    )
+    judge = LLMJudge(
+        rubric="a refund was issued", model=ScriptModel(replies=['Here: {"reason": "refund issued", "passed": true}'])
+    )
+    run = dialectica.evaluate(
+        SHOP,
+        scenarios=[{"name": "s"}],
+        user=user,
+        judge=judge,
+        episodes=1,
+        tracking="none",
+        progress=False,
+        out_dir=tmp_path / "llm",
+    )
     record = _records(run)[0]
     assert [t["text"] for t in record["transcript"] if t["role"] == "user"] == ["I want a refund", "It is 42"]
     assert record["termination_reason"] == "converged" and record["artifacts"]["judge"] == "refund issued"
@@ -235,10 +274,19 @@ def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
         return sum(m.type == "ai" for m in messages) >= 4
 
     scenarios = [{"name": "s", "turns": ["a", "b"]}]
-    one = dialectica.evaluate(make, scenarios=scenarios, judge=enough, episodes=3, tracking="none", progress=False,
-                              out_dir=tmp_path / "one")
-    two = dialectica.evaluate(make, scenarios=scenarios, judge=enough, params={"replies": 2}, episodes=3,
-                              tracking="none", progress=False, out_dir=tmp_path / "two")
+    one = dialectica.evaluate(
+        make, scenarios=scenarios, judge=enough, episodes=3, tracking="none", progress=False, out_dir=tmp_path / "one"
+    )
+    two = dialectica.evaluate(
+        make,
+        scenarios=scenarios,
+        judge=enough,
+        params={"replies": 2},
+        episodes=3,
+        tracking="none",
+        progress=False,
+        out_dir=tmp_path / "two",
+    )
     assert one.metrics["convergence_rate"] == 0.0 and two.metrics["convergence_rate"] == 1.0
     assert built == [1, 1, 2]  # per evaluate: the defaults once (its context schema), each other value once; not per episode
 
@@ -274,9 +322,17 @@ def test_the_graphs_own_model_calls_are_cached_per_episode_seed(tmp_path: Path):
     cache = str(tmp_path / "calls.sqlite")
 
     def run(name: str, seed: int) -> list[dict[str, Any]]:
-        done = dialectica.evaluate(graph, scenarios=[{"name": "s", "turns": ["refund please", "please?"]}],
-                                   judge=refunded, episodes=16, seed=seed, params={"cache": cache}, tracking="none",
-                                   progress=False, out_dir=tmp_path / name)
+        done = dialectica.evaluate(
+            graph,
+            scenarios=[{"name": "s", "turns": ["refund please", "please?"]}],
+            judge=refunded,
+            episodes=16,
+            seed=seed,
+            params={"cache": cache},
+            tracking="none",
+            progress=False,
+            out_dir=tmp_path / name,
+        )
         return _records(done)
 
     first, again, other = run("first", 0), run("again", 0), run("other", 1)
@@ -286,13 +342,15 @@ def test_the_graphs_own_model_calls_are_cached_per_episode_seed(tmp_path: Path):
     assert MoodyModel().invoke("outside an episode").content  # the hook answers nothing outside episodes
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"user": None}, "scenario 'refund' has no 'turns' for a scripted user"),
-    ({"user": LLMUser(model=EchoModel())}, "scenario 'refund' has neither 'persona' nor 'instructions'"),
-    ({"judge": LLMJudge(model=EchoModel())}, "scenario 'refund' has no 'rubric' for the LLM judge"),
-])
-def test_what_the_user_or_judge_would_miss_is_said_before_anything_runs(tmp_path: Path, kw: dict[str, Any],
-                                                                         message: str):
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"user": None}, "scenario 'refund' has no 'turns' for a scripted user"),
+        ({"user": LLMUser(model=EchoModel())}, "scenario 'refund' has neither 'persona' nor 'instructions'"),
+        ({"judge": LLMJudge(model=EchoModel())}, "scenario 'refund' has no 'rubric' for the LLM judge"),
+    ],
+)
+def test_what_the_user_or_judge_would_miss_is_said_before_anything_runs(tmp_path: Path, kw: dict[str, Any], message: str):
     with pytest.raises(ConfigError, match=message):
         _run(tmp_path, "missing", **kw)
     assert not (tmp_path / "missing").exists()
@@ -308,8 +366,16 @@ def bot_factory(model: BaseChatModel = MODEL, greeting: str = "Hi") -> Any:
 
 
 def test_a_factorys_model_argument_is_a_role(tmp_path: Path):
-    run = dialectica.evaluate(bot_factory, scenarios=SCENARIOS, user=customer, judge=refunded, episodes=2,
-                              tracking="none", progress=False, out_dir=tmp_path / "factory")
+    run = dialectica.evaluate(
+        bot_factory,
+        scenarios=SCENARIOS,
+        user=customer,
+        judge=refunded,
+        episodes=2,
+        tracking="none",
+        progress=False,
+        out_dir=tmp_path / "factory",
+    )
     record = _records(run)[0]
     assert record["termination_reason"] == "converged"  # the default model answered
     assert record["usage"]["calls_by_role"] == {"model": 2}  # metered under its role
@@ -318,8 +384,16 @@ def test_a_factorys_model_argument_is_a_role(tmp_path: Path):
         return bot_factory(model)
 
     with pytest.raises(ConfigError, match="the model needs a model: add llm=llamacpp or llm=openai"):
-        dialectica.evaluate(no_default, scenarios=SCENARIOS, user=customer, judge=refunded, episodes=1,
-                            tracking="none", progress=False, out_dir=tmp_path / "nodefault")
+        dialectica.evaluate(
+            no_default,
+            scenarios=SCENARIOS,
+            user=customer,
+            judge=refunded,
+            episodes=1,
+            tracking="none",
+            progress=False,
+            out_dir=tmp_path / "nodefault",
+        )
 
 
 def test_resume_keeps_what_a_run_finished(tmp_path: Path):
@@ -343,6 +417,13 @@ def test_a_context_field_named_like_a_harness_key_keeps_its_value(tmp_path: Path
     def greet(state: MessagesState, runtime: Runtime[Named]) -> dict[str, Any]:
         return {"messages": [AIMessage(f"Hello {runtime.context.user}, {runtime.context.tone} regards")]}
 
-    run = dialectica.evaluate(one_node(greet, context=Named), scenarios=[{"name": "s", "turns": ["hi"]}], episodes=1,
-                              params={"tone": "cold"}, tracking="none", progress=False, out_dir=tmp_path / "named")
+    run = dialectica.evaluate(
+        one_node(greet, context=Named),
+        scenarios=[{"name": "s", "turns": ["hi"]}],
+        episodes=1,
+        params={"tone": "cold"},
+        tracking="none",
+        progress=False,
+        out_dir=tmp_path / "named",
+    )
     assert _records(run)[0]["transcript"][1]["text"] == "Hello Ana, cold regards"

@@ -16,8 +16,17 @@ from dialectica.sim.config.typed import compose, from_hydra
 
 
 def _said(speaker, position, confidence=0.5, cited=(), target=None, fallback=False):
-    return {"role": "member", "speaker": speaker, "round": 1, "position": position, "confidence": confidence,
-            "cited": list(cited), "target": target, "fallback": fallback, "text": "..."}
+    return {
+        "role": "member",
+        "speaker": speaker,
+        "round": 1,
+        "position": position,
+        "confidence": confidence,
+        "cited": list(cited),
+        "target": target,
+        "fallback": fallback,
+        "text": "...",
+    }
 
 
 def _vote(speaker, vote):
@@ -27,11 +36,18 @@ def _vote(speaker, vote):
 def test_statistics_follow_from_the_records():
     record = {
         "termination_reason": "max_rounds",
-        "transcript": [_said("a", "support", 0.8, ["d1", "d2"]), _said("b", "oppose", 0.4),
-                       _said("a", "nuanced", 0.6, ["d3"], target="b"), _said("b", "support", 0.2, fallback=True),
-                       _said("b", "oppose", 0.6, ["d1"]), _vote("a", "support"), _vote("b", "oppose"),
-                       _vote("a", "oppose"), _vote("b", "oppose"), {"role": "chair", "speaker": "chair", "round": 1,
-                                                                   "text": "Summary"}],
+        "transcript": [
+            _said("a", "support", 0.8, ["d1", "d2"]),
+            _said("b", "oppose", 0.4),
+            _said("a", "nuanced", 0.6, ["d3"], target="b"),
+            _said("b", "support", 0.2, fallback=True),
+            _said("b", "oppose", 0.6, ["d1"]),
+            _vote("a", "support"),
+            _vote("b", "oppose"),
+            _vote("a", "oppose"),
+            _vote("b", "oppose"),
+            {"role": "chair", "speaker": "chair", "round": 1, "text": "Summary"},
+        ],
         "per_round": [{"vote_share": 0.5}, {"vote_share": 1.0}],
     }
     stats = behaviour([record, {"termination_reason": "error", "error": "boom"}])
@@ -51,15 +67,21 @@ def test_no_records_and_error_records_give_nan():
 
 def _embed(texts: list[str]) -> np.ndarray:
     """Fixed pseudo-random unit vectors: no model to load."""
-    vectors = np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest() * 12, dtype=np.uint8).astype(np.float32)
-                        - 127.5 for t in texts])
+    vectors = np.stack(
+        [np.frombuffer(hashlib.sha256(t.encode()).digest() * 12, dtype=np.uint8).astype(np.float32) - 127.5 for t in texts]
+    )
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
 @pytest.fixture(scope="module")
 def play(tmp_path_factory):
-    cfg = from_hydra(compose(["graph=committee", "participants=scripted", "tracking=none", "graph.committee_size=5",
-                              "graph.max_rounds=2"], Path.cwd()), tmp_path_factory.mktemp("committee") / "run")
+    cfg = from_hydra(
+        compose(
+            ["graph=committee", "participants=scripted", "tracking=none", "graph.committee_size=5", "graph.max_rounds=2"],
+            Path.cwd(),
+        ),
+        tmp_path_factory.mktemp("committee") / "run",
+    )
     run = cfg.graphs[0]
     return lambda values: behaviour(simulate(run, [{}], 8, 0, CalibratedSet("committee", values), _embed)[0])
 

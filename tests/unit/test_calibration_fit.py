@@ -20,8 +20,10 @@ def _behaviour(records):
     answers = [t for r in records if r["termination_reason"] != "error" for t in r["transcript"]]
     if not answers:
         return {"vague": math.nan, "words": math.nan}
-    return {"vague": sum(t["text"] == "hm" for t in answers) / len(answers),
-            "words": sum(len(t["text"].split()) for t in answers) / len(answers)}
+    return {
+        "vague": sum(t["text"] == "hm" for t in answers) / len(answers),
+        "words": sum(len(t["text"].split()) for t in answers) / len(answers),
+    }
 
 
 TOY = Calibration(
@@ -41,8 +43,9 @@ def _play(values, points=3, episodes=40):
         rng = random.Random(p)
         rows = []
         for _ in range(episodes):
-            turns = [{"text": "hm" if rng.random() < v["vagueness"] else " ".join(["w"] * int(v["length"]))}
-                     for _ in range(6)]
+            turns = [
+                {"text": "hm" if rng.random() < v["vagueness"] else " ".join(["w"] * int(v["length"]))} for _ in range(6)
+            ]
             vague = sum(t["text"] == "hm" for t in turns)
             rows.append({"termination_reason": "converged" if vague < 2 + p else "max_rounds", "transcript": turns})
         out.append(rows)
@@ -100,14 +103,17 @@ def test_a_calibrated_set_is_applied_to_copies_of_every_persona(tmp_path):
     assert path.read_text().startswith("# Calibrated persona values") and not list(tmp_path.glob("*.tmp"))
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (None, "no calibrated set for graph toy at .*dialectica calibrate graph=toy"),
-    ("graph: toy\nshared: {speed: 1}\n", r"shared.speed is not a calibrated key; valid keys: vagueness, length"),
-    ("graph: toy\nshared: {vagueness: 2}\n", r"shared.vagueness=2 is out of range; valid range: \[0.0, 1.0\]"),
-    ("graph: toy\npersonas: {a: {length: yes}}\n", r"personas.a.length=True is out of range"),
-    ("graph: other\n", "expected a mapping with graph: toy"),
-    ("graph: [toy\n", "malformed calibrated set .*: ScannerError|malformed calibrated set .*: ParserError"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no calibrated set for graph toy at .*dialectica calibrate graph=toy"),
+        ("graph: toy\nshared: {speed: 1}\n", r"shared.speed is not a calibrated key; valid keys: vagueness, length"),
+        ("graph: toy\nshared: {vagueness: 2}\n", r"shared.vagueness=2 is out of range; valid range: \[0.0, 1.0\]"),
+        ("graph: toy\npersonas: {a: {length: yes}}\n", r"personas.a.length=True is out of range"),
+        ("graph: other\n", "expected a mapping with graph: toy"),
+        ("graph: [toy\n", "malformed calibrated set .*: ScannerError|malformed calibrated set .*: ParserError"),
+    ],
+)
 def test_a_bad_calibrated_set_is_one_line_naming_the_file(tmp_path, content, message):
     path = tmp_path / calset.FILE
     if content is not None:
@@ -138,11 +144,12 @@ def test_integer_knobs_reach_the_cast_as_integers_and_values_that_break_it_are_n
 
 
 def test_the_search_starts_from_the_authored_personas_mean():
-    scenarios = [{"people": [{"id": "a", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.5, "length": 5}]},
-                 {"people": [{"id": "a", "vagueness": 0.1, "length": 2}]}]  # a persona counts once
+    scenarios = [
+        {"people": [{"id": "a", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.5, "length": 5}]},
+        {"people": [{"id": "a", "vagueness": 0.1, "length": 2}]},
+    ]  # a persona counts once
     start = authored_mean(TOY, scenarios)
     assert start == {"vagueness": pytest.approx(0.3), "length": 4}
     reference = _play(None)
-    found = search(TOY, _play, _behaviour([r for rows in reference for r in rows]), _rates(reference), trials=3,
-                   start=start)
+    found = search(TOY, _play, _behaviour([r for rows in reference for r in rows]), _rates(reference), trials=3, start=start)
     assert {k: found.trials[0][k] for k in start} == start

@@ -16,24 +16,39 @@ from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
 from dialectica.sim.config.typed import compose, from_hydra
 
-SCHEMA = [{"name": "steps", "kind": "list", "required": True, "min_items": 3},
-          {"name": "mode", "kind": "choice", "required": True, "min_items": 1},
-          {"name": "lines", "kind": "number", "required": True, "min_items": 1},
-          {"name": "note", "kind": "text", "required": False, "min_items": 1}]
+SCHEMA = [
+    {"name": "steps", "kind": "list", "required": True, "min_items": 3},
+    {"name": "mode", "kind": "choice", "required": True, "min_items": 1},
+    {"name": "lines", "kind": "number", "required": True, "min_items": 1},
+    {"name": "note", "kind": "text", "required": False, "min_items": 1},
+]
 TRUTH = {"steps": ["mix", "bake", "pack"], "mode": "batch", "lines": 2, "note": "ovens first"}
 
 
 def _record(qa: list[tuple[str, str, dict]]) -> dict:
     """An interview record from (field asked, answer, SCR read from it) per question."""
-    transcript = [t for r, (field, text, _) in enumerate(qa, 1)
-                  for t in ({"round": r, "role": "system", "speaker": "interviewer", "text": f"About {field}?"},
-                            {"round": r, "role": "participant", "speaker": "expert", "text": text})]
+    transcript = [
+        t
+        for r, (field, text, _) in enumerate(qa, 1)
+        for t in (
+            {"round": r, "role": "system", "speaker": "interviewer", "text": f"About {field}?"},
+            {"round": r, "role": "participant", "speaker": "expert", "text": text},
+        )
+    ]
     turns = [{"round": r, "field": field, "scr": scr} for r, (field, _, scr) in enumerate(qa, 1)]
-    return {"graph": "interview", "termination_reason": "budget_exhausted", "transcript": transcript,
-            "per_round": [{"round": t["round"], "field": t["field"], "wasted": not t["scr"]} for t in turns],
-            "metrics": {}, "labels": {"persona": "p", "schema": "s"},
-            "artifacts": {"schema.json": json.dumps(SCHEMA), "truth.json": json.dumps(TRUTH),
-                          "ascr_turns.json": json.dumps(turns)}}
+    return {
+        "graph": "interview",
+        "termination_reason": "budget_exhausted",
+        "transcript": transcript,
+        "per_round": [{"round": t["round"], "field": t["field"], "wasted": not t["scr"]} for t in turns],
+        "metrics": {},
+        "labels": {"persona": "p", "schema": "s"},
+        "artifacts": {
+            "schema.json": json.dumps(SCHEMA),
+            "truth.json": json.dumps(TRUTH),
+            "ascr_turns.json": json.dumps(turns),
+        },
+    }
 
 
 QA = [
@@ -58,8 +73,9 @@ def test_statistics_follow_from_the_answers():
 
 
 def test_a_fact_already_known_is_not_new_and_no_list_answer_leaves_items_undefined():
-    got = behaviour([_record([("mode", "We run lot by lot.", {"mode": "batch"}),
-                              ("mode", "Lot by lot, yes.", {"mode": "batch"})])])
+    got = behaviour(
+        [_record([("mode", "We run lot by lot.", {"mode": "batch"}), ("mode", "Lot by lot, yes.", {"mode": "batch"})])]
+    )
     assert got["new_facts"] == pytest.approx(1 / 2)
     assert got["false_facts"] == 0.0
     assert math.isnan(got["list_items"])
@@ -90,13 +106,16 @@ def _stats(run, values: dict) -> dict[str, float]:
     return behaviour(simulate(run, [{}], episodes=24, seed=0, calset=CalibratedSet("interview", values))[0])
 
 
-@pytest.mark.parametrize(("values", "low", "high", "statistic", "up"), [
-    ({"off_topic": 0.0}, {"vagueness": 0.0}, {"vagueness": 0.8}, "evasive", True),
-    ({"vagueness": 0.0}, {"off_topic": 0.0}, {"off_topic": 0.8}, "empty", True),
-    ({"vagueness": 0.0}, {"off_topic": 0.0}, {"off_topic": 0.8}, "new_facts", False),
-    ({}, {"contradiction": 0.0}, {"contradiction": 0.5}, "false_facts", True),
-    ({}, {"items_per_answer": 1}, {"items_per_answer": 4}, "list_items", True),
-])
+@pytest.mark.parametrize(
+    ("values", "low", "high", "statistic", "up"),
+    [
+        ({"off_topic": 0.0}, {"vagueness": 0.0}, {"vagueness": 0.8}, "evasive", True),
+        ({"vagueness": 0.0}, {"off_topic": 0.0}, {"off_topic": 0.8}, "empty", True),
+        ({"vagueness": 0.0}, {"off_topic": 0.0}, {"off_topic": 0.8}, "new_facts", False),
+        ({}, {"contradiction": 0.0}, {"contradiction": 0.5}, "false_facts", True),
+        ({}, {"items_per_answer": 1}, {"items_per_answer": 4}, "list_items", True),
+    ],
+)
 def test_a_knob_moves_its_statistic_on_scripted_episodes(run, values, low, high, statistic, up):
     a, b = _stats(run, values | low)[statistic], _stats(run, values | high)[statistic]
     assert (b > a + 0.2) if up else (b < a - 0.2), (statistic, a, b)

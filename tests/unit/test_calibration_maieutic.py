@@ -21,14 +21,35 @@ from dialectica.sim.config.typed import compose, from_hydra
 
 def _record(turns: list[tuple[str, bool, bool, float]]) -> dict:
     """A maieutic record from (learner's words, revised, circled, frustration after it) per learner turn."""
-    transcript = [t for r, (text, *_) in enumerate(turns, 1)
-                  for t in ({"round": r, "role": "participant", "speaker": "learner", "text": text, "fallback": False},
-                            {"round": r, "role": "system", "speaker": "sophia", "text": "What follows from it?",
-                             "move": "EXAMINE", "critic_loops": 0, "fallback": False})]
-    per_round = [{"round": r, "move": "EXAMINE", "revised": revised, "circled": circled, "frustration": frustration}
-                 for r, (_, revised, circled, frustration) in enumerate(turns, 1)]
-    return {"graph": "maieutic", "termination_reason": "converged", "transcript": transcript, "per_round": per_round,
-            "metrics": {"rounds": len(turns)}, "labels": {}, "artifacts": {}}
+    transcript = [
+        t
+        for r, (text, *_) in enumerate(turns, 1)
+        for t in (
+            {"round": r, "role": "participant", "speaker": "learner", "text": text, "fallback": False},
+            {
+                "round": r,
+                "role": "system",
+                "speaker": "sophia",
+                "text": "What follows from it?",
+                "move": "EXAMINE",
+                "critic_loops": 0,
+                "fallback": False,
+            },
+        )
+    ]
+    per_round = [
+        {"round": r, "move": "EXAMINE", "revised": revised, "circled": circled, "frustration": frustration}
+        for r, (_, revised, circled, frustration) in enumerate(turns, 1)
+    ]
+    return {
+        "graph": "maieutic",
+        "termination_reason": "converged",
+        "transcript": transcript,
+        "per_round": per_round,
+        "metrics": {"rounds": len(turns)},
+        "labels": {},
+        "artifacts": {},
+    }
 
 
 LONG = [
@@ -43,8 +64,7 @@ SHORT = [("I think justice is owed.", False, False, 0.0), ("How so?", False, Fal
 
 
 def test_statistics_follow_from_the_learner_turns():
-    got = behaviour([_record(LONG), {"graph": "maieutic", "termination_reason": "error", "error": "boom"},
-                     _record(SHORT)])
+    got = behaviour([_record(LONG), {"graph": "maieutic", "termination_reason": "error", "error": "boom"}, _record(SHORT)])
     n = len(LONG) + len(SHORT)
     assert got["revise"] == pytest.approx(1 / n)
     assert got["circle"] == pytest.approx(1 / n)
@@ -72,8 +92,9 @@ def test_knobs_are_the_keys_every_persona_holds_within_range():
 
 def _embed(texts: list[str]) -> np.ndarray:
     """Fixed pseudo-random unit vectors: no model to load; the Librarian finds nothing over its floor."""
-    vectors = np.stack([np.frombuffer(hashlib.sha256(t.encode()).digest() * 12, dtype=np.uint8).astype(np.float32) - 127.5
-                        for t in texts])
+    vectors = np.stack(
+        [np.frombuffer(hashlib.sha256(t.encode()).digest() * 12, dtype=np.uint8).astype(np.float32) - 127.5 for t in texts]
+    )
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
@@ -90,15 +111,19 @@ def stats(tmp_path_factory):
     return play
 
 
-@pytest.mark.parametrize(("low", "high", "moves"), [
-    ({"terseness": 0.0}, {"terseness": 0.6}, {"bare_why": 0.2}),
-    ({"openness": 0.0}, {"openness": 1.0}, {"revise": 0.1}),
-    ({"circling": 0.0}, {"circling": 0.6}, {"circle": 0.07}),
-    ({"give_up": 0.0}, {"give_up": 0.6}, {"give_up": 0.1, "turns": -3.0}),
-    ({"fatigue_rate": 0.0}, {"fatigue_rate": 0.3}, {"give_up": 0.05, "turns": -3.0}),
-    ({"patience": 1.0}, {"patience": 0.0}, {"frustration": 1.0}),
-    ({"patience": 0.0, "defensiveness": 0.0}, {"patience": 0.0, "defensiveness": 1.0}, {"defensive": 0.08}),
-], ids=["terseness", "openness", "circling", "give_up", "fatigue_rate", "patience", "defensiveness"])
+@pytest.mark.parametrize(
+    ("low", "high", "moves"),
+    [
+        ({"terseness": 0.0}, {"terseness": 0.6}, {"bare_why": 0.2}),
+        ({"openness": 0.0}, {"openness": 1.0}, {"revise": 0.1}),
+        ({"circling": 0.0}, {"circling": 0.6}, {"circle": 0.07}),
+        ({"give_up": 0.0}, {"give_up": 0.6}, {"give_up": 0.1, "turns": -3.0}),
+        ({"fatigue_rate": 0.0}, {"fatigue_rate": 0.3}, {"give_up": 0.05, "turns": -3.0}),
+        ({"patience": 1.0}, {"patience": 0.0}, {"frustration": 1.0}),
+        ({"patience": 0.0, "defensiveness": 0.0}, {"patience": 0.0, "defensiveness": 1.0}, {"defensive": 0.08}),
+    ],
+    ids=["terseness", "openness", "circling", "give_up", "fatigue_rate", "patience", "defensiveness"],
+)
 def test_a_knob_moves_its_statistic_on_scripted_dialogues(stats, low, high, moves):
     a, b = stats(**low), stats(**high)
     for statistic, by in moves.items():

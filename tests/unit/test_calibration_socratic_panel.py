@@ -14,16 +14,27 @@ from dialectica.sim.config.typed import compose, from_hydra
 
 
 def _turn(speaker, claims, round_=1, fallback=False):
-    return {"role": "participant", "speaker": speaker, "round": round_, "claims": claims, "fallback": fallback,
-            "text": "..."}
+    return {
+        "role": "participant",
+        "speaker": speaker,
+        "round": round_,
+        "claims": claims,
+        "fallback": fallback,
+        "text": "...",
+    }
 
 
 def test_statistics_follow_from_the_records():
     record = {
         "termination_reason": "max_rounds",
-        "transcript": [{"role": "moderator", "speaker": "moderator", "round": 1, "text": "Why?"},
-                       _turn("a", ["x", "y"]), _turn("b", ["x"]),
-                       _turn("a", ["x", "z"], 2), _turn("b", ["w"], 2, fallback=True), _turn("b", ["x"], 3)],
+        "transcript": [
+            {"role": "moderator", "speaker": "moderator", "round": 1, "text": "Why?"},
+            _turn("a", ["x", "y"]),
+            _turn("b", ["x"]),
+            _turn("a", ["x", "z"], 2),
+            _turn("b", ["w"], 2, fallback=True),
+            _turn("b", ["x"], 3),
+        ],
         "per_round": [{"jaccard_agreement": 0.2}, {"jaccard_agreement": 0.5}, {"jaccard_agreement": 0.6}],
         "metrics": {"rounds": 3, "assumptions": 6, "evidence_completeness": 0.5},
     }
@@ -43,8 +54,10 @@ def test_no_records_and_error_records_give_nan():
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    cfg = from_hydra(compose(["graph=socratic_panel", "participants=scripted", "tracking=none"], Path.cwd()),
-                     tmp_path_factory.mktemp("panel") / "run")
+    cfg = from_hydra(
+        compose(["graph=socratic_panel", "participants=scripted", "tracking=none"], Path.cwd()),
+        tmp_path_factory.mktemp("panel") / "run",
+    )
     return cfg.graphs[0]
 
 

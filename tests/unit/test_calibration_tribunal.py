@@ -32,31 +32,56 @@ def _record(rounds, rulings, reason="converged", fallback=()):
     transcript = []
     for r, judges in rounds.items():
         for judge, ops in judges.items():
-            transcript.append({
-                "round": r, "role": "participant", "speaker": judge, "text": "...",
-                "fallback": (r, judge) in fallback, "claims": [],
-                "opinions": [{"criterion": c, "score": s, "cited": list(cited), "parsed": parsed}
-                             for c, (s, cited, parsed) in ops.items()]})
-    rounds_json = [{"round": i + 1, "decision": decision, "contested": list(contested),
-                    "verdicts": [{"criterion": f"c{k}"} for k in range(n)]}
-                   for i, (decision, contested, n) in enumerate(rulings)]
+            transcript.append(
+                {
+                    "round": r,
+                    "role": "participant",
+                    "speaker": judge,
+                    "text": "...",
+                    "fallback": (r, judge) in fallback,
+                    "claims": [],
+                    "opinions": [
+                        {"criterion": c, "score": s, "cited": list(cited), "parsed": parsed}
+                        for c, (s, cited, parsed) in ops.items()
+                    ],
+                }
+            )
+    rounds_json = [
+        {
+            "round": i + 1,
+            "decision": decision,
+            "contested": list(contested),
+            "verdicts": [{"criterion": f"c{k}"} for k in range(n)],
+        }
+        for i, (decision, contested, n) in enumerate(rulings)
+    ]
     report = "# Audit report\n\n## Evidence\n" + "".join(
-        f"- {e} (repo_investigator, {'not found' if 'timeout' in e else 'found'}): what {e} says\n" for e in EVIDENCE)
-    return {"graph": "tribunal", "termination_reason": reason, "transcript": transcript, "per_round": [],
-            "metrics": {}, "labels": {},
-            "artifacts": {"rulings.json": json.dumps({"dispersion_threshold": 2.0, "rounds": rounds_json}),
-                          "report.md": report}}
+        f"- {e} (repo_investigator, {'not found' if 'timeout' in e else 'found'}): what {e} says\n" for e in EVIDENCE
+    )
+    return {
+        "graph": "tribunal",
+        "termination_reason": reason,
+        "transcript": transcript,
+        "per_round": [],
+        "metrics": {},
+        "labels": {},
+        "artifacts": {"rulings.json": json.dumps({"dispersion_threshold": 2.0, "rounds": rounds_json}), "report.md": report},
+    }
 
 
 # Round 1: the bench splits on c1 (1, 4, 2); on c2 the tech lead's reply scored nothing (a neutral 3, unparsed).
 # The Chief Justice reopens c1; round 2: c1 (2, 3, 2), c2 restated (2, 3, unparsed 3). "<evidence id>" and e9
 # are no evidence of the case.
-ROUND1 = {P: {"c1": (1, ["e1", "<evidence id>"], True), "c2": (2, ["e1", "e3"], True)},
-          D: {"c1": (4, ["e1", "e2"], True), "c2": (3, [], True)},
-          T: {"c1": (2, [], True), "c2": (3, [], False)}}
-ROUND2 = {P: {"c1": (2, ["e1"], True), "c2": (2, ["e1", "e3"], True)},
-          D: {"c1": (3, ["e2"], True), "c2": (3, [], True)},
-          T: {"c1": (2, ["e4", "repo_investigator-timeout", "e9"], True), "c2": (3, [], False)}}
+ROUND1 = {
+    P: {"c1": (1, ["e1", "<evidence id>"], True), "c2": (2, ["e1", "e3"], True)},
+    D: {"c1": (4, ["e1", "e2"], True), "c2": (3, [], True)},
+    T: {"c1": (2, [], True), "c2": (3, [], False)},
+}
+ROUND2 = {
+    P: {"c1": (2, ["e1"], True), "c2": (2, ["e1", "e3"], True)},
+    D: {"c1": (3, ["e2"], True), "c2": (3, [], True)},
+    T: {"c1": (2, ["e4", "repo_investigator-timeout", "e9"], True), "c2": (3, [], False)},
+}
 
 
 def _opinions(*rounds):
@@ -66,26 +91,41 @@ def _opinions(*rounds):
 def test_behaviour_of_hand_built_records_follows_from_them():
     sent_back = _record({1: ROUND1, 2: ROUND2}, [("reevaluate", ["c1"], 2), ("report", [], 2)], reason="max_rounds")
     # a second episode that settles at the first reading; the defense's reply parsed nothing (a fallback turn)
-    settled = _record({1: {P: {"c1": (3, ["e5"], True), "c2": (4, [], True)},
-                           D: {"c1": (3, [], False), "c2": (3, [], False)},
-                           T: {"c1": (4, ["e6", "e7"], True), "c2": (5, [], True)}}},
-                      [("report", [], 2)], fallback={(1, D)})
-    wild = _record({1: {P: {"c1": (5, ["x"] * 9, True)}, D: {"c1": (1, [], True)}}}, [("report", ["c1"], 1)],
-                   reason="error")
+    settled = _record(
+        {
+            1: {
+                P: {"c1": (3, ["e5"], True), "c2": (4, [], True)},
+                D: {"c1": (3, [], False), "c2": (3, [], False)},
+                T: {"c1": (4, ["e6", "e7"], True), "c2": (5, [], True)},
+            }
+        },
+        [("report", [], 2)],
+        fallback={(1, D)},
+    )
+    wild = _record({1: {P: {"c1": (5, ["x"] * 9, True)}, D: {"c1": (1, [], True)}}}, [("report", ["c1"], 1)], reason="error")
     got = behaviour([sent_back, settled, wild])
 
     c1, c2 = ({j: ROUND1[j][c][0] for j in ROUND1 if ROUND1[j][c][2]} for c in ("c1", "c2"))
-    assert got["spread"] == pytest.approx(statistics.fmean(
-        [max(c1.values()) - min(c1.values()), max(c2.values()) - min(c2.values()), 4 - 3, 5 - 4]))
+    assert got["spread"] == pytest.approx(
+        statistics.fmean([max(c1.values()) - min(c1.values()), max(c2.values()) - min(c2.values()), 4 - 3, 5 - 4])
+    )
     assert got["gap"] == pytest.approx(statistics.fmean([c1[P] - c1[D], c2[P] - c2[D]]))  # settled: no defense
-    assert got["discrimination"] == pytest.approx(statistics.fmean(
-        [statistics.pstdev([c1[P], c2[P]]), statistics.pstdev([c1[D], c2[D]]),  # the tech lead scored one criterion
-         statistics.pstdev([3, 4]), statistics.pstdev([4, 5])]))
+    assert got["discrimination"] == pytest.approx(
+        statistics.fmean(
+            [
+                statistics.pstdev([c1[P], c2[P]]),
+                statistics.pstdev([c1[D], c2[D]]),  # the tech lead scored one criterion
+                statistics.pstdev([3, 4]),
+                statistics.pstdev([4, 5]),
+            ]
+        )
+    )
     assert got["disputed"] == pytest.approx(statistics.fmean([1 / 2, 0 / 2]))
     again = {j: ROUND2[j]["c1"][0] for j in ROUND2}
     assert got["shift"] == pytest.approx(statistics.fmean([abs(again[j] - c1[j]) for j in (P, D, T)]))
-    assert got["narrowing"] == pytest.approx((max(c1.values()) - min(c1.values()))
-                                             - (max(again.values()) - min(again.values())))
+    assert got["narrowing"] == pytest.approx(
+        (max(c1.values()) - min(c1.values())) - (max(again.values()) - min(again.values()))
+    )
     cited = [c for _, c, parsed in _opinions(ROUND1, ROUND2) if parsed] + [["e5"], [], ["e6", "e7"], []]
     assert got["citations"] == pytest.approx(statistics.fmean(len(set(c) & set(EVIDENCE)) for c in cited))
     assert got["citations"] < statistics.fmean(len(c) for c in cited)  # the strays are not counted
@@ -95,16 +135,18 @@ def test_behaviour_of_hand_built_records_follows_from_them():
 
 
 def test_no_data_is_nan():
-    wild = _record({1: {P: {"c1": (5, ["e1"], True)}, D: {"c1": (1, [], True)}}}, [("report", [], 1)],
-                   reason="error")
+    wild = _record({1: {P: {"c1": (5, ["e1"], True)}, D: {"c1": (1, [], True)}}}, [("report", [], 1)], reason="error")
     for records in ([], [wild]):
         assert all(math.isnan(v) for v in behaviour(records).values())
     # one reading, nobody sent back: nothing for the re-examination statistics
     once = behaviour([_record({1: ROUND1}, [("report", [], 2)])])
     assert math.isnan(once["shift"]) and math.isnan(once["narrowing"]) and once["spread"] > 0
     # a partial report (a collector crashed before the bench sat): no opinions, no rulings
-    partial = {"termination_reason": "partial_report", "transcript": [], "artifacts": {"rulings.json": json.dumps(
-        {"rounds": []})}}
+    partial = {
+        "termination_reason": "partial_report",
+        "transcript": [],
+        "artifacts": {"rulings.json": json.dumps({"rounds": []})},
+    }
     assert all(math.isnan(v) for v in behaviour([partial]).values())
 
 
@@ -116,8 +158,13 @@ def test_prepared_scenarios_carry_todays_judges_and_a_scenario_may_set_its_own()
     own = prepare_scenario(copy.deepcopy(raw) | {"judges": {D: {"noise": 1, "stand": 0.5}}}, SPEC.datasets)
     assert own["judges"][D] == JUDGE_DEFAULTS[D] | {"noise": 1.0, "stand": 0.5}
     assert own["judges"][P] == JUDGE_DEFAULTS[P]
-    for bad, says in (({"judge": {}}, "no judge"), ({P: {"zeal": 1.0}}, "no judge key"),
-                      ({P: {"noise": -1.0}}, "noise"), ({P: {"stand": "high"}}, "stand"), ([1], "map judge names")):
+    for bad, says in (
+        ({"judge": {}}, "no judge"),
+        ({P: {"zeal": 1.0}}, "no judge key"),
+        ({P: {"noise": -1.0}}, "noise"),
+        ({P: {"stand": "high"}}, "stand"),
+        ([1], "map judge names"),
+    ):
         with pytest.raises(ConfigError, match=says):
             prepare_scenario(copy.deepcopy(raw) | {"judges": bad}, SPEC.datasets)
 
@@ -153,8 +200,10 @@ def tribunal_run(tmp_path_factory):
 
     # the collector planted to hang would sleep hang_s (it never crosses the deadline): no need to wait for it;
     # the collectors' short delays (a tenth of a second) still run
-    cfg = from_hydra(compose(["graph=tribunal", "participants=scripted", "tracking=none", "graph.cast.hang_s=0"],
-                             Path.cwd()), tmp_path_factory.mktemp("tribunal") / "run")
+    cfg = from_hydra(
+        compose(["graph=tribunal", "participants=scripted", "tracking=none", "graph.cast.hang_s=0"], Path.cwd()),
+        tmp_path_factory.mktemp("tribunal") / "run",
+    )
     return cfg.graphs[0]
 
 
@@ -166,14 +215,17 @@ def _stats(run, values):
     return behaviour(rows)
 
 
-@pytest.mark.parametrize("statistic, low, high", [
-    ("spread", {"noise": 0.0}, {"noise": 2.0}),
-    ("shift", {"noise": 0.0}, {"noise": 2.0}),
-    ("narrowing", {"give_low": 0.0, "give_high": 0.0}, {"give_low": 1.0, "give_high": 1.0}),
-    ("discrimination", {"centre": 1.0}, {"centre": 0.0}),
-    ("disputed", {"zeal_low": 0.0, "zeal_high": 0.5}, {"zeal_low": 3.0, "zeal_high": 4.0}),
-    ("unscored", {"skip": 0.0}, {"skip": 0.4}),
-])
+@pytest.mark.parametrize(
+    "statistic, low, high",
+    [
+        ("spread", {"noise": 0.0}, {"noise": 2.0}),
+        ("shift", {"noise": 0.0}, {"noise": 2.0}),
+        ("narrowing", {"give_low": 0.0, "give_high": 0.0}, {"give_low": 1.0, "give_high": 1.0}),
+        ("discrimination", {"centre": 1.0}, {"centre": 0.0}),
+        ("disputed", {"zeal_low": 0.0, "zeal_high": 0.5}, {"zeal_low": 3.0, "zeal_high": 4.0}),
+        ("unscored", {"skip": 0.0}, {"skip": 0.4}),
+    ],
+)
 def test_a_knob_moves_its_statistic(tribunal_run, statistic, low, high):
     assert _stats(tribunal_run, low)[statistic] < _stats(tribunal_run, high)[statistic]
 

@@ -49,8 +49,14 @@ def test_weighted_voting_can_change_the_majority():
     assert vote_share(votes) == ("support", pytest.approx(2 / 3), {"oppose": 1, "support": 2})
     majority, share, _ = vote_share(votes, {"a": 1.0, "b": 1.0, "c": 3.0})
     assert (majority, share) == ("oppose", pytest.approx(0.6))
-    result = detect_consensus(votes, {m: "r" for m in votes}, {m: 1.0 for m in votes}, embed=unit_embed,
-                              mechanism="weighted", member_weights={"a": 1.0, "b": 1.0, "c": 3.0})
+    result = detect_consensus(
+        votes,
+        {m: "r" for m in votes},
+        {m: 1.0 for m in votes},
+        embed=unit_embed,
+        mechanism="weighted",
+        member_weights={"a": 1.0, "b": 1.0, "c": 3.0},
+    )
     assert result["majority_position"] == "oppose" and result["dissenting_experts"] == ["a", "b"]
     assert result["consensus_score"] == pytest.approx(0.5 * 0.6 + 0.3 + 0.2)
 
@@ -95,8 +101,10 @@ def test_divergence_routing_both_ways(level, route):
     assert _nodes(CommitteeParams(divergence_threshold=0.1)).route_divergence({"divergence_level": 0.2}) == "rebuttals"
 
 
-@pytest.mark.parametrize(("reached", "round_num", "route"),
-                         [(True, 1, "consensus"), (False, 2, "continue"), (False, 3, "max_rounds"), (True, 3, "consensus")])
+@pytest.mark.parametrize(
+    ("reached", "round_num", "route"),
+    [(True, 1, "consensus"), (False, 2, "continue"), (False, 3, "max_rounds"), (True, 3, "consensus")],
+)
 def test_consensus_routing(reached, round_num, route):
     assert _nodes().route_consensus({"consensus_reached": reached, "round_number": round_num}) == route
 
@@ -107,11 +115,17 @@ EVIDENCE = [{"id": "d1", "text": "pilot found output held"}, {"id": "d2", "text"
 def _committee(answer, size=5, params=None):
     roster = [{"id": f"m{i}", "name": f"M{i}", "expertise": "x", "weight": 1.0} for i in range(size)]
     members = {m["id"]: ScriptedChatModel(policy=lambda msgs, m=m: answer(m["id"], msgs[-1].content)) for m in roster}
-    deps = CommitteeDeps(members, roster, ScriptedChatModel(policy=lambda m: "## Committee Recommendation"),
-                         Library(EVIDENCE, unit_embed), unit_embed)
+    deps = CommitteeDeps(
+        members,
+        roster,
+        ScriptedChatModel(policy=lambda m: "## Committee Recommendation"),
+        Library(EVIDENCE, unit_embed),
+        unit_embed,
+    )
     params = params or CommitteeParams(committee_size=size)
-    return build_committee().invoke({"question": "q?", "round_number": 0}, {"recursion_limit": recursion_limit(params)},
-                                    context=Episode(deps, params)), params
+    return build_committee().invoke(
+        {"question": "q?", "round_number": 0}, {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
+    ), params
 
 
 def test_split_committee_exits_at_max_rounds_with_rebuttals():
@@ -165,8 +179,9 @@ def test_argument_graph_structure():
 
 def test_below_quorum_semantic_agreement_is_undefined_and_there_is_no_consensus():
     votes = {"a": "support", "b": "support"}
-    result = detect_consensus(votes, {m: "same" for m in votes}, {m: 1.0 for m in votes}, embed=unit_embed,
-                              threshold=0.1, quorum=3)
+    result = detect_consensus(
+        votes, {m: "same" for m in votes}, {m: 1.0 for m in votes}, embed=unit_embed, threshold=0.1, quorum=3
+    )
     assert np.isnan(result["semantic_agreement"]) and np.isnan(result["consensus_score"])
     assert result["consensus_reached"] is False and (result["voices"], result["quorum"]) == (2, 3)
     one = detect_consensus({"a": "support"}, {"a": "r"}, {"a": 1.0}, embed=unit_embed, threshold=0.1, quorum=2)
@@ -187,6 +202,7 @@ def test_quorum_defaults_to_a_majority_of_the_seated_members_and_is_range_checke
 
 def _unanimous_but_silent(silent):
     """Every member supports; the members in ``silent`` fail their vote (a raised call, or an unreadable reply)."""
+
     def answer(member, prompt):
         if "Final vote" in prompt:
             if member in silent:
@@ -195,6 +211,7 @@ def _unanimous_but_silent(silent):
                 return "Hmm."
             return "Vote: support. Confidence: 90%. Rationale: the pilot [d1] held output steady for a year."
         return "I support the proposal. Confidence: 90%. [d1]"
+
     return answer
 
 
@@ -225,18 +242,39 @@ def test_records_carry_votes_detector_components_and_statement_fields():
     state, params = _committee(_unanimous_but_silent({}), size=5)
     result = outcome(state, params)
     entry = result.per_round[0]
-    for key in ("voices", "quorum", "vote_share", "semantic_agreement", "confidence", "consensus_score", "majority",
-                "dissenting", "detector", "jaccard_agreement", "citation_jaccard"):
+    for key in (
+        "voices",
+        "quorum",
+        "vote_share",
+        "semantic_agreement",
+        "confidence",
+        "consensus_score",
+        "majority",
+        "dissenting",
+        "detector",
+        "jaccard_agreement",
+        "citation_jaccard",
+    ):
         assert key in entry, key
     assert entry["detector"] == {"weights": [0.5, 0.3, 0.2], "threshold": 0.75, "mechanism": "majority"}
     score = 0.5 * entry["vote_share"] + 0.3 * entry["semantic_agreement"] + 0.2 * entry["confidence"]
     assert entry["consensus_score"] == pytest.approx(score) and entry["confidence"] == pytest.approx(0.9)
     vote = next(t for t in result.transcript if t["role"] == "participant")
-    assert {k: vote[k] for k in ("vote", "confidence", "weight", "fallback", "cited")} == \
-        {"vote": "support", "confidence": 0.9, "weight": 1.0, "fallback": False, "cited": ["d1"]}
+    assert {k: vote[k] for k in ("vote", "confidence", "weight", "fallback", "cited")} == {
+        "vote": "support",
+        "confidence": 0.9,
+        "weight": 1.0,
+        "fallback": False,
+        "cited": ["d1"],
+    }
     said = next(t for t in result.transcript if t["role"] == "member")
-    assert {k: said[k] for k in ("position", "confidence", "cited", "target", "fallback")} == \
-        {"position": "support", "confidence": 0.9, "cited": ["d1"], "target": None, "fallback": False}
+    assert {k: said[k] for k in ("position", "confidence", "cited", "target", "fallback")} == {
+        "position": "support",
+        "confidence": 0.9,
+        "cited": ["d1"],
+        "target": None,
+        "fallback": False,
+    }
     assert entry["citation_jaccard"] == 1.0 and "citation_jaccard" in result.metrics
     # the final synthesis statements are arguments too: opening + evidence + synthesis of five members
     assert result.metrics["argument_nodes"] == 15

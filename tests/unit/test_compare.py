@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from dialectica.sim.analysis.compare import compare, compared, table
 
-BASE = {"episodes": 150, "convergence_rate": 0.5, "convergence_rate_ci95_low": 0.42, "convergence_rate_ci95_high": 0.58,
-        "depth_mean": 4.0, "episode_seconds_p50": 0.05, "node_seconds_p50/x": 0.01, "gone_mean": 1.0}
+BASE = {
+    "episodes": 150,
+    "convergence_rate": 0.5,
+    "convergence_rate_ci95_low": 0.42,
+    "convergence_rate_ci95_high": 0.58,
+    "depth_mean": 4.0,
+    "episode_seconds_p50": 0.05,
+    "node_seconds_p50/x": 0.01,
+    "gone_mean": 1.0,
+}
 
 
 def _verdicts(now, tolerances=None):
@@ -45,10 +53,21 @@ def test_ci_reports_junit_markdown_and_json(tmp_path):
 
     from dialectica.sim.analysis.ci_report import write
 
-    baseline = {"convergence_rate": 0.5, "convergence_rate_ci95_low": 0.4, "convergence_rate_ci95_high": 0.6,
-                "rounds_mean": 3.0, "depth_mean": 2.0}
-    now = {"convergence_rate": 0.2, "convergence_rate_ci95_low": 0.1, "convergence_rate_ci95_high": 0.3,
-           "rounds_mean": 3.05, "depth_mean": 2.0, "brand_new": 1.0}
+    baseline = {
+        "convergence_rate": 0.5,
+        "convergence_rate_ci95_low": 0.4,
+        "convergence_rate_ci95_high": 0.6,
+        "rounds_mean": 3.0,
+        "depth_mean": 2.0,
+    }
+    now = {
+        "convergence_rate": 0.2,
+        "convergence_rate_ci95_low": 0.1,
+        "convergence_rate_ci95_high": 0.3,
+        "rounds_mean": 3.05,
+        "depth_mean": 2.0,
+        "brand_new": 1.0,
+    }
     rows = compare("g", baseline, now, {}, 0.05)
     paths = write(tmp_path / "out", {"g": rows, "h": None}, {"g": baseline}, {}, 0.05)
     assert [p.name for p in paths] == ["comparison.json", "comparison.md", "junit.xml"]

@@ -105,8 +105,13 @@ def test_calls_are_accounted_under_the_inner_role_failed_ones_included():
 
 
 def test_an_llm_model_keeps_its_own_reply_metadata():
-    llm = LLMChatModel(backend=FakeBackend(["I agree."]), settings=LLMSettings(backend="llamacpp"), role="member",
-                       seed=3, metadata={"dialectica_role": "member"})
+    llm = LLMChatModel(
+        backend=FakeBackend(["I agree."]),
+        settings=LLMSettings(backend="llamacpp"),
+        role="member",
+        seed=3,
+        metadata={"dialectica_role": "member"},
+    )
     model = faulty(llm, 0.0001, 1, "m1")
     reply = model.invoke(ASK)
     assert reply.content == "I agree." and reply.response_metadata["dialectica"]["role"] == "member"
@@ -185,8 +190,11 @@ def test_a_cast_request_applies_each_rate_to_its_own_kind_of_speaker():
     assert plain.scripted_participant("m1", scripted) is scripted
 
     both = CastRequest({}, 5, FaultRates(participant=0.2, role=0.3), voices=voices)  # type: ignore[arg-type]
-    system, llm, own = (both.system("moderator", lambda: scripted), both.participant("member", "You are M1.", "m1"),
-                        both.scripted_participant("m1", scripted))
+    system, llm, own = (
+        both.system("moderator", lambda: scripted),
+        both.participant("member", "You are M1.", "m1"),
+        both.scripted_participant("m1", scripted),
+    )
     assert (system.kind, system.rate, system.speaker, system.inner) == (SYSTEM, 0.3, "moderator", scripted)
     assert (llm.kind, llm.rate, llm.speaker, llm.inner) == (PARTICIPANT, 0.2, "m1", voices.llm)
     assert (own.kind, own.rate, own.inner) == (PARTICIPANT, 0.2, scripted)
@@ -197,13 +205,22 @@ def test_a_cast_request_applies_each_rate_to_its_own_kind_of_speaker():
     assert only_roles.participant("member", "You are M1.", "m1") is voices.llm
 
 
-@pytest.mark.parametrize(("key", "value", "valid"), [
-    ("failure_rate", 1, "[0, 1)"), ("role_failure_rate", -0.1, "[0, 1)"), ("crash_rate", 1.5, "[0, 1]"),
-    ("failure_rate", True, "[0, 1)"), ("crash_rate", "often", "[0, 1]"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "valid"),
+    [
+        ("failure_rate", 1, "[0, 1)"),
+        ("role_failure_rate", -0.1, "[0, 1)"),
+        ("crash_rate", 1.5, "[0, 1]"),
+        ("failure_rate", True, "[0, 1)"),
+        ("crash_rate", "often", "[0, 1]"),
+    ],
+)
 def test_fault_rates_are_range_checked_once_naming_the_key(key, value, valid):
-    with pytest.raises(ConfigError, match=rf"^participants\.{key}={value!r} is out of range; valid range: "
-                                          rf"{re.escape(valid)}$"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^participants\.{key}={value!r} is out of range; valid range: "
+        rf"{re.escape(valid)}$",
+    ):
         FaultRates.from_config({key: value})
 
 

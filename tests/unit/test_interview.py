@@ -21,38 +21,71 @@ SCHEMA = {
     "id": "warm_up",
     "title": "Warm-up",
     "fields": [
-        {"name": "product_or_service_name", "kind": "text", "required": True, "asks": ["products"],
-         "question": "What products do you make?"},
-        {"name": "scheduling_challenges", "kind": "list", "required": True, "min_items": 2, "asks": ["challenges"],
-         "question": "What challenges make scheduling hard?",
-         "vocabulary": {"bottleneck-processes": ["bottleneck"], "equipment-utilization": ["idle tanks"],
-                        "product-variation": ["many recipes"]}},
-        {"name": "motivation", "kind": "choice", "required": False, "asks": ["stock"],
-         "question": "Make to stock or to order?",
-         "vocabulary": {"make-to-stock": ["ahead of demand"], "make-to-order": ["once ordered"]}},
-        {"name": "machines", "kind": "map", "required": False, "asks": ["machines"], "question": "Which machines?",
-         "vocabulary": {"fermenter": ["fermenters"], "kettle": ["kettles"]}},
+        {
+            "name": "product_or_service_name",
+            "kind": "text",
+            "required": True,
+            "asks": ["products"],
+            "question": "What products do you make?",
+        },
+        {
+            "name": "scheduling_challenges",
+            "kind": "list",
+            "required": True,
+            "min_items": 2,
+            "asks": ["challenges"],
+            "question": "What challenges make scheduling hard?",
+            "vocabulary": {
+                "bottleneck-processes": ["bottleneck"],
+                "equipment-utilization": ["idle tanks"],
+                "product-variation": ["many recipes"],
+            },
+        },
+        {
+            "name": "motivation",
+            "kind": "choice",
+            "required": False,
+            "asks": ["stock"],
+            "question": "Make to stock or to order?",
+            "vocabulary": {"make-to-stock": ["ahead of demand"], "make-to-order": ["once ordered"]},
+        },
+        {
+            "name": "machines",
+            "kind": "map",
+            "required": False,
+            "asks": ["machines"],
+            "question": "Which machines?",
+            "vocabulary": {"fermenter": ["fermenters"], "kettle": ["kettles"]},
+        },
     ],
 }
-TRUTH = {"product_or_service_name": "craft beers",
-         "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
-         "motivation": "make-to-stock", "machines": {"fermenter": 6, "kettle": 2}}
+TRUTH = {
+    "product_or_service_name": "craft beers",
+    "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
+    "motivation": "make-to-stock",
+    "machines": {"fermenter": 6, "kettle": 2},
+}
 SCENARIO = {"name": "test", "schema": SCHEMA, "persona": {"id": "brewer", "truth": {"warm_up": TRUTH}}}
 
 
 def test_reducer_on_the_seeds_worked_example():
     first = merge_ascr({}, {"scheduling_challenges": ["bottleneck-processes"]})
     assert first == {"scheduling_challenges": ["bottleneck-processes"]}
-    second = merge_ascr(first, {"scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
-                                "motivation": "make-to-stock"})
-    assert second == {"scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
-                      "motivation": "make-to-stock"}
+    second = merge_ascr(
+        first, {"scheduling_challenges": ["bottleneck-processes", "equipment-utilization"], "motivation": "make-to-stock"}
+    )
+    assert second == {
+        "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"],
+        "motivation": "make-to-stock",
+    }
     assert first == {"scheduling_challenges": ["bottleneck-processes"]}  # inputs untouched
 
 
 def test_reducer_scalars_last_write_and_nested_maps_merge():
-    merged = merge_ascr({"motivation": "make-to-stock", "machines": {"fermenter": 6, "kettle": {"a": 1}}},
-                        {"motivation": "make-to-order", "machines": {"kettle": {"b": 2}, "mill": 1}})
+    merged = merge_ascr(
+        {"motivation": "make-to-stock", "machines": {"fermenter": 6, "kettle": {"a": 1}}},
+        {"motivation": "make-to-order", "machines": {"kettle": {"b": 2}, "mill": 1}},
+    )
     assert merged == {"motivation": "make-to-order", "machines": {"fermenter": 6, "kettle": {"a": 1, "b": 2}, "mill": 1}}
     assert merge_ascr(None, None) == {}
 
@@ -60,7 +93,8 @@ def test_reducer_scalars_last_write_and_nested_maps_merge():
 def test_interpret_reads_only_what_it_can():
     schema = DiscoverySchema.from_dict(SCHEMA)
     assert interpret("A bottleneck and idle tanks.", schema, "scheduling_challenges") == {
-        "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"]}
+        "scheduling_challenges": ["bottleneck-processes", "equipment-utilization"]
+    }
     machines = interpret("We have 6 fermenters and 2 kettles.", schema, "machines")
     assert machines == {"machines": {"fermenter": 6, "kettle": 2}}
     name = interpret("Mostly craft beers.", schema, "product_or_service_name")
@@ -73,12 +107,15 @@ def test_interpret_reads_only_what_it_can():
 
 def _run(answers, budget=10.0):
     answers = iter(answers)
-    deps = InterviewDeps(interviewer=ScriptedChatModel(policy=lambda m: "Tell me."),
-                         expert=ScriptedChatModel(policy=lambda m: next(answers)),
-                         schema=DiscoverySchema.from_dict(SCHEMA))
+    deps = InterviewDeps(
+        interviewer=ScriptedChatModel(policy=lambda m: "Tell me."),
+        expert=ScriptedChatModel(policy=lambda m: next(answers)),
+        schema=DiscoverySchema.from_dict(SCHEMA),
+    )
     params = InterviewParams(budget=budget)
-    final = build_interview().invoke(initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)},
-                                   context=Episode(deps, params))
+    final = build_interview().invoke(
+        initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
+    )
     return final, outcome(final, params, SCENARIO)
 
 
@@ -97,8 +134,11 @@ def test_completion_by_budget_and_wasted_turns():
     assert result.termination is TerminationReason.BUDGET
     assert result.metrics["wasted_turns"] == 2  # an evasive answer and small talk carry nothing
     assert final["ascr"] == {"product_or_service_name": "Mostly craft beers"} and result.metrics["depth"] == 1
-    assert [t["field"] for t in result.per_round] == ["product_or_service_name", "scheduling_challenges",
-                                                      "product_or_service_name"]  # the least-asked missing field next
+    assert [t["field"] for t in result.per_round] == [
+        "product_or_service_name",
+        "scheduling_challenges",
+        "product_or_service_name",
+    ]  # the least-asked missing field next
 
 
 class _Corrupt(ScriptedChatModel):
@@ -114,12 +154,15 @@ class _Corrupt(ScriptedChatModel):
 
 
 def test_corrupted_answer_and_failed_call_do_not_crash_the_loop():
-    deps = InterviewDeps(interviewer=ScriptedChatModel(policy=lambda m: "Tell me."),
-                         expert=_Corrupt(policy=lambda m: "Mostly craft beers. A bottleneck and idle tanks."),
-                         schema=DiscoverySchema.from_dict(SCHEMA))
+    deps = InterviewDeps(
+        interviewer=ScriptedChatModel(policy=lambda m: "Tell me."),
+        expert=_Corrupt(policy=lambda m: "Mostly craft beers. A bottleneck and idle tanks."),
+        schema=DiscoverySchema.from_dict(SCHEMA),
+    )
     params = InterviewParams()
-    final = build_interview().invoke(initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)},
-                                   context=Episode(deps, params))
+    final = build_interview().invoke(
+        initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
+    )
     result = outcome(final, params, SCENARIO)
     assert result.metrics["wasted_turns"] == 2 and final["errors"][0]["error"] == "ConnectionError: expert hung up"
     assert result.termination is TerminationReason.CONVERGED
@@ -127,8 +170,11 @@ def test_corrupted_answer_and_failed_call_do_not_crash_the_loop():
 
 def test_precision_recall_against_truth():
     kinds = DiscoverySchema.from_dict(SCHEMA).kinds
-    ascr = {"product_or_service_name": "anything", "scheduling_challenges": ["bottleneck-processes", "product-variation"],
-            "motivation": "make-to-stock"}
+    ascr = {
+        "product_or_service_name": "anything",
+        "scheduling_challenges": ["bottleneck-processes", "product-variation"],
+        "motivation": "make-to-stock",
+    }
     precision, recall = precision_recall(ascr, TRUTH, kinds)
     assert precision == pytest.approx(2 / 3) and recall == pytest.approx(2 / 5)  # text fields are not scored
     assert math.isnan(precision_recall({}, TRUTH, kinds)[0])

@@ -28,8 +28,9 @@ def _fake_preset(tmp_path, monkeypatch, chunks: list[bytes], digest: str | None 
         calls.append(1)
         return paths
 
-    preset = gguf.Preset("fake-package", "model.gguf", digest or hashlib.sha256(b"".join(chunks)).hexdigest(), parts,
-                         "auto", "test")
+    preset = gguf.Preset(
+        "fake-package", "model.gguf", digest or hashlib.sha256(b"".join(chunks)).hexdigest(), parts, "auto", "test"
+    )
     monkeypatch.setitem(gguf.PRESETS, "fake", preset)
     return calls
 
@@ -51,11 +52,15 @@ def test_a_corrupt_assembly_fails_and_leaves_nothing_behind(tmp_path, monkeypatc
 
 def test_every_preset_names_its_package_when_missing(tmp_path, monkeypatch):
     for name, preset in gguf.PRESETS.items():
+
         def missing():
             raise ModuleNotFoundError("no", name="absent_part1")
 
-        monkeypatch.setitem(gguf.PRESETS, name, gguf.Preset(preset.requirement, preset.file, preset.sha256, missing,
-                                                            preset.chat_format, preset.license))
+        monkeypatch.setitem(
+            gguf.PRESETS,
+            name,
+            gguf.Preset(preset.requirement, preset.file, preset.sha256, missing, preset.chat_format, preset.license),
+        )
         with pytest.raises(ConfigError, match=rf"llm\.preset={name} needs .*not installed \(no module absent_part1\)"):
             gguf.assemble(name, tmp_path)
 
@@ -80,12 +85,15 @@ def test_server_backend_needs_a_url():
 
 def test_gemma_format_opens_the_first_user_turn_with_the_system_prompt():
     prompt, stop = gemma((("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello"), ("user", "Why?")))
-    assert prompt == ("<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello<end_of_turn>\n"
-                      "<start_of_turn>user\nWhy?<end_of_turn>\n<start_of_turn>model\n")
+    assert prompt == (
+        "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello<end_of_turn>\n"
+        "<start_of_turn>user\nWhy?<end_of_turn>\n<start_of_turn>model\n"
+    )
     assert "<end_of_turn>" in stop
     assert chatml((("system", "S"), ("user", "U"))) == (
         "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n",
-        ["<|im_end|>", "<|im_start|>"])
+        ["<|im_end|>", "<|im_start|>"],
+    )
 
 
 @pytest.mark.parametrize("n, cut", [(1000, 100), (500, 499), (80, 10)])
@@ -114,7 +122,8 @@ def test_voices_check_rejects_roles_no_graph_has():
 
     with pytest.raises(ConfigError, match=r"unknown llm\.roles\.judge; valid roles here: chair, member"):
         Voices(LLMSettings(backend="llamacpp", roles={"judge": "scripted"})).check(
-            [("chair", "system"), ("member", "participant")])
+            [("chair", "system"), ("member", "participant")]
+        )
 
 
 def test_a_file_that_is_not_gguf_is_refused_before_anything_loads(tmp_path):

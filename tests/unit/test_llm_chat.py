@@ -37,9 +37,16 @@ class FakeBackend:
 
 def _model(backend, cache=None, sleeps=None, **settings):
     base = {"backend": "llamacpp", "retries": 2, "backoff_s": 0.5} | settings
-    return LLMChatModel(backend=backend, settings=LLMSettings(**base), role="expert", seed=100, call_cache=cache,
-                        sleep=(sleeps.append if sleeps is not None else lambda s: None),
-                        metadata={"dialectica_role": "expert"}, persona="You are Ada.")
+    return LLMChatModel(
+        backend=backend,
+        settings=LLMSettings(**base),
+        role="expert",
+        seed=100,
+        call_cache=cache,
+        sleep=(sleeps.append if sleeps is not None else lambda s: None),
+        metadata={"dialectica_role": "expert"},
+        persona="You are Ada.",
+    )
 
 
 def _messages(text="Why?"):
@@ -76,11 +83,13 @@ def test_an_empty_reply_is_retried_and_flagged_when_it_stays_empty():
 
 def test_structured_reply_is_retried_until_it_parses_then_recorded_as_a_parse_failure():
     good = _model(FakeBackend(['{"vote": "maybe"}', '{"vote": "yes"}'])).invoke(
-        _messages(), response_format={"type": "json_object", "schema": SCHEMA})
+        _messages(), response_format={"type": "json_object", "schema": SCHEMA}
+    )
     assert read_json(good.content, SCHEMA) == {"vote": "yes"}
     assert good.response_metadata["dialectica"]["parse_failed"] is False
     bad = _model(FakeBackend(["no json", "{", '{"vote": 3}'])).invoke(
-        _messages(), response_format={"type": "json_object", "schema": SCHEMA})
+        _messages(), response_format={"type": "json_object", "schema": SCHEMA}
+    )
     assert bad.content == '{"vote": 3}'
     assert bad.response_metadata["dialectica"]["parse_failed"] is True
 
@@ -120,8 +129,9 @@ def test_meter_accounts_calls_tokens_cache_hits_and_parse_failures_by_role(tmp_p
     backend = FakeBackend(["a b c", "x", "y", "z"])
     _model(backend, cache).invoke(_messages(), config=config)
     _model(backend, cache).invoke(_messages(), config=config)  # the same first call again: a hit
-    _model(backend, cache).invoke(_messages("json?"), config=config,
-                                  response_format={"type": "json_object", "schema": SCHEMA})
+    _model(backend, cache).invoke(
+        _messages("json?"), config=config, response_format={"type": "json_object", "schema": SCHEMA}
+    )
     usage, runtime = meter.summary(), meter.runtime()
     assert usage["calls_by_role"] == {"expert": 3}
     assert usage["tokens_by_role"]["expert"] == 2 * (10 + 3) + 3 * (10 + 1)  # the JSON call took three attempts
@@ -139,12 +149,15 @@ def test_settings_pick_a_model_per_role():
     assert LLMSettings.from_dict({"backend": "llamacpp", "system_roles": "scripted"}).for_role("chair", "system") is None
 
 
-@pytest.mark.parametrize("values, key", [
-    ({"backend": "gpt"}, "llm.backend"),
-    ({"backend": "llamacpp", "temperature": 3}, "llm.temperature"),
-    ({"backend": "llamacpp", "system_roles": "some"}, "llm.system_roles"),
-    ({"backend": "llamacpp", "colour": 1}, "llm.colour"),
-])
+@pytest.mark.parametrize(
+    "values, key",
+    [
+        ({"backend": "gpt"}, "llm.backend"),
+        ({"backend": "llamacpp", "temperature": 3}, "llm.temperature"),
+        ({"backend": "llamacpp", "system_roles": "some"}, "llm.system_roles"),
+        ({"backend": "llamacpp", "colour": 1}, "llm.colour"),
+    ],
+)
 def test_bad_settings_name_the_key(values, key):
     from dialectica.sim.authoring.params import ConfigError
 

@@ -18,10 +18,24 @@ from dialectica.sim.authoring.spec import Episode
 from dialectica.sim.authoring.termination import TerminationReason
 
 PASSAGES = [
-    {"id": "rep_331c", "work": "Republic", "author": "Plato", "locus": "331c", "topics": ["justice"], "kind": "argument",
-     "text": "Cephalus says justice is paying debts. Socrates objects with the madman's weapon."},
-    {"id": "rep_514a", "work": "Republic", "author": "Plato", "locus": "514a", "topics": ["justice"], "kind": "analogy",
-     "text": "Prisoners in a cave take shadows for reality. One is freed and sees the sun."},
+    {
+        "id": "rep_331c",
+        "work": "Republic",
+        "author": "Plato",
+        "locus": "331c",
+        "topics": ["justice"],
+        "kind": "argument",
+        "text": "Cephalus says justice is paying debts. Socrates objects with the madman's weapon.",
+    },
+    {
+        "id": "rep_514a",
+        "work": "Republic",
+        "author": "Plato",
+        "locus": "514a",
+        "topics": ["justice"],
+        "kind": "analogy",
+        "text": "Prisoners in a cave take shadows for reality. One is freed and sees the sun.",
+    },
 ]
 
 
@@ -124,13 +138,19 @@ def test_critic_cap_ends_the_loop_and_is_recorded(at_cap):
     assert entry["delivered_ok"] is False and entry["fallback"] == (at_cap == "fallback")
     log = state["critic_log"][-1]
     assert [(d["draft"], d["loops"], d["sent_back"], d["verdict"]) for d in log["drafts"]] == [
-        (1, 1, True, "revise"), (2, 2, True, "revise"), (3, 3, False, "cap")]
-    assert all(d["checks"] == {"too_long": "failed", "no_question": "failed", "no_citation": "failed"}
-               for d in log["drafts"])
+        (1, 1, True, "revise"),
+        (2, 2, True, "revise"),
+        (3, 3, False, "cap"),
+    ]
+    assert all(
+        d["checks"] == {"too_long": "failed", "no_question": "failed", "no_citation": "failed"} for d in log["drafts"]
+    )
     assert log["turn"] == 1 and log["documents"] == ["rep_331c", "rep_514a"]
     plain = "passed" if at_cap == "fallback" else "failed"  # the fallback question is short and ends with "?"
-    assert log["delivered"] == {"fallback": at_cap == "fallback",
-                                "checks": {"too_long": plain, "no_question": plain, "no_citation": "failed"}}
+    assert log["delivered"] == {
+        "fallback": at_cap == "fallback",
+        "checks": {"too_long": plain, "no_question": plain, "no_citation": "failed"},
+    }
 
 
 def test_redraft_that_complies_passes_and_counts_loops():
@@ -142,7 +162,9 @@ def test_redraft_that_complies_passes_and_counts_loops():
     assert not entry["cap_reached"] and str(state["messages"][-1].content) == GOOD
     drafts = state["critic_log"][-1]["drafts"]
     assert [(d["text"], d["verdict"], d["sent_back"]) for d in drafts] == [
-        ("No question here.", "revise", True), (GOOD, "pass", False)]
+        ("No question here.", "revise", True),
+        (GOOD, "pass", False),
+    ]
     assert drafts[0]["checks"] == {"too_long": "passed", "no_question": "failed", "no_citation": "failed"}
 
 
@@ -154,8 +176,14 @@ def test_scripted_sophia_heeds_cut_to_one_sentence():
     doc = {**PASSAGES[0], "similarity": 0.8}
     for move in ("EXAMINE", "CHALLENGE", "CONCEDE", "ELICIT"):
         docs = [doc] if move in ("EXAMINE", "CHALLENGE") else []
-        prompt = interlocutor_prompt(move=move, thesis="justice is fairness", documents=docs,
-                                     feedback=critic.instruction(list(critic.CHECKS)), limit=3, history=[])
+        prompt = interlocutor_prompt(
+            move=move,
+            thesis="justice is fairness",
+            documents=docs,
+            feedback=critic.instruction(list(critic.CHECKS)),
+            limit=3,
+            history=[],
+        )
         reply = sophia.interlocutor(prompt)
         assert critic.sentence_count(reply) == 1 and critic.failed_checks(reply, bool(docs), 4) == [], reply
 
@@ -164,16 +192,34 @@ def test_scripted_sophia_heeds_cut_to_one_sentence():
     ("lines", "ending"),
     [
         (["I think justice is fairness.", "I don't know."], "gave_up"),  # before three of Sophia's turns
-        (["I think justice is fairness.", "I still think justice is fairness.", "I think justice is fairness.",
-          "Honestly, I'm lost."], "aporia"),
-        (["I think justice is fairness.", "I think justice is giving each their due.", "I think justice is harmony.",
-          "Yes, I am convinced now that justice is harmony."], "synthesis"),
+        (
+            [
+                "I think justice is fairness.",
+                "I still think justice is fairness.",
+                "I think justice is fairness.",
+                "Honestly, I'm lost.",
+            ],
+            "aporia",
+        ),
+        (
+            [
+                "I think justice is fairness.",
+                "I think justice is giving each their due.",
+                "I think justice is harmony.",
+                "Yes, I am convinced now that justice is harmony.",
+            ],
+            "synthesis",
+        ),
     ],
 )
 def test_dialogue_loop_ends_in_synthesis_aporia_or_giving_up(lines, ending):
     params = MaieuticParams(max_turns=6, similarity_floor=0.5)
-    final = play(build_maieutic(), Episode(_deps(lambda m: GOOD, learner_lines=lines), params), {"topic": "justice"},
-                 {"recursion_limit": 20})
+    final = play(
+        build_maieutic(),
+        Episode(_deps(lambda m: GOOD, learner_lines=lines), params),
+        {"topic": "justice"},
+        {"recursion_limit": 20},
+    )
     result = outcome(final, params)
     assert result.termination == ending and result.metrics["rounds"] == len(lines)
     assert final["synthesis"].startswith("We began") and not final["synthesis"].rstrip().endswith("?")
@@ -192,9 +238,13 @@ def test_circling_three_times_synthesizes():
     params = MaieuticParams(similarity_floor=0.5)
     graph = _graph(_deps(lambda m: GOOD), params)
     moves = []
-    for text in ["I think justice is fairness.", "I think justice is harmony of the soul.",
-                 "Maybe I was right at first: justice is fairness.", "I think justice is harmony of the soul.",
-                 "Maybe I was right at first: justice is fairness."]:
+    for text in [
+        "I think justice is fairness.",
+        "I think justice is harmony of the soul.",
+        "Maybe I was right at first: justice is fairness.",
+        "I think justice is harmony of the soul.",
+        "Maybe I was right at first: justice is fairness.",
+    ]:
         moves.append(_turn(graph, text)["socratic_move"])
     assert moves == ["EXAMINE", "EXAMINE", "CHALLENGE", "CHALLENGE", "SYNTHESIZE"]
 
@@ -205,13 +255,25 @@ def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions()
     from dialectica.graphs.maieutic.prompts import learner_prompt
     from dialectica.graphs.maieutic.scripted import ScriptedLearner
 
-    topic = {"opening": "justice is paying debts", "revisions": ["justice is harmony", "justice is fairness"],
-             "rejoinder": "debts can harm"}
-    persona = {"openness": 1.0, "patience": 1.0, "fatigue_rate": 0.0, "defensiveness": 0.0, "terseness": 0.0,
-               "circling": 0.0, "give_up": 0.0}
+    topic = {
+        "opening": "justice is paying debts",
+        "revisions": ["justice is harmony", "justice is fairness"],
+        "rejoinder": "debts can harm",
+    }
+    persona = {
+        "openness": 1.0,
+        "patience": 1.0,
+        "fatigue_rate": 0.0,
+        "defensiveness": 0.0,
+        "terseness": 0.0,
+        "circling": 0.0,
+        "give_up": 0.0,
+    }
     learner = ScriptedLearner(topic, persona, random.Random(0), rejoined=True)
-    assert learner.reply(learner_prompt(question="What is justice?", character="", tutor=None)) == \
-        "I think justice is paying debts."
+    assert (
+        learner.reply(learner_prompt(question="What is justice?", character="", tutor=None))
+        == "I think justice is paying debts."
+    )
     reply = learner.reply(learner_prompt(question="q", character="", tutor=GOOD))
     assert reply.endswith("I think justice is harmony.")
     ungrounded = ScriptedLearner(topic, persona | {"openness": 0.0}, random.Random(0), rejoined=True)
@@ -227,10 +289,20 @@ def test_scripted_learner_is_not_a_fixed_script():
     from dialectica.graphs.maieutic.prompts import learner_prompt
     from dialectica.graphs.maieutic.scripted import ScriptedLearner
 
-    topic = {"opening": "justice is paying debts", "revisions": ["justice is harmony", "justice is fairness"],
-             "rejoinder": "debts can harm"}
-    persona = {"openness": 0.5, "patience": 0.5, "fatigue_rate": 0.1, "defensiveness": 0.3, "terseness": 0.2,
-               "circling": 0.2, "give_up": 0.05}
+    topic = {
+        "opening": "justice is paying debts",
+        "revisions": ["justice is harmony", "justice is fairness"],
+        "rejoinder": "debts can harm",
+    }
+    persona = {
+        "openness": 0.5,
+        "patience": 0.5,
+        "fatigue_rate": 0.1,
+        "defensiveness": 0.3,
+        "terseness": 0.2,
+        "circling": 0.2,
+        "give_up": 0.05,
+    }
     challenge = "You hold that justice is paying debts. But can you think of a case where it fails?"
 
     def dialogue(seed: int) -> tuple[str, ...]:

@@ -68,9 +68,15 @@ def test_check_one_fails_above_four_sentences_not_at_four():
 def test_verdict_names_every_check_and_check_three_only_applies_with_documents():
     draft = "One. Two. Three. Four. Five."
     assert critic.verdict(draft, has_documents=False, max_sentences=4) == {
-        "too_long": "failed", "no_question": "failed", "no_citation": "not_applicable"}
+        "too_long": "failed",
+        "no_question": "failed",
+        "no_citation": "not_applicable",
+    }
     assert critic.verdict("Is it <cite>a</cite>?", has_documents=True, max_sentences=4) == {
-        "too_long": "passed", "no_question": "passed", "no_citation": "passed"}
+        "too_long": "passed",
+        "no_question": "passed",
+        "no_citation": "passed",
+    }
 
 
 def test_instruction_is_the_seeds_one_sentence_for_a_long_draft():
@@ -85,13 +91,25 @@ def test_instruction_is_the_seeds_one_sentence_for_a_long_draft():
 @pytest.mark.parametrize(
     ("message", "previous", "thesis", "negation"),
     [
-        ("I think justice is giving each person what they are owed.", None,
-         "justice is giving each person what they are owed", False),
+        (
+            "I think justice is giving each person what they are owed.",
+            None,
+            "justice is giving each person what they are owed",
+            False,
+        ),
         ("Well, I still think courage is endurance of the soul.", "x", "courage is endurance of the soul", False),
-        ("No, that's wrong, because repaying a debt can cause harm.", "justice is repaying debts",
-         "the previous definition (justice is repaying debts) is insufficient because repaying a debt can cause harm", True),
-        ("No.", "virtue is knowledge",
-         "the previous definition (virtue is knowledge) is insufficient because it does not hold in every case", True),
+        (
+            "No, that's wrong, because repaying a debt can cause harm.",
+            "justice is repaying debts",
+            "the previous definition (justice is repaying debts) is insufficient because repaying a debt can cause harm",
+            True,
+        ),
+        (
+            "No.",
+            "virtue is knowledge",
+            "the previous definition (virtue is knowledge) is insufficient because it does not hold in every case",
+            True,
+        ),
         ("Why?", "x", None, False),
         ("I don't know.", "x", None, False),
     ],
@@ -103,10 +121,16 @@ def test_thesis_extraction(message, previous, thesis, negation):
 @pytest.mark.parametrize(
     ("message", "thesis", "sentiment"),
     [
-        ("Stop asking me trick questions! I already told you that piety is prayer to the gods.",
-         "piety is prayer to the gods", "defensive"),
-        ("Honestly, this is exhausting. I still think courage is endurance of the soul!",
-         "courage is endurance of the soul", "fatigued"),
+        (
+            "Stop asking me trick questions! I already told you that piety is prayer to the gods.",
+            "piety is prayer to the gods",
+            "defensive",
+        ),
+        (
+            "Honestly, this is exhausting. I still think courage is endurance of the soul!",
+            "courage is endurance of the soul",
+            "fatigued",
+        ),
         ("Whatever, I guess courage is endurance of the soul.", "courage is endurance of the soul", "fatigued"),
         ("That makes sense.", None, "curious"),
         ("I see. I still think love is a ladder of beauty.", "love is a ladder of beauty", "curious"),
@@ -203,8 +227,11 @@ def test_quitting_and_confusion_in_the_words_people_use(message, quits, ignoranc
         ("Exactly.", True, None),
         ("I agree that it does not hold in every case.", True, "it does not hold in every case"),
         ("Yes, but I still think justice is fairness.", False, "justice is fairness"),
-        ("No, that's wrong, because it ignores intent.", False, "the previous definition (x) is insufficient because it "
-                                                                "ignores intent"),
+        (
+            "No, that's wrong, because it ignores intent.",
+            False,
+            "the previous definition (x) is insufficient because it ignores intent",
+        ),
     ],
 )
 def test_affirming_a_view_is_read_without_losing_its_thesis(message, affirms, thesis):

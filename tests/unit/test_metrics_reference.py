@@ -149,8 +149,9 @@ def _transcript(rng: np.random.Generator, rounds: int, experts: int, shared: lis
         turns.append({"round": r, "role": "moderator", "speaker": "moderator", "text": f"question {r} {rng.random()}"})
         for e in range(experts):
             text = shared[int(rng.integers(len(shared)))] if rng.random() < 0.3 else f"answer {r}-{e} {rng.random()}"
-            turns.append({"round": r, "role": "participant", "speaker": f"x{e}", "text": text,
-                          "fallback": bool(rng.random() < 0.15)})
+            turns.append(
+                {"round": r, "role": "participant", "speaker": f"x{e}", "text": text, "fallback": bool(rng.random() < 0.15)}
+            )
     return turns
 
 
@@ -175,8 +176,7 @@ def _reference_rounds(record: dict) -> list[float]:
 def test_embedding_agreement_matches_hand_computation_and_encodes_each_text_once(seed):
     rng = np.random.default_rng(seed)
     shared = [f"shared answer {i}" for i in range(3)]
-    records = [{"transcript": _transcript(rng, int(rng.integers(1, 5)), int(rng.integers(2, 5)), shared)}
-               for _ in range(6)]
+    records = [{"transcript": _transcript(rng, int(rng.integers(1, 5)), int(rng.integers(2, 5)), shared)} for _ in range(6)]
     records.append({"transcript": []})
     embed = CountingEmbed()
     result = embedding_agreement(records, embed)
@@ -205,8 +205,11 @@ def test_embedding_agreement_single_answer_round_is_nan_and_fallbacks_are_exclud
 
 
 def test_embedding_agreement_respects_each_rounds_quorum():
-    turns = [{"round": r, "role": "participant", "speaker": s, "text": f"{s}{r}", "fallback": (r, s) == (2, "c")}
-             for r in (1, 2) for s in "abc"]
+    turns = [
+        {"round": r, "role": "participant", "speaker": s, "text": f"{s}{r}", "fallback": (r, s) == (2, "c")}
+        for r in (1, 2)
+        for s in "abc"
+    ]
     record = {"transcript": turns, "per_round": [{"round": 1, "quorum": 3}, {"round": 2, "quorum": 3}]}
     (values,) = embedding_agreement([record], CountingEmbed())
     assert not math.isnan(values[0]) and math.isnan(values[1])  # round 2 has two voices of the three needed
@@ -230,8 +233,11 @@ def test_embedding_agreement_without_answers_is_empty_and_encodes_nothing():
 
 
 def test_embedding_agreement_keeps_rounds_whose_answers_all_failed():
-    turns = [{"round": r, "role": "participant", "speaker": s, "text": f"{s}{r}", "fallback": r == 2}
-             for r in (1, 2, 3) for s in "ab"]
+    turns = [
+        {"round": r, "role": "participant", "speaker": s, "text": f"{s}{r}", "fallback": r == 2}
+        for r in (1, 2, 3)
+        for s in "ab"
+    ]
     (values,) = embedding_agreement([{"transcript": turns}], CountingEmbed())
     assert len(values) == 3 and math.isnan(values[1])
 
@@ -249,22 +255,40 @@ def _records(seed: int, n: int, with_errors: bool = True) -> list[dict]:
     for i in range(n):
         reason = reasons[int(rng.integers(len(reasons)))]
         rounds = int(rng.integers(1, 6))
-        per_round = [{"round": j + 1, "question_type": "assumption", "depth": int(rng.integers(0, 6)),
-                      "jaccard_agreement": float(rng.random()), "converged": bool(rng.random() < 0.3),
-                      "unmet": "depth,agreement"} for j in range(rounds)]
-        records.append({
-            "graph": "g", "episode": i, "seed": int(rng.integers(1 << 30)), "termination_reason": reason.value,
-            "scenario": f"s{i % 3}",
-            "metrics": {"rounds": 1000 if reason is TerminationReason.ERROR else rounds,
-                        "depth": float(rng.integers(0, 8)) + (1000 if reason is TerminationReason.ERROR else 0),
-                        "jaccard_agreement": float(rng.random())},
-            "per_round": per_round if reason is not TerminationReason.ERROR else [*per_round, {"depth": 1e6}],
-            "transcript": [],
-            "timings": {"episode_seconds": float(rng.exponential()),
-                        "node_seconds": {node: rng.exponential(size=int(rng.integers(0, 4))).tolist()
-                                         for node in NODES if rng.random() < 0.8}},
-            "usage": {"llm_calls": int(rng.integers(0, 50)), "tokens_total": int(rng.integers(0, 5000))},
-        })
+        per_round = [
+            {
+                "round": j + 1,
+                "question_type": "assumption",
+                "depth": int(rng.integers(0, 6)),
+                "jaccard_agreement": float(rng.random()),
+                "converged": bool(rng.random() < 0.3),
+                "unmet": "depth,agreement",
+            }
+            for j in range(rounds)
+        ]
+        records.append(
+            {
+                "graph": "g",
+                "episode": i,
+                "seed": int(rng.integers(1 << 30)),
+                "termination_reason": reason.value,
+                "scenario": f"s{i % 3}",
+                "metrics": {
+                    "rounds": 1000 if reason is TerminationReason.ERROR else rounds,
+                    "depth": float(rng.integers(0, 8)) + (1000 if reason is TerminationReason.ERROR else 0),
+                    "jaccard_agreement": float(rng.random()),
+                },
+                "per_round": per_round if reason is not TerminationReason.ERROR else [*per_round, {"depth": 1e6}],
+                "transcript": [],
+                "timings": {
+                    "episode_seconds": float(rng.exponential()),
+                    "node_seconds": {
+                        node: rng.exponential(size=int(rng.integers(0, 4))).tolist() for node in NODES if rng.random() < 0.8
+                    },
+                },
+                "usage": {"llm_calls": int(rng.integers(0, 50)), "tokens_total": int(rng.integers(0, 5000))},
+            }
+        )
     return records
 
 
@@ -272,8 +296,12 @@ def test_by_scenario_rates_match_pandas_groupby():
     import pandas as pd
 
     records = _records(5, 40)
-    frame = pd.DataFrame({"scenario": [r["scenario"] for r in records],
-                          "converged": [r["termination_reason"] == "converged" for r in records]})
+    frame = pd.DataFrame(
+        {
+            "scenario": [r["scenario"] for r in records],
+            "converged": [r["termination_reason"] == "converged" for r in records],
+        }
+    )
     expected = frame.groupby("scenario")["converged"].mean()
     got = aggregate(records, [by_scenario])
     assert got == pytest.approx({f"scenario/{k}/convergence_rate": v for k, v in expected.items()})
@@ -338,12 +366,14 @@ def test_per_round_means_match_hand_computation(seed, n):
     expected = []
     for i in range(longest):
         reached = [r["per_round"][i] for r in ok if len(r["per_round"]) > i]
-        expected.append({
-            "depth": np.mean([e["depth"] for e in reached]),
-            "jaccard_agreement": np.mean([e["jaccard_agreement"] for e in reached]),
-            "converged": np.mean([float(e["converged"]) for e in reached]),
-            "episodes": len(reached),
-        })
+        expected.append(
+            {
+                "depth": np.mean([e["depth"] for e in reached]),
+                "jaccard_agreement": np.mean([e["jaccard_agreement"] for e in reached]),
+                "converged": np.mean([float(e["converged"]) for e in reached]),
+                "episodes": len(reached),
+            }
+        )
     got = per_round_means(records)
     assert [set(row) for row in got] == [set(row) for row in expected]
     for row, ref in zip(got, expected, strict=True):
@@ -352,8 +382,10 @@ def test_per_round_means_match_hand_computation(seed, n):
 
 def test_per_round_means_episode_count_ignores_nan_in_first_key():
     base = {"termination_reason": "max_rounds"}
-    records = [base | {"per_round": [{"embedding_agreement": 0.4, "depth": 1}]},
-               base | {"per_round": [{"embedding_agreement": float("nan"), "depth": 3}]}]
+    records = [
+        base | {"per_round": [{"embedding_agreement": 0.4, "depth": 1}]},
+        base | {"per_round": [{"embedding_agreement": float("nan"), "depth": 3}]},
+    ]
     (row,) = per_round_means(records)
     assert row["depth"] == pytest.approx(2.0) and row["embedding_agreement"] == pytest.approx(0.4)
     assert row["episodes"] == 2

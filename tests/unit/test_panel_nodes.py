@@ -53,15 +53,22 @@ def _state(expert_ids) -> dict:
 
 
 def _asked_state(expert_ids) -> dict:
-    question = {"round": 1, "type": "clarification", "text": QUESTION, "moderator_id": "moderator",
-                "target_assumption": None, "depth_level": 1}
+    question = {
+        "round": 1,
+        "type": "clarification",
+        "text": QUESTION,
+        "moderator_id": "moderator",
+        "target_assumption": None,
+        "depth_level": 1,
+    }
     return _state(expert_ids) | {"current_round": 1, "question_history": [question], "response_history": []}
 
 
 def _run(deps: PanelDeps, params: PanelParams) -> dict:
     graph = build_socratic_panel()
-    return graph.invoke(_state([r.id for r in deps.roster]), {"recursion_limit": recursion_limit(params)},
-                        context=Episode(deps, params))
+    return graph.invoke(
+        _state([r.id for r in deps.roster]), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
+    )
 
 
 def test_retry_then_answer_backs_off_exponentially():
@@ -69,7 +76,8 @@ def test_retry_then_answer_backs_off_exponentially():
     flaky = Recorder(ANSWERS["ada"], fail_on=lambda call: call <= 2)
     params = PanelParams(retry_backoff_s=0.25)
     update = PanelNodes(_deps({"ada": flaky, "ben": Recorder(ANSWERS["ben"])}, sleeps), params).collect_responses(
-        _asked_state(["ada", "ben"]))
+        _asked_state(["ada", "ben"])
+    )
     ada, ben = update["response_history"]
     assert (ada["attempts"], ada["fallback"], ada["response_text"]) == (3, False, ANSWERS["ada"])
     assert (ben["attempts"], ben["fallback"]) == (1, False)
@@ -82,7 +90,8 @@ def test_expert_that_always_fails_gets_the_fallback_and_no_sleep_after_the_last_
     dead = Recorder("never", fail_on=lambda call: True)
     params = PanelParams(expert_retries=4, retry_backoff_s=1.5)
     update = PanelNodes(_deps({"ada": dead, "ben": Recorder(ANSWERS["ben"])}, sleeps), params).collect_responses(
-        _asked_state(["ada", "ben"]))
+        _asked_state(["ada", "ben"])
+    )
     ada = update["response_history"][0]
     assert ada["response_text"] == "[Expert Ada Lovelace was unable to respond due to technical issues]"
     assert (ada["attempts"], ada["fallback"], ada["claims"]) == (4, True, [])
@@ -92,8 +101,9 @@ def test_expert_that_always_fails_gets_the_fallback_and_no_sleep_after_the_last_
 
 
 def test_graph_completes_with_a_report_when_an_expert_always_fails():
-    deps = _deps({"ada": Recorder("x", fail_on=lambda call: True), "ben": Recorder(ANSWERS["ben"]),
-                  "cy": Recorder(ANSWERS["cy"])})
+    deps = _deps(
+        {"ada": Recorder("x", fail_on=lambda call: True), "ben": Recorder(ANSWERS["ben"]), "cy": Recorder(ANSWERS["cy"])}
+    )
     final = _run(deps, PanelParams(max_rounds=2, min_rounds=1, retry_backoff_s=0.0))
     assert final["status"] == "max_rounds_reached"
     assert final["final_report"].startswith("# Socratic panel report")
@@ -152,8 +162,15 @@ def test_histories_accumulate_across_rounds():
     assert final["retry_count"] == 9 and final.get("errors", []) == []
 
 
-NODE_NAMES = ("formulate_question", "collect_responses", "analyze_responses", "test_assumptions",
-              "check_convergence", "extract_insights", "generate_report")
+NODE_NAMES = (
+    "formulate_question",
+    "collect_responses",
+    "analyze_responses",
+    "test_assumptions",
+    "check_convergence",
+    "extract_insights",
+    "generate_report",
+)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -162,8 +179,14 @@ def test_nodes_never_mutate_their_input_state(tiny_scenario, seed):
     request = CastRequest(tiny_scenario, seed, FaultRates(participant=0.3), sleep=lambda s: None)
     deps = build_deps(load("socratic_panel"), "scripted", request)
     graph = build_socratic_panel()
-    states = list(graph.stream(initial_state(tiny_scenario, params), {"recursion_limit": recursion_limit(params)},
-                               context=Episode(deps, params, seed), stream_mode="values"))
+    states = list(
+        graph.stream(
+            initial_state(tiny_scenario, params),
+            {"recursion_limit": recursion_limit(params)},
+            context=Episode(deps, params, seed),
+            stream_mode="values",
+        )
+    )
     assert any(s.get("assumptions_identified") and s.get("evidence_map") for s in states)
     nodes = PanelNodes(deps, params)
     checked = 0
@@ -179,8 +202,10 @@ def test_nodes_never_mutate_their_input_state(tiny_scenario, seed):
 
 
 def test_evidence_cited_by_two_experts_is_stored_once_in_either_order_of_rounds():
-    sentence = ("An independent randomised controlled trial of 2,000 riders by Smith et al. in 2021 found that "
-                "trams were punctual, which bears on the assumption that riders value reliability.")
+    sentence = (
+        "An independent randomised controlled trial of 2,000 riders by Smith et al. in 2021 found that "
+        "trams were punctual, which bears on the assumption that riders value reliability."
+    )
     nodes = PanelNodes(_deps({}), PanelParams())
 
     def response(eid, round_num):
@@ -188,7 +213,8 @@ def test_evidence_cited_by_two_experts_is_stored_once_in_either_order_of_rounds(
 
     same_round = nodes.test_assumptions({"current_round": 1, "response_history": [response("a", 1), response("b", 1)]})
     first = nodes.test_assumptions({"current_round": 1, "response_history": [response("a", 1)]})
-    later = nodes.test_assumptions({"current_round": 2, "response_history": [response("a", 1), response("b", 2)],
-                                    "evidence_map": first["evidence_map"]})
+    later = nodes.test_assumptions(
+        {"current_round": 2, "response_history": [response("a", 1), response("b", 2)], "evidence_map": first["evidence_map"]}
+    )
     assert later["evidence_map"] == {}
     assert [len(v) for v in same_round["evidence_map"].values()] == [1]

@@ -105,8 +105,13 @@ def test_validation_cutoffs_are_params():
 
 
 def _a(aid, parents=(), layer=1, contradictions=(), resolved=False):
-    return {"id": aid, "related_assumptions": list(parents), "depth_layer": layer,
-            "contradictions": list(contradictions), "contradiction_resolved": resolved}
+    return {
+        "id": aid,
+        "related_assumptions": list(parents),
+        "depth_layer": layer,
+        "contradictions": list(contradictions),
+        "contradiction_resolved": resolved,
+    }
 
 
 def test_depth_is_max_of_layer_and_chain():

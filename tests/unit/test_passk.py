@@ -24,8 +24,11 @@ def test_pass_hat_k_never_exceeds_pass_one():
 
 
 def test_config_keys_keep_only_what_varies_and_drop_the_seed():
-    jobs = [["graph=x", "graph.t=0.6", "seed=0", "episodes=5"], ["graph=x", "graph.t=0.6", "seed=1", "episodes=5"],
-            ["graph=x", "graph.t=0.9", "seed=0", "episodes=5"]]
+    jobs = [
+        ["graph=x", "graph.t=0.6", "seed=0", "episodes=5"],
+        ["graph=x", "graph.t=0.6", "seed=1", "episodes=5"],
+        ["graph=x", "graph.t=0.9", "seed=0", "episodes=5"],
+    ]
     assert _config_keys(jobs) == ["graph.t=0.6", "graph.t=0.6", "graph.t=0.9"]
     assert _config_keys([["seed=0"], ["seed=1"]]) == ["(defaults)", "(defaults)"]
 
@@ -41,8 +44,7 @@ def test_pass_hat_in_the_summary_runs_to_the_fewest_episodes_of_a_scenario():
     from dialectica.metrics.summary import pass_hat
 
     def records(scenario: str, outcomes: str) -> list[dict]:
-        return [{"scenario": scenario, "termination_reason": "converged" if o == "1" else "max_rounds"}
-                for o in outcomes]
+        return [{"scenario": scenario, "termination_reason": "converged" if o == "1" else "max_rounds"} for o in outcomes]
 
     values = pass_hat()(records("a", "110") + records("b", "111") + records("c", "0000"))
     assert sorted(values) == ["pass_hat/1", "pass_hat/2", "pass_hat/3"]

@@ -32,9 +32,12 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 def test_graphs_and_examples_import_nothing_from_dialectica_sim():
     files = sorted(path for folder in AUTHORS for path in (ROOT / folder).rglob("*.py"))
     assert len(files) > 40  # the walk found the graphs
-    offenders = [f"{path.relative_to(ROOT).as_posix()}:{line}: {module}"
-                 for path in files for line, module in _imports(path)
-                 if _private(module) and (path.relative_to(ROOT).as_posix(), module) not in ALLOWED]
+    offenders = [
+        f"{path.relative_to(ROOT).as_posix()}:{line}: {module}"
+        for path in files
+        for line, module in _imports(path)
+        if _private(module) and (path.relative_to(ROOT).as_posix(), module) not in ALLOWED
+    ]
     assert not offenders, "import from dialectica.graph (or dialectica.metrics) instead:\n" + "\n".join(offenders)
 
 

@@ -46,11 +46,14 @@ def test_a_cast_whose_rates_are_all_equal_has_no_ranking():
     assert all(r["scripted_ci95_low"] <= r["scripted_rate"] <= r["scripted_ci95_high"] for r in report["configs"])
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["episodes=3"], "graph=None is required and must be one of: committee"),
-    (["graph=nope"], "graph='nope' is required and must be one of"),
-    (["graph=interview", "budget"], "'budget' is not key=value; usage: dialectica validity graph=NAME"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["episodes=3"], "graph=None is required and must be one of: committee"),
+        (["graph=nope"], "graph='nope' is required and must be one of"),
+        (["graph=interview", "budget"], "'budget' is not key=value; usage: dialectica validity graph=NAME"),
+    ],
+)
 def test_bad_arguments_are_one_line_errors(argv, message):
     with pytest.raises(ConfigError, match=message):
         _parse(argv)

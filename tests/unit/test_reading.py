@@ -38,11 +38,14 @@ def test_canonical_claim_ignores_frame_and_phrasing(framed):
 
 
 def test_canonical_claim_separates_different_clauses():
-    keys = {canonical_claim(s) for s in (
-        "I would argue that payers will accept a premium.",
-        "I would argue that payers will refuse a premium.",
-        "I would argue that patients will accept a premium.",
-    )}
+    keys = {
+        canonical_claim(s)
+        for s in (
+            "I would argue that payers will accept a premium.",
+            "I would argue that payers will refuse a premium.",
+            "I would argue that patients will accept a premium.",
+        )
+    }
     assert len(keys) == 3
 
 
@@ -91,7 +94,11 @@ def test_read_answer_separates_each_kind_of_statement():
     ]
     (evidence,) = reading.evidence
     assert (evidence.assumption, evidence.source_type, evidence.strength, evidence.bias_risk) == (
-        "commuters value reliability", "study", "high", "low")
+        "commuters value reliability",
+        "study",
+        "high",
+        "low",
+    )
     assert (evidence.sample_size, evidence.year, evidence.citation) == (2400, 2021, "Smith et al")
     assert reading.rejected == ["buses are obsolete"]
     assert reading.accepted == ["fares stay flat"]
@@ -131,7 +138,13 @@ def test_scripted_evidence_sentence_round_trips(name, evidence_id):
     assert reading.claims == [] and reading.assumptions == []
     (got,) = reading.evidence
     assert (got.source_type, got.strength, got.bias_risk, got.sample_size, got.year, got.assumption) == (
-        item["source_type"], item["strength"], item["bias_risk"], item["sample_size"], item["year"], assumption)
+        item["source_type"],
+        item["strength"],
+        item["bias_risk"],
+        item["sample_size"],
+        item["year"],
+        assumption,
+    )
     assert got.citation.rstrip(".") == item["citation"].rstrip(".")
 
 
@@ -147,7 +160,8 @@ def test_scripted_assumption_chains_round_trip(name):
                 spoken += out
             mentions = read_answer(" ".join(spoken)).assumptions
             assert [(m.text, m.parent) for m in mentions] == [
-                (texts[a], texts[chain[i - 1]] if i else None) for i, a in enumerate(chain)]
+                (texts[a], texts[chain[i - 1]] if i else None) for i, a in enumerate(chain)
+            ]
             assert all(m.kind == "foundational" for m in mentions[3:])
 
 

@@ -20,14 +20,19 @@ def test_url_credentials_are_scrubbed_wherever_they_sit():
     assert scrub_url("http://alice:s3cret@host:8000/v1") == "http://***@host:8000/v1"
     assert scrub_url("https://token@api.example/v1?q=a@b") == "https://***@api.example/v1?q=a@b"
     assert scrub_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
-    tree = {"llm": {"base_url": "http://alice:s3cret@host/v1", "api_key": "sk-1", "urls": ["sqlite://u:p@x/db"]},
-            "episodes": 3}
+    tree = {
+        "llm": {"base_url": "http://alice:s3cret@host/v1", "api_key": "sk-1", "urls": ["sqlite://u:p@x/db"]},
+        "episodes": 3,
+    }
     clean = redact(tree)
     assert "s3cret" not in repr(clean) and "sk-1" not in repr(clean) and "u:p@" not in repr(clean)
     assert clean["episodes"] == 3 and clean["llm"]["base_url"] == "http://***@host/v1"
     assert tree["llm"]["base_url"] == "http://alice:s3cret@host/v1"  # the run itself keeps the real value
     assert redact_overrides(["llm.base_url=http://alice:s3cret@host/v1", "+tracking.api_key=sk-2", "seed=1"]) == [
-        "llm.base_url=http://***@host/v1", "+tracking.api_key=***REDACTED***", "seed=1"]
+        "llm.base_url=http://***@host/v1",
+        "+tracking.api_key=***REDACTED***",
+        "seed=1",
+    ]
 
 
 @pytest.fixture
@@ -51,17 +56,42 @@ def test_scrub_replaces_registered_values_and_url_credentials(registry):
 
 
 def test_collect_finds_secrets_by_name_env_var_and_url():
-    environ = {"OPENAI_API_KEY": "sk-env-abcdef", "HF_TOKEN": "hf_tokenvalue", "MY_KEY_VAR": "sk-named-by-config",
-               "MAX_TOKENS": "1000000", "TOKENIZERS_PARALLELISM": "disabled", "HOME": "/home/someone"}
-    config = {"llm": {"api_key_env": "MY_KEY_VAR", "base_url": "http://al:pa%24%24word@host/v1", "max_tokens": 4096,
-                      "roles": {"judge": {"api_key": "sk-role-9876543"}}},
-              "tracking": {"uri": "https://svc-token-xyz@mlflow.example"}, "credentials": {"user": "alice-the-user"}}
+    environ = {
+        "OPENAI_API_KEY": "sk-env-abcdef",
+        "HF_TOKEN": "hf_tokenvalue",
+        "MY_KEY_VAR": "sk-named-by-config",
+        "MAX_TOKENS": "1000000",
+        "TOKENIZERS_PARALLELISM": "disabled",
+        "HOME": "/home/someone",
+    }
+    config = {
+        "llm": {
+            "api_key_env": "MY_KEY_VAR",
+            "base_url": "http://al:pa%24%24word@host/v1",
+            "max_tokens": 4096,
+            "roles": {"judge": {"api_key": "sk-role-9876543"}},
+        },
+        "tracking": {"uri": "https://svc-token-xyz@mlflow.example"},
+        "credentials": {"user": "alice-the-user"},
+    }
     secrets.clear()
     try:
         secrets.collect(config, environ)
-        clean = secrets.scrub(" ".join(["sk-env-abcdef", "hf_tokenvalue", "sk-named-by-config", "sk-role-9876543",
-                                        "pa$$word", "pa%24%24word", base64.b64encode(b"al:pa$$word").decode(),
-                                        "svc-token-xyz", "alice-the-user"]))
+        clean = secrets.scrub(
+            " ".join(
+                [
+                    "sk-env-abcdef",
+                    "hf_tokenvalue",
+                    "sk-named-by-config",
+                    "sk-role-9876543",
+                    "pa$$word",
+                    "pa%24%24word",
+                    base64.b64encode(b"al:pa$$word").decode(),
+                    "svc-token-xyz",
+                    "alice-the-user",
+                ]
+            )
+        )
         assert set(clean.split()) == {"***"}
         # not secrets: numbers under *_tokens, variables of other names, the variable's name itself
         plain = "1000000 4096 disabled /home/someone MY_KEY_VAR"
@@ -127,7 +157,15 @@ def test_backend_errors_and_replies_are_scrubbed(registry):
 def test_records_are_written_scrubbed(registry):
     registry.register("sk-in-a-transcript")
     turn = {"round": 1, "role": "participant", "speaker": "p", "text": "my key is sk-in-a-transcript"}
-    record = EpisodeRecord(graph="g", episode=0, seed=1, scenario="s", participants="scripted", termination_reason="error",
-                           transcript=[turn], error="Traceback: 500 - Authorization: Bearer sk-in-a-transcript")
+    record = EpisodeRecord(
+        graph="g",
+        episode=0,
+        seed=1,
+        scenario="s",
+        participants="scripted",
+        termination_reason="error",
+        transcript=[turn],
+        error="Traceback: 500 - Authorization: Bearer sk-in-a-transcript",
+    )
     line = to_line(record)
     assert "sk-in-a-transcript" not in line and json.loads(line)["error"].endswith("Bearer ***")

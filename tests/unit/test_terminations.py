@@ -30,8 +30,13 @@ def _returned_by_code(graph: str, declared: set[str]) -> set[str]:
     """The harness's reasons the graph's code names, and its own endings that its code returns as strings."""
     code = [path.read_text() for path in (ROOT / "graphs" / graph).glob("*.py") if path.name != "__init__.py"]
     names = {name for text in code for name in re.findall(r"TerminationReason\.([A-Z_]+)", text)}
-    own = {word for text in code for line in re.findall(r"\breturn [^\n]+", text)
-           for word in re.findall(r'"(\w+)"', line) if word in declared}
+    own = {
+        word
+        for text in code
+        for line in re.findall(r"\breturn [^\n]+", text)
+        for word in re.findall(r'"(\w+)"', line)
+        if word in declared
+    }
     return {TerminationReason[name].value for name in names} | own
 
 
@@ -75,9 +80,13 @@ def test_an_undeclared_ending_is_recorded_as_an_error_naming_the_declared_ones()
         return g.compile()
 
     spec = GraphSpec(
-        name="ends_oddly", params=Params, build=build, initial_state=lambda scenario, params: {"n": 0},
+        name="ends_oddly",
+        params=Params,
+        build=build,
+        initial_state=lambda scenario, params: {"n": 0},
         outcome=lambda state, params, scenario: EpisodeOutcome(TerminationReason.MAX_TURNS, {"rounds": 1}),
-        casts={"scripted": lambda request: None}, datasets=Path("."),
+        casts={"scripted": lambda request: None},
+        datasets=Path("."),
         terminations=(TerminationReason.CONVERGED, TerminationReason.MAX_ROUNDS),
     )
     plan = EpisodePlan("ends_oddly", 0, 1, {"name": "s"}, "scripted")

@@ -33,25 +33,36 @@ CRITERIA = [
 
 
 def _evidence(eid, criterion, found=True, tags=()):
-    return {"id": eid, "criterion": criterion, "goal": "g", "found": found, "content": f"content {eid}",
-            "location": f"file.py:{eid[1:]}", "confidence": 0.9, "tags": list(tags)}
+    return {
+        "id": eid,
+        "criterion": criterion,
+        "goal": "g",
+        "found": found,
+        "content": f"content {eid}",
+        "location": f"file.py:{eid[1:]}",
+        "confidence": 0.9,
+        "tags": list(tags),
+    }
 
 
 def _collector(items, wait=None, fail=None):
     """A collector returning ``items``; ``wait()`` first, when given (a barrier, or an event never set)."""
+
     def collect():
         if wait is not None:
             wait()
         if fail:
             raise RuntimeError(fail)
         return [dict(i) for i in items]
+
     return collect
 
 
 def _judge(scores):
     """A judge model that gives each criterion the score in ``scores``."""
     return ScriptedChatModel(
-        policy=lambda m: "\n".join(f"Criterion {c}: score {v}. Cited: e1. Argument: because." for c, v in scores.items()))
+        policy=lambda m: "\n".join(f"Criterion {c}: score {v}. Cited: e1. Argument: because." for c, v in scores.items())
+    )
 
 
 REPO, DOC, PROBE = COLLECTORS  # the graph's fixed detective layer
@@ -108,8 +119,11 @@ def test_raised_error_routes_to_partial_report():
 @pytest.mark.parametrize("cap", [0, 1, 2])
 def test_reevaluation_happens_at_most_the_configured_times(cap):
     params = TribunalParams(max_reevaluations=cap)
-    judges = {"prosecutor": _judge({"c1": 1, "c2": 1}), "defense": _judge({"c1": 5, "c2": 5}),
-              "tech_lead": _judge({"c1": 3, "c2": 3})}
+    judges = {
+        "prosecutor": _judge({"c1": 1, "c2": 1}),
+        "defense": _judge({"c1": 5, "c2": 5}),
+        "tech_lead": _judge({"c1": 3, "c2": 3}),
+    }
     state = _run({REPO: _collector([_evidence("e1", "c1")])}, judges, params)
     assert state["reevaluations"] == cap and state["evaluation_round"] == cap + 1
     if cap:
@@ -126,8 +140,11 @@ def test_agreeing_bench_is_not_sent_back_and_converges():
 
 def test_a_bench_that_settles_on_reevaluation_converges_in_round_two():
     replies = iter(f"Criterion c1: score {v}. Cited: e1. Argument: fine." for v in (5, 3))  # swayed once sent back
-    judges = {"prosecutor": _judge({"c1": 2, "c2": 3}), "defense": ScriptedChatModel(policy=lambda m: next(replies)),
-              "tech_lead": _judge({"c1": 3, "c2": 3})}
+    judges = {
+        "prosecutor": _judge({"c1": 2, "c2": 3}),
+        "defense": ScriptedChatModel(policy=lambda m: next(replies)),
+        "tech_lead": _judge({"c1": 3, "c2": 3}),
+    }
     state = _run({REPO: _collector([_evidence("e1", "c1")])}, judges)
     result = outcome(state, TribunalParams())
     assert result.termination is TerminationReason.CONVERGED and result.metrics["reevaluations"] == 1
@@ -138,8 +155,9 @@ def test_a_bench_that_settles_on_reevaluation_converges_in_round_two():
 
 def test_the_detective_layer_runs_its_branches_at_once():
     together = threading.Barrier(len(COLLECTORS))  # passed only when every collector is running at the same time
-    collectors = {name: _collector([_evidence(f"e{i}", "c1")], wait=lambda: together.wait(30))
-                  for i, name in enumerate(COLLECTORS)}
+    collectors = {
+        name: _collector([_evidence(f"e{i}", "c1")], wait=lambda: together.wait(30)) for i, name in enumerate(COLLECTORS)
+    }
     state = _run(collectors, _bench({"c1": 3, "c2": 3}), TribunalParams(layer_timeout_s=60.0))
     assert not state["partial"] and {e["id"] for e in state["evidence"] if e["found"]} == {"e0", "e1", "e2"}
     timings = [t for t in state["layer_timings"] if t["layer"] == "detective"]
@@ -166,8 +184,11 @@ def test_security_beats_functionality_weighting():
 
 def test_fact_overrules_opinions_on_unsupported_evidence_before_weighting():
     criterion = {"id": "c", "dimension": "fact"}
-    evidence = {"e1": _evidence("e1", "c", tags=["claim_unsupported"]), "e2": _evidence("e2", "c", found=False),
-                "e3": _evidence("e3", "c", tags=["claim_supported"])}
+    evidence = {
+        "e1": _evidence("e1", "c", tags=["claim_unsupported"]),
+        "e2": _evidence("e2", "c", found=False),
+        "e3": _evidence("e3", "c", tags=["claim_supported"]),
+    }
     ops = [_op("prosecutor", 2, ["e1"]), _op("defense", 5, ["e1"]), _op("tech_lead", 4, ["e2"])]
     verdict, trace = judge_criterion(criterion, ops, evidence, P)
     assert verdict["score"] == 2.0  # only the prosecutor's opinion stands
@@ -186,8 +207,10 @@ def test_contested_criteria_and_the_reevaluation_cap():
     ops = [_op("prosecutor", 1), _op("defense", 4), _op("tech_lead", 2)]
     verdict = judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, P)[0]
     assert (verdict["spread"], verdict["contested"]) == (3, True)
-    assert judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, TribunalParams(dispersion_threshold=3.0))[0][
-        "contested"] is False
+    assert (
+        judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, TribunalParams(dispersion_threshold=3.0))[0]["contested"]
+        is False
+    )
     verdicts = [{"criterion": "a", "contested": True}, {"criterion": "b", "contested": False}]
     assert contested(verdicts) == ["a"]
     assert decide(verdicts, 0, P) == "reevaluate" and decide(verdicts, 1, P) == "report"
@@ -195,8 +218,11 @@ def test_contested_criteria_and_the_reevaluation_cap():
 
 
 def test_fallback_opinions_are_no_voice_and_a_short_bench_is_contested():
-    ops = [_op("prosecutor", 2) | {"parsed": True}, _op("defense", 3) | {"parsed": False},
-           _op("tech_lead", 3) | {"parsed": False}]
+    ops = [
+        _op("prosecutor", 2) | {"parsed": True},
+        _op("defense", 3) | {"parsed": False},
+        _op("tech_lead", 3) | {"parsed": False},
+    ]
     verdict = judge_criterion({"id": "c", "dimension": "fact"}, ops, {}, P)[0]
     assert verdict["voices"] == 1 and verdict["spread"] is None and verdict["contested"]
     assert verdict["score"] == 2.0  # the neutral fallback 3s do not weigh in
@@ -215,8 +241,9 @@ def test_a_judge_whose_reply_does_not_parse_is_a_fallback_turn_and_agreement_nee
     defense = [t for t in result.transcript if t["speaker"] == "defense"]
     assert defense and all(t["fallback"] and t["claims"] == [] for t in defense)
     assert result.per_round[0]["voices"] == 2 and result.termination is TerminationReason.CONVERGED
-    strict = outcome(_run({REPO: _collector([_evidence("e1", "c1")])}, judges, TribunalParams(quorum=3)),
-                     TribunalParams(quorum=3))
+    strict = outcome(
+        _run({REPO: _collector([_evidence("e1", "c1")])}, judges, TribunalParams(quorum=3)), TribunalParams(quorum=3)
+    )
     assert strict.termination is TerminationReason.MAX_ROUNDS
     assert strict.metrics["jaccard_agreement"] != strict.metrics["jaccard_agreement"]  # NaN: two voices, quorum 3
     assert strict.metrics["score_dispersion"] != strict.metrics["score_dispersion"]
@@ -236,8 +263,11 @@ SCENARIOS = load_scenarios(SPEC.datasets, SPEC, "all")
 def _episode(scenario, seed, params, crash_rate=0.0):
     """One scripted episode, in process, with no simulated delays."""
     request = CastRequest(scenario, seed, FaultRates(crash=crash_rate), sleep=lambda s: None, options=TribunalCastOptions())
-    state = SPEC.compiled().invoke(SPEC.initial_state(scenario, params), {"recursion_limit": recursion_limit(params)},
-                                   context=Episode(scripted_tribunal(request), params, seed))
+    state = SPEC.compiled().invoke(
+        SPEC.initial_state(scenario, params),
+        {"recursion_limit": recursion_limit(params)},
+        context=Episode(scripted_tribunal(request), params, seed),
+    )
     return outcome(state, params, scenario)
 
 
@@ -255,8 +285,10 @@ def test_no_scenario_plants_a_crash_and_crashes_follow_the_seeded_rate():
 
 def _rate(seed, episodes=24, **params):
     p = TribunalParams(**params)
-    ends = [_episode(s, episode_seed(seed, "tribunal", i), p).termination
-            for i, s in enumerate(islice(cycle(SCENARIOS), episodes))]
+    ends = [
+        _episode(s, episode_seed(seed, "tribunal", i), p).termination
+        for i, s in enumerate(islice(cycle(SCENARIOS), episodes))
+    ]
     assert set(ends) <= {TerminationReason.CONVERGED, TerminationReason.MAX_ROUNDS}
     return sum(e is TerminationReason.CONVERGED for e in ends) / episodes
 

@@ -60,8 +60,9 @@ def test_the_index_lists_every_episode_and_links_exactly_those_with_pages(interv
         assert re.search(rf'<th data-sort="\w+"[^>]*>{column}</th>', html)
 
 
-def test_pages_written_before_stay_linked_and_the_default_metric_is_not_ranked_for_asked_episodes(interview_record,
-                                                                                                  tmp_path):
+def test_pages_written_before_stay_linked_and_the_default_metric_is_not_ranked_for_asked_episodes(
+    interview_record, tmp_path
+):
     records = _episodes(interview_record)
     write_graph_pages(records, tmp_path / "view", ViewOptions(first=1, errors=0))  # episode 0, best 4, worst 0
     files = write_graph_pages(records, tmp_path / "view", ViewOptions(first=0, errors=0), episodes={2})
@@ -75,8 +76,11 @@ def test_sort_and_filter_controls_are_there_and_the_table_reads_without_them(int
     html = write_graph_pages(_episodes(interview_record), tmp_path / "view", ViewOptions())[0].read_text()
     scenario = re.search(r'<select id="f-scenario">.*?</select>', html).group(0)
     assert re.findall(r"<option[^>]*>([^<]*)</option>", scenario) == ["all (5)", "bakery (2)", "brewery (2)", "mill (1)"]
-    assert re.findall(r"<option[^>]*>([^<]*)</option>", re.search(r'<select id="f-reason">.*?</select>', html).group(0)) \
-        == ["all (5)", "budget_exhausted (3)", "converged (2)"]
+    assert re.findall(r"<option[^>]*>([^<]*)</option>", re.search(r'<select id="f-reason">.*?</select>', html).group(0)) == [
+        "all (5)",
+        "budget_exhausted (3)",
+        "converged (2)",
+    ]
     # filtering is CSS, one rule per choice, so it works with scripts blocked; rows carry the choices' classes
     assert "#index:has(#f-scenario option.fs-2:checked) #episodes tbody tr:not(.fs-2) { display: none; }" in html
     assert 'class="fs-2 fr-0"' in _rows(html)[3] or 'class="fs-2 fr-1"' in _rows(html)[3]
@@ -90,8 +94,9 @@ def test_hostile_text_in_scenarios_reasons_and_metrics_is_escaped(interview_reco
     records[0]["scenario"] = '"><script>alert(1)</script>'
     records[1]["termination_reason"] = "<img src=x onerror=alert(1)>"
     records[1]["metrics"]["ascr_recall"] = "<b>bold</b>"
-    html = write_graph_pages(records, tmp_path / "view", ViewOptions(first=0, errors=0),
-                             remake="dialectica view '<i>run</i>' --graph interview")[0].read_text()
+    html = write_graph_pages(
+        records, tmp_path / "view", ViewOptions(first=0, errors=0), remake="dialectica view '<i>run</i>' --graph interview"
+    )[0].read_text()
     assert html.count("<script") == 1 and "<img src=x" not in html and "<b>bold" not in html and "<i>run" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;img src=x onerror=alert(1)&gt;" in html
     assert 'data-scenario="&quot;&gt;&lt;script&gt;' in html
@@ -124,12 +129,15 @@ def test_episode_writes_exactly_those_pages_for_every_graph_or_one(run_dir, caps
     assert 'href="interview/view/index.html"' in run_index and 'href="socratic_panel/view/index.html"' in run_index
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--episode", "4"], "no episode 4 in interview of RUN; valid episodes: 0-3"),
-    (["--episode", "1,9,-1"], "no episodes -1, 9 in interview of RUN; valid episodes: 0-3"),
-    (["--episode", "x"], "--episode 'x': 'x' is not an episode index"),
-    (["--graph", "nope"], "--graph nope: RUN has no such graph; its graphs: interview, socratic_panel"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--episode", "4"], "no episode 4 in interview of RUN; valid episodes: 0-3"),
+        (["--episode", "1,9,-1"], "no episodes -1, 9 in interview of RUN; valid episodes: 0-3"),
+        (["--episode", "x"], "--episode 'x': 'x' is not an episode index"),
+        (["--graph", "nope"], "--graph nope: RUN has no such graph; its graphs: interview, socratic_panel"),
+    ],
+)
 def test_a_bad_episode_or_graph_is_one_line_exit_2_and_writes_nothing(run_dir, capsys, args, words):
     code = dispatch("view", [str(run_dir), *args])
     err = capsys.readouterr().err

@@ -55,8 +55,11 @@ def test_strip_counts_true_values_and_marks_missing_ones():
 
 
 def test_swimlane_has_one_dot_per_turn_on_its_speakers_lane():
-    turns = [{"round": 1, "speaker": "a", "text": "x"}, {"round": 1, "speaker": "b", "text": "y"},
-             {"round": 2, "speaker": "a", "text": "<z>"}]
+    turns = [
+        {"round": 1, "speaker": "a", "text": "x"},
+        {"round": 1, "speaker": "b", "text": "y"},
+        {"round": 2, "speaker": "a", "text": "<z>"},
+    ]
     svg = swimlane(turns)
     assert svg.count("<circle") == 3 and svg.count('class="lane"') == 2 and svg.count('class="round-sep"') == 2
     assert "&lt;z&gt;" in svg and 'href="#turn-2"' in svg

@@ -39,8 +39,17 @@ def test_an_error_record_shows_its_traceback_and_exception_line():
         {}["missing"]
     except KeyError:
         tb = traceback.format_exc()
-    record = {"graph": "interview", "episode": 4, "termination_reason": "error", "metrics": {}, "per_round": [],
-              "transcript": [], "artifacts": {}, "error": tb, "timings": {"episode_seconds": 0.1, "node_seconds": {}}}
+    record = {
+        "graph": "interview",
+        "episode": 4,
+        "termination_reason": "error",
+        "metrics": {},
+        "per_round": [],
+        "transcript": [],
+        "artifacts": {},
+        "error": tb,
+        "timings": {"episode_seconds": 0.1, "node_seconds": {}},
+    }
     html = render_page(record)
     section = re.search(r'<section id="error">.*?</section>', html, re.DOTALL).group(0)
     assert "Traceback (most recent call last)" in section and "KeyError: &#x27;missing&#x27;" in section
@@ -57,8 +66,9 @@ def test_a_section_that_cannot_be_drawn_shows_why_and_the_rest_still_renders(com
 
 def test_notes_appear_inside_their_round(maieutic_record):
     html = render_page(maieutic_record)
-    round2 = re.search(r'<div class="round" data-round="2">.*?</div>(?=<div class="round"|</section>)', html,
-                       re.DOTALL).group(0)
+    round2 = re.search(
+        r'<div class="round" data-round="2">.*?</div>(?=<div class="round"|</section>)', html, re.DOTALL
+    ).group(0)
     assert "Critic rejected 2 draft(s) before this reply: failed too_long ×2" in round2
     assert "Critic rejected" not in html.split('data-round="2"')[0]
 

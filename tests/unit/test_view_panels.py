@@ -36,7 +36,8 @@ def test_committee_argument_graph_has_a_dot_per_statement_and_coloured_relations
 def test_tribunal_rules_trace_and_branch_timings(tribunal_record):
     assert tribunal.applied_rules(tribunal_record["artifacts"]["report.md"]) == [
         (1, "c1: security_override: a confirmed vulnerability caps the score at 1"),
-        (2, "c2: fact_supremacy: the evidence outranks the defense")]
+        (2, "c2: fact_supremacy: the evidence outranks the defense"),
+    ]
     html = tribunal.panel(tribunal_record)
     assert "Applied rules (2)" in html and "<table>" in html  # the verdicts table from the report
     assert html.count('class="bar bad"') == 1 and "speed-up 1.40×" in html
@@ -54,7 +55,8 @@ def test_interview_grid_without_truth_shows_asked_fields_and_says_what_is_missin
 def test_interview_grid_checks_each_turn_against_the_hidden_truth(interview_record):
     interview_record["artifacts"]["truth.json"] = json.dumps({"mode": "batch", "steps": ["mix", "bake"]})
     interview_record["artifacts"]["ascr_turns.json"] = json.dumps(
-        [{"round": 1, "field": "mode", "scr": {"mode": "flow"}}, {"round": 2, "field": "steps", "scr": {"steps": ["mix"]}}])
+        [{"round": 1, "field": "mode", "scr": {"mode": "flow"}}, {"round": 2, "field": "steps", "scr": {"steps": ["mix"]}}]
+    )
     html = interview.panel(interview_record)
     rows = dict(re.findall(r"<tr><th>(\w+)</th>(.*?)</tr>", html))
     assert '<td class="mismatch">flow</td>' in rows["mode"] and '<td class="match">batch</td>' in rows["mode"]
@@ -69,8 +71,15 @@ def test_maieutic_turns_critic_and_passages(maieutic_record):
     html = maieutic.panel(maieutic_record)
     assert "retrievals.json" in html and "friendship is goodwill" in html and "too_long ×2" in html
     maieutic_record["artifacts"]["retrievals.json"] = json.dumps(
-        [{"round": 1, "query": "friendship", "best_similarity": 0.8,
-          "hits": [{"id": "p1", "work": "Lysis", "similarity": 0.8, "text": "friends share"}]}])
+        [
+            {
+                "round": 1,
+                "query": "friendship",
+                "best_similarity": 0.8,
+                "hits": [{"id": "p1", "work": "Lysis", "similarity": 0.8, "text": "friends share"}],
+            }
+        ]
+    )
     html = maieutic.panel(maieutic_record)
     assert "Lysis: friends share" in html and "retrievals.json" not in html
     notes = view_for("maieutic").notes(maieutic_record)
@@ -88,9 +97,11 @@ def test_panel_criteria_by_round_and_the_assumption_tree_from_the_report(panel_r
 
 
 def test_panel_assumption_tree_nests_refinements_under_what_they_refine(panel_record):
-    assumptions = [{"id": "A1", "text": "root", "validation_status": "validated", "related_assumptions": []},
-                   {"id": "A2", "text": "child", "validation_status": "unproven", "related_assumptions": ["A1"]},
-                   {"id": "A3", "text": "grandchild", "validation_status": "invalidated", "related_assumptions": ["A2"]}]
+    assumptions = [
+        {"id": "A1", "text": "root", "validation_status": "validated", "related_assumptions": []},
+        {"id": "A2", "text": "child", "validation_status": "unproven", "related_assumptions": ["A1"]},
+        {"id": "A3", "text": "grandchild", "validation_status": "invalidated", "related_assumptions": ["A2"]},
+    ]
     panel_record["artifacts"]["assumptions.json"] = json.dumps(assumptions)
     html = socratic_panel.panel(panel_record)
     tree = re.search(r'<ul class="tree">.*', html, re.DOTALL).group(0)
@@ -98,8 +109,9 @@ def test_panel_assumption_tree_nests_refinements_under_what_they_refine(panel_re
     assert "assumptions.json" not in html
 
 
-@pytest.mark.parametrize("name", ["committee_record", "tribunal_record", "interview_record", "maieutic_record",
-                                  "panel_record"])
+@pytest.mark.parametrize(
+    "name", ["committee_record", "tribunal_record", "interview_record", "maieutic_record", "panel_record"]
+)
 def test_each_graph_page_renders_its_panel_without_section_errors(name, request):
     record = request.getfixturevalue(name)
     html = render_page(record)

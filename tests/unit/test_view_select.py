@@ -13,9 +13,15 @@ from dialectica.sim.view.select import select_episodes
 
 
 def _records(values, errors=()):
-    return [{"episode": i, "metrics": {} if v is None else {"score": v},
-             "termination_reason": "error" if i in errors else "x", **({"error": "Traceback ..."} if i in errors else {})}
-            for i, v in enumerate(values)]
+    return [
+        {
+            "episode": i,
+            "metrics": {} if v is None else {"score": v},
+            "termination_reason": "error" if i in errors else "x",
+            **({"error": "Traceback ..."} if i in errors else {}),
+        }
+        for i, v in enumerate(values)
+    ]
 
 
 def _picked(selected):
@@ -43,8 +49,15 @@ def test_first_larger_than_the_run_takes_every_episode_once():
     assert [s.record["episode"] for s in select_episodes(_records([1, 2]), first=5, metric=None, errors=0)] == [0, 1]
 
 
-@pytest.mark.parametrize("values, key", [({"first": -1}, "view.first"), ({"errors": True}, "view.errors"),
-                                         ({"metric": "-"}, "view.metric"), ({"pages": 3}, "view.pages")])
+@pytest.mark.parametrize(
+    "values, key",
+    [
+        ({"first": -1}, "view.first"),
+        ({"errors": True}, "view.errors"),
+        ({"metric": "-"}, "view.metric"),
+        ({"pages": 3}, "view.pages"),
+    ],
+)
 def test_bad_view_options_name_the_key(values, key):
     with pytest.raises(ConfigError, match=key):
         ViewOptions.from_mapping(values)

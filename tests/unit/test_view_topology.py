@@ -5,13 +5,17 @@ from __future__ import annotations
 from dialectica.sim.view.path import node_sequence, path_section, topology_svg
 from dialectica.sim.view.topology import back_edges, layers, loop_counts
 
-LOOP = {"nodes": ["__start__", "ask", "answer", "check", "report", "__end__"],
-        "edges": [{"source": "__start__", "target": "ask", "conditional": False},
-                  {"source": "ask", "target": "answer", "conditional": False},
-                  {"source": "answer", "target": "check", "conditional": False},
-                  {"source": "check", "target": "ask", "conditional": True},
-                  {"source": "check", "target": "report", "conditional": True},
-                  {"source": "report", "target": "__end__", "conditional": False}]}
+LOOP = {
+    "nodes": ["__start__", "ask", "answer", "check", "report", "__end__"],
+    "edges": [
+        {"source": "__start__", "target": "ask", "conditional": False},
+        {"source": "ask", "target": "answer", "conditional": False},
+        {"source": "answer", "target": "check", "conditional": False},
+        {"source": "check", "target": "ask", "conditional": True},
+        {"source": "check", "target": "report", "conditional": True},
+        {"source": "report", "target": "__end__", "conditional": False},
+    ],
+}
 
 
 def test_the_edge_back_into_the_loop_is_the_only_back_edge_and_layers_follow_the_flow():

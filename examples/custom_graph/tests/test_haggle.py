@@ -25,13 +25,28 @@ def test_dialectica_finds_the_plugin_by_its_entry_point():
 
 
 def test_a_wider_gap_closes_more_deals(tmp_path: Path):
-    sofa = {"name": "sofa", "item": "a sofa", "list_price": 1200, "opening_offer": 600, "seller_limit": 950,
-            "buyer_limit": 900, "seller_step": 0.15, "buyer_step": 0.15}
+    sofa = {
+        "name": "sofa",
+        "item": "a sofa",
+        "list_price": 1200,
+        "opening_offer": 600,
+        "seller_limit": 950,
+        "buyer_limit": 900,
+        "seller_step": 0.15,
+        "buyer_step": 0.15,
+    }
     SPEC.casts["scripted"](CastRequest(sofa, 0))  # the cast builds from a scenario alone
 
     def deals(gap: float) -> float:
-        run = dialectica.evaluate(SPEC, scenarios=["sofa"], episodes=8, params={"gap": gap}, tracking="none",
-                                  progress=False, out_dir=tmp_path / str(gap))
+        run = dialectica.evaluate(
+            SPEC,
+            scenarios=["sofa"],
+            episodes=8,
+            params={"gap": gap},
+            tracking="none",
+            progress=False,
+            out_dir=tmp_path / str(gap),
+        )
         return run.metrics["convergence_rate"]
 
     assert deals(0.01) == 0 < deals(0.3)
@@ -39,9 +54,23 @@ def test_a_wider_gap_closes_more_deals(tmp_path: Path):
 
 def test_the_harness_runs_it_with_every_generic_metric(tmp_path: Path):
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "dialectica", "graph=haggle", "episodes=6", "tracking=none",
-                           "embeddings=false", "progress=false", f"hydra.run.dir={out}"],
-                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dialectica",
+            "graph=haggle",
+            "episodes=6",
+            "tracking=none",
+            "embeddings=false",
+            "progress=false",
+            f"hydra.run.dir={out}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     metrics = json.loads((out / "summary.json").read_text())["graphs"]["haggle"]["metrics"]
     assert metrics["episodes"] == 6 and 0 <= metrics["convergence_rate"] <= 1

@@ -13,8 +13,17 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios.yaml"
 
 def run(tmp_path: Path, folder: str, **kwargs) -> dialectica.Evaluation:
     kwargs = {"episodes": 12, **kwargs}
-    return dialectica.evaluate(graph, name="support_bot", scenarios=SCENARIOS, user=customer, judge=refunded,
-                               tracking="none", progress=False, out_dir=tmp_path / folder, **kwargs)
+    return dialectica.evaluate(
+        graph,
+        name="support_bot",
+        scenarios=SCENARIOS,
+        user=customer,
+        judge=refunded,
+        tracking="none",
+        progress=False,
+        out_dir=tmp_path / folder,
+        **kwargs,
+    )
 
 
 def records(evaluation: dialectica.Evaluation) -> list[dict]:

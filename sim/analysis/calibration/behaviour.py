@@ -51,8 +51,10 @@ def side_by_side(a: Path, b: Path, graphs: list[str] | None = None) -> str:
     left, right = run_statistics(a, graphs), run_statistics(b, graphs)
     shared = [g for g in left if g in right]
     if not shared:
-        raise ConfigError(f"{a} and {b} share no graph with behaviour statistics (the first holds "
-                          f"{', '.join(left) or 'none'}, the second {', '.join(right) or 'none'})")
+        raise ConfigError(
+            f"{a} and {b} share no graph with behaviour statistics (the first holds "
+            f"{', '.join(left) or 'none'}, the second {', '.join(right) or 'none'})"
+        )
     parts = []
     for graph in shared:
         calibration = discovery.load(graph).calibration

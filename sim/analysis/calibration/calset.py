@@ -19,8 +19,10 @@ from dialectica.sim.analysis.calibration.model import Calibration
 from dialectica.sim.authoring.params import ConfigError
 
 FILE = "calibrated.yaml"
-HEADER = ("# Calibrated persona values for the scripted cast, written by dialectica calibrate (see provenance).\n"
-          "# participants=calibrated plays the scripted cast with them; rerun the command in provenance to refit.\n")
+HEADER = (
+    "# Calibrated persona values for the scripted cast, written by dialectica calibrate (see provenance).\n"
+    "# participants=calibrated plays the scripted cast with them; rerun the command in provenance to refit.\n"
+)
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,13 @@ class CalibratedSet:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"graph": self.graph, "shared": self.shared, "personas": self.personas,
-                "provenance": self.provenance, "fit": self.fit}
+        return {
+            "graph": self.graph,
+            "shared": self.shared,
+            "personas": self.personas,
+            "provenance": self.provenance,
+            "fit": self.fit,
+        }
 
 
 def path_for(datasets: Path) -> Path:
@@ -72,22 +79,27 @@ def read(path: Path, graph: str, calibration: Calibration) -> CalibratedSet:
         ConfigError: one line naming the file (or its key) and what to do.
     """
     if not path.is_file():
-        raise ConfigError(f"no calibrated set for graph {graph} at {path}; write one with "
-                          f"`dialectica calibrate graph={graph}`, or use participants=scripted")
+        raise ConfigError(
+            f"no calibrated set for graph {graph} at {path}; write one with "
+            f"`dialectica calibrate graph={graph}`, or use participants=scripted"
+        )
     try:
         data = yaml.safe_load(path.read_text())
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"malformed calibrated set {path}: {type(exc).__name__}; rewrite it with "
-                          f"`dialectica calibrate graph={graph}`") from exc
+        raise ConfigError(
+            f"malformed calibrated set {path}: {type(exc).__name__}; rewrite it with `dialectica calibrate graph={graph}`"
+        ) from exc
     if not isinstance(data, dict) or data.get("graph") != graph:
         raise ConfigError(f"malformed calibrated set {path}: expected a mapping with graph: {graph}")
     personas = data.get("personas") or {}
     if not isinstance(personas, Mapping):
         raise ConfigError(f"malformed calibrated set {path}: personas must map persona ids to values")
     return CalibratedSet(
-        graph=graph, shared=_values(f"{path}: shared", data.get("shared") or {}, calibration),
+        graph=graph,
+        shared=_values(f"{path}: shared", data.get("shared") or {}, calibration),
         personas={str(p): _values(f"{path}: personas.{p}", v, calibration) for p, v in personas.items()},
-        provenance=dict(data.get("provenance") or {}), fit=dict(data.get("fit") or {}),
+        provenance=dict(data.get("provenance") or {}),
+        fit=dict(data.get("fit") or {}),
     )
 
 

@@ -35,8 +35,10 @@ from dialectica.sim.analysis.calibration.fit import (
 from dialectica.sim.authoring.params import ConfigError
 
 TRIALS = 30
-USAGE = ("usage: dialectica calibrate graph=NAME [reference=VALIDITY_DIR] [fit=0,2,4] [trials=N] [out=PATH] "
-         "[grid.PARAM=a,b,c] [overrides for the reference run]")
+USAGE = (
+    "usage: dialectica calibrate graph=NAME [reference=VALIDITY_DIR] [fit=0,2,4] [trials=N] [out=PATH] "
+    "[grid.PARAM=a,b,c] [overrides for the reference run]"
+)
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,10 @@ def parse(argv: Sequence[str]) -> Args:
     if graph not in discovery.names():
         raise ConfigError(f"graph={graph!r} is required and must be one of: {', '.join(discovery.names())}")
     if discovery.load(graph).calibration is None:
-        raise ConfigError(f"graph {graph} declares no calibration (GraphSpec.calibration); calibratable graphs: "
-                          f"{', '.join(n for n in discovery.names() if discovery.load(n).calibration is not None)}")
+        raise ConfigError(
+            f"graph {graph} declares no calibration (GraphSpec.calibration); calibratable graphs: "
+            f"{', '.join(n for n in discovery.names() if discovery.load(n).calibration is not None)}"
+        )
     try:
         fit = [int(i) for i in given["fit"].split(",")] if "fit" in given else None
         trials = int(given.get("trials", TRIALS))
@@ -80,8 +84,10 @@ def parse(argv: Sequence[str]) -> Args:
         raise ConfigError(f"trials={trials} must be at least 1")
     reference = Path(given["reference"]) if "reference" in given else None
     if reference is not None and rest:
-        raise ConfigError(f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
-                          "run a new reference with them")
+        raise ConfigError(
+            f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
+            "run a new reference with them"
+        )
     return Args(graph, reference, fit, trials, Path(given["out"]) if "out" in given else None, rest, tracking)
 
 
@@ -98,8 +104,12 @@ def _label(point: dict[str, Any]) -> str:
     return label(point)
 
 
-def evaluate(reference: Reference, calibrated: list[list[dict[str, Any]]], fit: list[int],
-             stats: Callable[[list[dict[str, Any]]], dict[str, float]]) -> dict[str, Any]:
+def evaluate(
+    reference: Reference,
+    calibrated: list[list[dict[str, Any]]],
+    fit: list[int],
+    stats: Callable[[list[dict[str, Any]]], dict[str, float]],
+) -> dict[str, Any]:
     """Per grid point the three casts' rates (the LLM's with its Wilson interval) and whether the calibrated and
     the authored rates lie inside it; Spearman of each scripted cast against the LLM; the behaviour statistics
     of all three over the whole grid."""
@@ -112,9 +122,15 @@ def evaluate(reference: Reference, calibrated: list[list[dict[str, Any]]], fit: 
     for i, point in enumerate(reference.points):
         k, n = converged(reference.llm[i])
         low, high = wilson_interval(k, n)
-        row: dict[str, Any] = {"config": _label(point), "split": "fit" if i in fit else "held-out", "llm_rate": k / n,
-               "llm_ci95_low": low, "llm_ci95_high": high, "scripted_rate": rate(reference.scripted[i]),
-               "calibrated_rate": rate(calibrated[i])}
+        row: dict[str, Any] = {
+            "config": _label(point),
+            "split": "fit" if i in fit else "held-out",
+            "llm_rate": k / n,
+            "llm_ci95_low": low,
+            "llm_ci95_high": high,
+            "scripted_rate": rate(reference.scripted[i]),
+            "calibrated_rate": rate(calibrated[i]),
+        }
         row |= {f"{c}_inside_llm_ci": bool(low <= row[f"{c}_rate"] <= high) for c in ("scripted", "calibrated")}
         rows.append(row)
     llm = np.array([r["llm_rate"] for r in rows])
@@ -124,11 +140,18 @@ def evaluate(reference: Reference, calibrated: list[list[dict[str, Any]]], fit: 
     def flat(groups: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return [r for rows in groups for r in rows]
 
-    behaviour = {"llm": stats(flat(reference.llm)), "scripted": stats(flat(reference.scripted)),
-                 "calibrated": stats(flat(calibrated))}
-    return {"configs": rows, "spearman": spearman,
-            "held_out_inside": {c: sum(r[f"{c}_inside_llm_ci"] for r in held) for c in ("scripted", "calibrated")},
-            "held_out": len(held), "behaviour": behaviour}
+    behaviour = {
+        "llm": stats(flat(reference.llm)),
+        "scripted": stats(flat(reference.scripted)),
+        "calibrated": stats(flat(calibrated)),
+    }
+    return {
+        "configs": rows,
+        "spearman": spearman,
+        "held_out_inside": {c: sum(r[f"{c}_inside_llm_ci"] for r in held) for c in ("scripted", "calibrated")},
+        "held_out": len(held),
+        "behaviour": behaviour,
+    }
 
 
 def _num(v: float | None) -> str:
@@ -137,27 +160,38 @@ def _num(v: float | None) -> str:
 
 def markdown(graph: str, report: dict[str, Any], docs: dict[str, str]) -> str:
     ev = report["evaluation"]
-    lines = [f"# Calibration: {graph} against {report['provenance']['model'].get('model', '?')} "
-             f"({report['provenance']['episodes']} episodes per point)", "",
-             "| config | split | LLM rate (95% CI) | authored scripted | inside | calibrated | inside |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Calibration: {graph} against {report['provenance']['model'].get('model', '?')} "
+        f"({report['provenance']['episodes']} episodes per point)",
+        "",
+        "| config | split | LLM rate (95% CI) | authored scripted | inside | calibrated | inside |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in ev["configs"]:
         inside = {c: "yes" if r[f"{c}_inside_llm_ci"] else "no" for c in ("scripted", "calibrated")}
-        lines.append(f"| {r['config']} | {r['split']} | {r['llm_rate']:.2f} ({r['llm_ci95_low']:.2f}-"
-                     f"{r['llm_ci95_high']:.2f}) | {r['scripted_rate']:.2f} | {inside['scripted']}"
-                     f" | {r['calibrated_rate']:.2f} | {inside['calibrated']} |")
-    lines += ["", f"Held-out points inside the LLM's 95% interval: authored {ev['held_out_inside']['scripted']}/"
-              f"{ev['held_out']}, calibrated {ev['held_out_inside']['calibrated']}/{ev['held_out']}. "
-              f"Spearman with the LLM over the grid: authored {_num(ev['spearman']['scripted'])}, calibrated "
-              f"{_num(ev['spearman']['calibrated'])}. Fit loss: authored {report['fit']['authored_loss']:.3f}, "
-              f"calibrated {report['fit']['loss']:.3f}.", "",
-              "| statistic | LLM | authored scripted | calibrated | meaning |", "|---|---|---|---|---|"]
+        lines.append(
+            f"| {r['config']} | {r['split']} | {r['llm_rate']:.2f} ({r['llm_ci95_low']:.2f}-"
+            f"{r['llm_ci95_high']:.2f}) | {r['scripted_rate']:.2f} | {inside['scripted']}"
+            f" | {r['calibrated_rate']:.2f} | {inside['calibrated']} |"
+        )
+    lines += [
+        "",
+        f"Held-out points inside the LLM's 95% interval: authored {ev['held_out_inside']['scripted']}/"
+        f"{ev['held_out']}, calibrated {ev['held_out_inside']['calibrated']}/{ev['held_out']}. "
+        f"Spearman with the LLM over the grid: authored {_num(ev['spearman']['scripted'])}, calibrated "
+        f"{_num(ev['spearman']['calibrated'])}. Fit loss: authored {report['fit']['authored_loss']:.3f}, "
+        f"calibrated {report['fit']['loss']:.3f}.",
+        "",
+        "| statistic | LLM | authored scripted | calibrated | meaning |",
+        "|---|---|---|---|---|",
+    ]
     b = ev["behaviour"]
     for name in b["llm"]:
-        lines.append(f"| {name} | {_num(b['llm'][name])} | {_num(b['scripted'].get(name))} | "
-                     f"{_num(b['calibrated'].get(name))} | {docs.get(name, '')} |")
-    lines += ["", "Calibrated values (every persona): " +
-              ", ".join(f"{k}={v:.3g}" for k, v in report["values"].items())]
+        lines.append(
+            f"| {name} | {_num(b['llm'][name])} | {_num(b['scripted'].get(name))} | "
+            f"{_num(b['calibrated'].get(name))} | {docs.get(name, '')} |"
+        )
+    lines += ["", "Calibrated values (every persona): " + ", ".join(f"{k}={v:.3g}" for k, v in report["values"].items())]
     return "\n".join(lines) + "\n"
 
 
@@ -170,8 +204,14 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
     fig, ax = subplots(figsize=(max(5.0, 1.2 * len(rows)), 3.6))
     x = np.arange(len(rows))
     llm = np.array([r["llm_rate"] for r in rows])
-    ax.fill_between(x, [r["llm_ci95_low"] for r in rows], [r["llm_ci95_high"] for r in rows], color="#dd8452",
-                    alpha=0.2, label="LLM 95% CI")
+    ax.fill_between(
+        x,
+        [r["llm_ci95_low"] for r in rows],
+        [r["llm_ci95_high"] for r in rows],
+        color="#dd8452",
+        alpha=0.2,
+        label="LLM 95% CI",
+    )
     ax.plot(x, llm, "o-", color="#dd8452", label="LLM cast")
     ax.plot(x, [r["scripted_rate"] for r in rows], "s--", color="#4c72b0", label="authored scripted")
     ax.plot(x, [r["calibrated_rate"] for r in rows], "^-", color="#55a868", label="calibrated scripted")
@@ -194,14 +234,27 @@ def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> No
     with tempfile.TemporaryDirectory() as tmp:
         tracking = from_hydra(compose([f"graph={args.graph}", *args.tracking], cwd), Path(tmp)).tracking
     ev = report["evaluation"]
-    with Tracker(tracking).run(f"calibrate {args.graph}", {"calibration": "true", "graph": args.graph},
-                               f"dialectica calibrate: {report['provenance']['command']}") as log:
-        log.params({"graph": args.graph, "reference": report["provenance"]["reference"], "trials": args.trials,
-                    **{f"value.{k}": v for k, v in report["values"].items()}})
-        log.metrics({"loss": report["fit"]["loss"], "authored_loss": report["fit"]["authored_loss"],
-                     "held_out_inside_llm_ci": ev["held_out_inside"]["calibrated"] / max(1, ev["held_out"]),
-                     **({"spearman_with_llm": ev["spearman"]["calibrated"]}
-                        if ev["spearman"]["calibrated"] is not None else {})})
+    with Tracker(tracking).run(
+        f"calibrate {args.graph}",
+        {"calibration": "true", "graph": args.graph},
+        f"dialectica calibrate: {report['provenance']['command']}",
+    ) as log:
+        log.params(
+            {
+                "graph": args.graph,
+                "reference": report["provenance"]["reference"],
+                "trials": args.trials,
+                **{f"value.{k}": v for k, v in report["values"].items()},
+            }
+        )
+        log.metrics(
+            {
+                "loss": report["fit"]["loss"],
+                "authored_loss": report["fit"]["authored_loss"],
+                "held_out_inside_llm_ci": ev["held_out_inside"]["calibrated"] / max(1, ev["held_out"]),
+                **({"spearman_with_llm": ev["spearman"]["calibrated"]} if ev["spearman"]["calibrated"] is not None else {}),
+            }
+        )
         for path in files:
             log.artifact(path)
 
@@ -222,15 +275,17 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         from dialectica.sim.analysis import validity
 
         echo(f"no reference= given: running one (dialectica validity graph={args.graph} {' '.join(args.rest)})")
-        reference_dir = Path(validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd,
-                                          echo=echo)["out_dir"])
+        reference_dir = Path(
+            validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd, echo=echo)["out_dir"]
+        )
     else:
         reference_dir = args.reference if args.reference.is_absolute() else cwd / args.reference
     reference = load_reference(reference_dir, args.graph)
     fit, held = split(len(reference.points), args.fit)
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = from_hydra(compose([f"graph={args.graph}", *reference.overrides, "participants=scripted",
-                                 "tracking=none"], cwd), Path(tmp))
+        cfg = from_hydra(
+            compose([f"graph={args.graph}", *reference.overrides, "participants=scripted", "tracking=none"], cwd), Path(tmp)
+        )
     graph_run = cfg.graphs[0]
     embed = None
     if spec.embeds and cfg.embedding_cache is not None:
@@ -249,43 +304,83 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
 
     target = stats([r for i in fit for r in reference.llm[i]])
     target_rates = [rate(reference.llm[i]) for i in fit]
-    echo(f"fitting {len(calibration.knobs)} knobs of {args.graph} on {len(fit)} of {len(reference.points)} grid points "
-         f"({n} episodes each), {args.trials} trials; reference {reference_dir}")
+    echo(
+        f"fitting {len(calibration.knobs)} knobs of {args.graph} on {len(fit)} of {len(reference.points)} grid points "
+        f"({n} episodes each), {args.trials} trials; reference {reference_dir}"
+    )
     bar = tqdm(total=args.trials, desc=f"calibrate {args.graph}", unit="trial", dynamic_ncols=True)
 
     def progress(i: int, best: float) -> None:
         bar.update(1)
         bar.set_postfix(best_loss=f"{best:.3f}")
 
-    result = search(calibration, play, target, target_rates, args.trials, seed=reference.seed, progress=progress,
-                    start=authored_mean(calibration, graph_run.scenarios))
+    result = search(
+        calibration,
+        play,
+        target,
+        target_rates,
+        args.trials,
+        seed=reference.seed,
+        progress=progress,
+        start=authored_mean(calibration, graph_run.scenarios),
+    )
     bar.close()
     evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
     now = datetime.now(UTC)
     # relative to where it ran (results/validity/...): a set committed to the repository names no machine's paths
     shown = os.path.relpath(reference_dir, cwd) if reference_dir.resolve().is_relative_to(cwd.resolve()) else reference_dir
-    command = " ".join(["dialectica calibrate", f"graph={args.graph}", f"reference={shown}",
-                        *([f"fit={','.join(map(str, args.fit))}"] if args.fit else []), f"trials={args.trials}"])
+    command = " ".join(
+        [
+            "dialectica calibrate",
+            f"graph={args.graph}",
+            f"reference={shown}",
+            *([f"fit={','.join(map(str, args.fit))}"] if args.fit else []),
+            f"trials={args.trials}",
+        ]
+    )
     provenance = {
-        "model": reference.model, "reference": str(shown), "seed": reference.seed, "episodes": n,
-        "episode_indices": [0, n - 1], "grid": {k: [p[k] for p in reference.points] for k in reference.points[0]},
+        "model": reference.model,
+        "reference": str(shown),
+        "seed": reference.seed,
+        "episodes": n,
+        "episode_indices": [0, n - 1],
+        "grid": {k: [p[k] for p in reference.points] for k in reference.points[0]},
         "fit_points": [_label(reference.points[i]) for i in fit],
         "held_out_points": [_label(reference.points[i]) for i in held],
-        "overrides": reference.overrides, "trials": args.trials, "sampler": "optuna TPESampler", "per_persona": False,
-        "date": now.isoformat(timespec="seconds"), "dialectica_version": _package_version(), "command": command,
+        "overrides": reference.overrides,
+        "trials": args.trials,
+        "sampler": "optuna TPESampler",
+        "per_persona": False,
+        "date": now.isoformat(timespec="seconds"),
+        "dialectica_version": _package_version(),
+        "command": command,
     }
-    summary = {"loss": result.loss, "authored_loss": result.authored_loss,
-               "held_out_inside_llm_ci": f"{evaluation['held_out_inside']['calibrated']}/{evaluation['held_out']}",
-               "spearman_with_llm": evaluation["spearman"]["calibrated"],
-               "statistics": {name: {"llm": evaluation["behaviour"]["llm"][name],
-                                     "calibrated": evaluation["behaviour"]["calibrated"].get(name)}
-                              for name in evaluation["behaviour"]["llm"]}}
+    summary = {
+        "loss": result.loss,
+        "authored_loss": result.authored_loss,
+        "held_out_inside_llm_ci": f"{evaluation['held_out_inside']['calibrated']}/{evaluation['held_out']}",
+        "spearman_with_llm": evaluation["spearman"]["calibrated"],
+        "statistics": {
+            name: {
+                "llm": evaluation["behaviour"]["llm"][name],
+                "calibrated": evaluation["behaviour"]["calibrated"].get(name),
+            }
+            for name in evaluation["behaviour"]["llm"]
+        },
+    }
     chosen = CalibratedSet(args.graph, result.values, {}, provenance, summary)
     target_path = args.out or calsets.path_for(graph_run.datasets)
     calsets.write(target_path, chosen)
-    report = json_safe({"graph": args.graph, "values": result.values, "provenance": provenance,
-                        "fit": {"loss": result.loss, "authored_loss": result.authored_loss, "trials": result.trials},
-                        "evaluation": evaluation, "calibrated_set": str(target_path)})
+    report = json_safe(
+        {
+            "graph": args.graph,
+            "values": result.values,
+            "provenance": provenance,
+            "fit": {"loss": result.loss, "authored_loss": result.authored_loss, "trials": result.trials},
+            "evaluation": evaluation,
+            "calibrated_set": str(target_path),
+        }
+    )
     out = cwd / "results" / "calibration" / f"{args.graph}-{now:%Y-%m-%d_%H-%M-%S}"
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(report, indent=2))

@@ -68,8 +68,9 @@ def _records(path: Path) -> Records:
     from dialectica.sim.engine.records import read
 
     if not path.is_file():
-        raise ConfigError(f"reference run incomplete: {path} is missing; rerun dialectica validity, or give "
-                          "another reference=DIR")
+        raise ConfigError(
+            f"reference run incomplete: {path} is missing; rerun dialectica validity, or give another reference=DIR"
+        )
     return sorted(read(path), key=lambda r: r["episode"])
 
 
@@ -77,8 +78,10 @@ def load_reference(path: Path, graph: str) -> Reference:
     """The reference at ``path`` (a ``dialectica validity`` directory of ``graph``)."""
     report = path / "validity.json"
     if not report.is_file():
-        raise ConfigError(f"reference={path} is not a dialectica validity directory (no validity.json); run "
-                          f"`dialectica validity graph={graph}` or omit reference= to run one")
+        raise ConfigError(
+            f"reference={path} is not a dialectica validity directory (no validity.json); run "
+            f"`dialectica validity graph={graph}` or omit reference= to run one"
+        )
     data = json.loads(report.read_text())
     if data.get("graph") != graph:
         raise ConfigError(f"reference={path} is a validity run of graph {data.get('graph')!r}, not {graph!r}")
@@ -89,11 +92,21 @@ def load_reference(path: Path, graph: str) -> Reference:
     seed = next((int(o.split("=", 1)[1]) for o in overrides if o.startswith("seed=")), 0)
     config = path / "0-llm" / graph / "config.json"
     llm = json.loads(config.read_text()).get("llm", {}) if config.is_file() else {}
-    model = {k: llm.get(k) for k in ("backend", "preset", "model", "model_path", "base_url", "temperature",
-                                     "max_tokens", "system_roles") if llm.get(k) is not None}
-    return Reference(path, graph, points, [_records(path / f"{i}-llm" / "episodes.jsonl") for i in range(len(points))],
-                     [_records(path / f"{i}-scripted" / "episodes.jsonl") for i in range(len(points))],
-                     seed, overrides, model)
+    model = {
+        k: llm.get(k)
+        for k in ("backend", "preset", "model", "model_path", "base_url", "temperature", "max_tokens", "system_roles")
+        if llm.get(k) is not None
+    }
+    return Reference(
+        path,
+        graph,
+        points,
+        [_records(path / f"{i}-llm" / "episodes.jsonl") for i in range(len(points))],
+        [_records(path / f"{i}-scripted" / "episodes.jsonl") for i in range(len(points))],
+        seed,
+        overrides,
+        model,
+    )
 
 
 def split(n: int, fit: Sequence[int] | None = None) -> tuple[list[int], list[int]]:
@@ -112,8 +125,13 @@ def statistics(calibration: Calibration, records: Iterable[Mapping[str, Any]]) -
         return {k: float(v) for k, v in calibration.behaviour(list(records)).items()}
 
 
-def loss(calibration: Calibration, target: Mapping[str, float], got: Mapping[str, float],
-         target_rates: Sequence[float], got_rates: Sequence[float]) -> float:
+def loss(
+    calibration: Calibration,
+    target: Mapping[str, float],
+    got: Mapping[str, float],
+    target_rates: Sequence[float],
+    got_rates: Sequence[float],
+) -> float:
     """Mean squared miss of the behaviour statistics plus that of the headline rates per grid point, in one unit:
     a rate off by ``RATE_SCALE``, or a statistic off by ``RATE_SCALE`` times its scale, counts 1 (a statistic
     defined on one side only counts as off by its whole scale). Behaviour and outcome weigh alike."""
@@ -138,9 +156,16 @@ class Fit:
     trials: list[dict[str, Any]]
 
 
-def search(calibration: Calibration, play: Callable[[dict[str, float] | None], list[Records]], target: Mapping[str, float],
-           target_rates: Sequence[float], trials: int, seed: int = 0,
-           progress: Callable[[int, float], None] = lambda i, best: None, start: Mapping[str, float] | None = None) -> Fit:
+def search(
+    calibration: Calibration,
+    play: Callable[[dict[str, float] | None], list[Records]],
+    target: Mapping[str, float],
+    target_rates: Sequence[float],
+    trials: int,
+    seed: int = 0,
+    progress: Callable[[int, float], None] = lambda i, best: None,
+    start: Mapping[str, float] | None = None,
+) -> Fit:
     """Optuna's TPE sampler (seeded) over the graph's knobs. ``play(values)`` gives the scripted records per fit
     point with the personas set to ``values`` (None: as authored); ``start`` is tried first (the authored
     personas' mean values, say), so that the search starts where the cast was written to be."""
@@ -153,8 +178,9 @@ def search(calibration: Calibration, play: Callable[[dict[str, float] | None], l
         groups = play(values)
         played = [r for rows in groups for r in rows]
         errors = sum(r["termination_reason"] == "error" for r in played) / max(1, len(played))
-        return float(ERROR_PENALTY * errors) + loss(calibration, target, statistics(calibration, played),
-                                             target_rates, [rate(rows) for rows in groups])
+        return float(ERROR_PENALTY * errors) + loss(
+            calibration, target, statistics(calibration, played), target_rates, [rate(rows) for rows in groups]
+        )
 
     def suggest(trial: Any, knob: Knob) -> float | int:
         if knob.integer:

@@ -20,9 +20,15 @@ def with_point(params: Any, point: Mapping[str, Any]) -> Any:
     return dataclasses.replace(params, **point)
 
 
-def simulate(run: GraphRun, points: Sequence[Mapping[str, Any]], episodes: int, seed: int,
-             calset: CalibratedSet | None = None, embed: Callable[[list[str]], Any] | None = None,
-             first: int = 0) -> list[list[dict[str, Any]]]:
+def simulate(
+    run: GraphRun,
+    points: Sequence[Mapping[str, Any]],
+    episodes: int,
+    seed: int,
+    calset: CalibratedSet | None = None,
+    embed: Callable[[list[str]], Any] | None = None,
+    first: int = 0,
+) -> list[list[dict[str, Any]]]:
     """Records (as ``episodes.jsonl`` holds them) of ``episodes`` scripted episodes per grid point, episode
     indices ``first`` onwards; every point plays the same seeds and scenarios."""
     spec = run.spec
@@ -34,8 +40,15 @@ def simulate(run: GraphRun, points: Sequence[Mapping[str, Any]], episodes: int, 
         params = with_point(run.params, point)
         rows = []
         for index in range(first, first + episodes):
-            plan = EpisodePlan(spec.name, index, episode_seed(seed, spec.name, index), scenarios[index % len(scenarios)],
-                               "scripted", datasets=run.datasets, options=run.options)
+            plan = EpisodePlan(
+                spec.name,
+                index,
+                episode_seed(seed, spec.name, index),
+                scenarios[index % len(scenarios)],
+                "scripted",
+                datasets=run.datasets,
+                options=run.options,
+            )
             rows.append(json.loads(to_line(run_episode(spec, params, plan, embed))))
         out.append(rows)
     return out

@@ -29,9 +29,12 @@ def trader(limit: float, step: float, rng: random.Random, selling: bool):
 def scripted_cast(request: CastRequest) -> HaggleDeps:
     s = request.scenario
     return HaggleDeps(
-        buyer=ScriptedChatModel(role="buyer", policy=trader(
-            s["buyer_limit"], s["buyer_step"], random.Random(f"{request.seed}:b"), selling=False)),
-        seller=ScriptedChatModel(role="seller", policy=trader(
-            s["seller_limit"], s["seller_step"], random.Random(f"{request.seed}:s"), selling=True)),
+        buyer=ScriptedChatModel(
+            role="buyer", policy=trader(s["buyer_limit"], s["buyer_step"], random.Random(f"{request.seed}:b"), selling=False)
+        ),
+        seller=ScriptedChatModel(
+            role="seller",
+            policy=trader(s["seller_limit"], s["seller_step"], random.Random(f"{request.seed}:s"), selling=True),
+        ),
         item=s["item"],
     )

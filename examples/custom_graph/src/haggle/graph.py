@@ -56,16 +56,21 @@ def seller_turn(state: HaggleState, runtime: Runtime[Context]) -> dict[str, Any]
     deps, n = runtime.context.deps, state.get("round", 0) + 1
     prompt = f"You sell {deps.item}. Your last ask: {state['ask']:.0f}. The buyer offers {state['offer']:.0f}. Your ask?"
     text = str(deps.seller.invoke([HumanMessage(prompt)]).content)
-    return {"round": n, "ask": _price(text, state["ask"]),
-            "turns": [{"round": n, "role": "participant", "speaker": "seller", "text": text}]}
+    return {
+        "round": n,
+        "ask": _price(text, state["ask"]),
+        "turns": [{"round": n, "role": "participant", "speaker": "seller", "text": text}],
+    }
 
 
 def buyer_turn(state: HaggleState, runtime: Runtime[Context]) -> dict[str, Any]:
     deps = runtime.context.deps
     prompt = f"You want {deps.item}. The seller asks {state['ask']:.0f}. Your last offer: {state['offer']:.0f}. Your offer?"
     text = str(deps.buyer.invoke([HumanMessage(prompt)]).content)
-    return {"offer": _price(text, state["offer"]),
-            "turns": [{"round": state["round"], "role": "participant", "speaker": "buyer", "text": text}]}
+    return {
+        "offer": _price(text, state["offer"]),
+        "turns": [{"round": state["round"], "role": "participant", "speaker": "buyer", "text": text}],
+    }
 
 
 def route(state: HaggleState, runtime: Runtime[Context]) -> str:

@@ -1,6 +1,6 @@
 """What a researcher writes beside the graph to evaluate it: a simulated customer and a judge.
 
-    dialectica.evaluate("support_bot.graph:graph", scenarios="scenarios.yaml", user=customer, judge=refunded)
+dialectica.evaluate("support_bot.graph:graph", scenarios="scenarios.yaml", user=customer, judge=refunded)
 """
 
 import random
@@ -9,8 +9,11 @@ from langchain_core.messages import BaseMessage
 
 from dialectica import Verdict
 
-OPENINGS = ("Hi, I'd like a refund for my flight.", "Hello, can I get my money back for a flight?",
-            "I want a refund for a flight I took, please.")
+OPENINGS = (
+    "Hi, I'd like a refund for my flight.",
+    "Hello, can I get my money back for a flight?",
+    "I want a refund for a flight I took, please.",
+)
 
 
 def outcome(messages: list[BaseMessage]) -> str:

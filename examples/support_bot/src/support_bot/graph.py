@@ -65,8 +65,14 @@ def assistant(state: SupportState, runtime: Runtime[SupportContext]) -> dict:
             return {"messages": [AIMessage(f"I can't find booking {flight['booking']}. Could you check the number?")]}
         if flight["days_since_flight"] <= ctx.refund_window_days:
             return {"messages": [call("issue_refund", flight["booking"])]}
-        return {"messages": [AIMessage(f"Sorry, your flight was {flight['days_since_flight']} days ago, so it is not "
-                                       f"eligible for a refund (we refund within {ctx.refund_window_days} days).")]}
+        return {
+            "messages": [
+                AIMessage(
+                    f"Sorry, your flight was {flight['days_since_flight']} days ago, so it is not "
+                    f"eligible for a refund (we refund within {ctx.refund_window_days} days)."
+                )
+            ]
+        }
     said = [m.text for m in state["messages"] if isinstance(m, HumanMessage)]
     if not any(REFUND.search(text) for text in said):
         return {"messages": [AIMessage("Hello! How can I help you with your booking today?")]}
@@ -75,10 +81,11 @@ def assistant(state: SupportState, runtime: Runtime[SupportContext]) -> dict:
         return {"messages": [call("lookup_booking", found[0])]}
     asked = state.get("clarifications", 0)
     if asked >= ctx.max_clarifications:
-        return {"messages": [AIMessage("I'm transferring you to a colleague who can find your booking.")],
-                "escalated": True}
-    return {"messages": [AIMessage("I can help with a refund. What is your booking number (like AB1234)?")],
-            "clarifications": asked + 1}
+        return {"messages": [AIMessage("I'm transferring you to a colleague who can find your booking.")], "escalated": True}
+    return {
+        "messages": [AIMessage("I can help with a refund. What is your booking number (like AB1234)?")],
+        "clarifications": asked + 1,
+    }
 
 
 builder = StateGraph(SupportState, context_schema=SupportContext)
