@@ -11,9 +11,11 @@ own time outside model calls in surrogate runs on the local LLM.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -246,4 +248,91 @@ def server_concurrency(tmp: Path, latency_s: float = 0.3, in_flight: int = 16, e
         "speedup": one / many,
         "same_records": seq == par,
         "throughput_ratio": (8 * in_flight / long_wall) / (episodes / one),
+    }
+
+
+def model_rates(overrides: list[str], tmp: Path, prompt_tokens: int = 256, generated: int = 64) -> dict[str, float]:
+    """The local model's speed on this machine now, with the settings a run gets from ``overrides``
+    (``llm=llamacpp llm.preset=...``): prompt tokens/s (a fresh prompt of ``prompt_tokens`` tokens, one token out)
+    and generated tokens/s (``generated`` tokens after that prompt, its prefix cached, end of text banned)."""
+    import yaml
+
+    from dialectica.sim.llm.llamacpp import LlamaCppBackend
+    from dialectica.sim.llm.settings import LLMSettings
+
+    cfg = compose(["tracking=none", *overrides], tmp)
+    llama = LlamaCppBackend(LLMSettings.from_dict(yaml.safe_load(yaml.safe_dump(dict(cfg.llm))))).llama
+    words = " ".join(f"w{i}" for i in range(prompt_tokens * 2))
+    tokens = llama.tokenize(words.encode(), add_bos=True)[:prompt_tokens]
+    llama.reset()
+    start = time.perf_counter()
+    llama.eval(tokens)
+    read = time.perf_counter() - start
+    start = time.perf_counter()
+    stream = llama.generate(tokens, temp=0.0, logits_processor=[_ban(llama.token_eos())])  # the prompt is cached
+    for count, _ in enumerate(stream, start=1):
+        if count == generated:
+            break
+    write = time.perf_counter() - start
+    return {"prompt_tokens_per_second": len(tokens) / read, "generated_tokens_per_second": generated / write}
+
+
+def _ban(token: int) -> Callable[[Any, Any], Any]:
+    def ban(ids: Any, scores: Any) -> Any:
+        scores[token] = -float("inf")
+        return scores
+
+    return ban
+
+
+def token_figures(graph: str, tmp: Path, overrides: list[str], rates: dict[str, float], episodes: int = 1) -> dict[str, Any]:
+    """A cold surrogate run of ``graph`` on the local model (``overrides``) against its compute bound: calls, prompt and
+    generated tokens, the share of prompt tokens served from the prefix cache (all roles, and the roles that speak
+    more than once an episode), seconds per call, and the episodes' model seconds divided by the bound (prompt
+    tokens / prompt tokens per second + generated tokens / generated tokens per second, ``rates`` measured in the same
+    benchmark)."""
+    exe = Path(sys.executable).parent / "dialectica"
+    out = tmp / "tokens" / graph
+    subprocess.run(
+        [
+            str(exe),
+            f"graph={graph}",
+            "participants=surrogate",
+            *overrides,
+            f"episodes={episodes}",
+            "llm.cache=null",
+            "progress=false",
+            "tracking=none",
+            "view.enabled=false",
+            f"hydra.run.dir={out}",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=tmp,
+    )
+    from dialectica.sim.engine import records
+
+    prompt = generated = cached = multi_prompt = multi_cached = 0
+    calls, seconds = 0, 0.0
+    for record in records.read(out / records.FILE, keep=False):
+        timings, usage = record["timings"], record["usage"]
+        calls += int(usage.get("llm_calls", 0))
+        seconds += float(timings.get("llm_seconds", 0.0))
+        by_role_calls = usage.get("calls_by_role", {})
+        for role, (p, g, c) in timings.get("model_tokens_by_role", {}).items():
+            prompt, generated, cached = prompt + p, generated + g, cached + c
+            if by_role_calls.get(role, 0) > 1:
+                multi_prompt, multi_cached = multi_prompt + p, multi_cached + c
+    bound = prompt / rates["prompt_tokens_per_second"] + generated / rates["generated_tokens_per_second"]
+    return {
+        "episodes": episodes,
+        "calls": calls,
+        "prompt_tokens": prompt,
+        "generated_tokens": generated,
+        "prompt_cached_share": cached / prompt if prompt else math.nan,
+        "multi_turn_cached_share": multi_cached / multi_prompt if multi_prompt else math.nan,
+        "seconds_per_call": seconds / calls if calls else math.nan,
+        "model_seconds": seconds,
+        "bound_seconds": bound,
+        "over_bound": seconds / bound if bound else math.nan,
     }

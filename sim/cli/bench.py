@@ -15,9 +15,11 @@ from dialectica.sim.analysis.bench import (
     episodes_per_second,
     harness_overhead,
     memory_growth,
+    model_rates,
     server_concurrency,
     startup_seconds,
     surrogate_run,
+    token_figures,
     tracking_share,
 )
 from dialectica.sim.cli.errors import Parser
@@ -56,6 +58,17 @@ def measure(argv: list[str]) -> dict[str, Any]:
         "LATENCY_S seconds, one at a time against 16 in flight",
     )
     parser.add_argument("--only-server", action="store_true", help="with --server: skip every other figure")
+    parser.add_argument(
+        "--tokens",
+        nargs="*",
+        metavar="GRAPH",
+        default=None,
+        help="also measure surrogate episodes on the reference model against its compute bound: calls, prompt and "
+        "generated tokens, prefix-cache share, seconds per call (default: every graph)",
+    )
+    parser.add_argument("--tokens-preset", default="qwen2.5-coder-1.5b", help="the local model for --tokens")
+    parser.add_argument("--tokens-episodes", type=int, default=1, help="surrogate episodes per graph for --tokens")
+    parser.add_argument("--only-tokens", action="store_true", help="with --tokens: skip every other figure")
     args = parser.parse_args(argv)
     from dialectica.sim.config.discovery import names
     from dialectica.sim.engine.embedding import Embedder
@@ -66,7 +79,9 @@ def measure(argv: list[str]) -> dict[str, Any]:
         tmp = Path(name)
         if args.server is not None:
             figures["server"] = server_concurrency(tmp, args.server)
-        if args.only_server:
+        if args.tokens is not None:
+            figures["tokens"] = _tokens(args, tmp, args.tokens or names())
+        if args.only_server or args.only_tokens:
             return _report(figures, [], args.out)
         for graph in names():
             figures["graphs"][graph] = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed) | {
@@ -105,6 +120,41 @@ def measure(argv: list[str]) -> dict[str, Any]:
     return _report(figures, rows, args.out)
 
 
+def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:
+    overrides = ["llm=llamacpp", f"llm.preset={args.tokens_preset}"]
+    rates = model_rates(overrides, tmp)
+    by_graph = {g: token_figures(g, tmp, overrides, rates, args.tokens_episodes) for g in graphs}
+    return {"preset": args.tokens_preset, "rates": rates, "graphs": by_graph}
+
+
+def _token_rows(tokens: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rates = tokens["rates"]
+    rows = [
+        (
+            f"{tokens['preset']}: prompt / generated tokens per second",
+            f"{rates['prompt_tokens_per_second']:.0f}/{rates['generated_tokens_per_second']:.1f}",
+            "",
+        )
+    ]
+    for g, v in tokens["graphs"].items():
+        rows += [
+            (
+                f"{g} surrogate: calls, prompt / generated tokens per episode",
+                f"{v['calls'] / v['episodes']:.0f}, {v['prompt_tokens'] / v['episodes']:.0f}/"
+                f"{v['generated_tokens'] / v['episodes']:.0f}",
+                "",
+            ),
+            (
+                f"{g} surrogate: prompt tokens from the prefix cache (multi-turn roles)",
+                f"{v['prompt_cached_share']:.0%} ({v['multi_turn_cached_share']:.0%})",
+                ">= 80%",
+            ),
+            (f"{g} surrogate: seconds per call", f"{v['seconds_per_call']:.2f}", ""),
+            (f"{g} surrogate: model seconds / compute bound", f"{v['over_bound']:.2f}", "<= 1.3"),
+        ]
+    return rows
+
+
 def _report(figures: dict[str, Any], rows: list[tuple[str, str, str]], out: Path) -> dict[str, Any]:
     if "server" in figures:
         v = figures["server"]
@@ -123,6 +173,8 @@ def _report(figures: dict[str, Any], rows: list[tuple[str, str, str]], out: Path
             ),
             *rows,
         ]
+    if "tokens" in figures:
+        rows = [*_token_rows(figures["tokens"]), *rows]
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':{width}}  {'measured':>9}  aim")
     for label, value, aim in rows:

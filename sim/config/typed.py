@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig, ListConfig
 
@@ -24,6 +24,9 @@ from dialectica.sim.config.secrets import scrub_url
 from dialectica.sim.config.shape import check_shape, container, int_value, objective, view_options
 from dialectica.sim.llm.casting import Voices, voices
 from dialectica.sim.view.options import ViewOptions
+
+if TYPE_CHECKING:
+    from dialectica.sim.engine.build import Fork
 
 _SECRET = secrets.SECRET_NAME
 
@@ -48,7 +51,7 @@ class GraphRun:
     scenarios: list[dict[str, Any]]
     raw: dict[str, Any]
     datasets: Path
-    fork: Any = None
+    fork: Fork | None = None
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ class EpisodeMeter(BaseCallbackHandler):
         self.empty_replies = 0
         self.cache_lookups = 0  # calls of models with a call cache
         self.cache_hits = 0
+        self.role_model_tokens: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # prompt, generated, cached
         self.rate_limited = 0  # 429/503 replies waited out
 
     def on_chain_start(
@@ -85,6 +86,9 @@ class EpisodeMeter(BaseCallbackHandler):
                     self.empty_replies += bool(call["empty"])
                     self.rate_limited += int(call.get("rate_limited", 0))
                     seconds = (seconds or 0.0) + call["model_seconds"]
+                    if call.get("cache_hit") is False and "tokens" in call:  # the model ran: what it read and wrote
+                        for i, n in enumerate(call["tokens"]):
+                            self.role_model_tokens[role][i] += int(n)
         self.role_seconds[role] += wall if seconds is None else seconds
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
@@ -113,4 +117,7 @@ class EpisodeMeter(BaseCallbackHandler):
             "cache_lookups": self.cache_lookups,
             "cache_hits": self.cache_hits,
             "rate_limited": self.rate_limited,
+            # per role: [prompt tokens, generated tokens, prompt tokens served from the prefix cache] of the calls
+            # the model ran (call-cache hits excluded); the prefix cache depends on the order of calls
+            "model_tokens_by_role": {role: list(n) for role, n in self.role_model_tokens.items()},
         }

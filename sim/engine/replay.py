@@ -16,10 +16,13 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dialectica.metrics import converged
 from dialectica.sim.authoring.params import ConfigError, build_params
+
+if TYPE_CHECKING:
+    from dialectica.sim.engine.build import Fork
 
 FILE = "replay.json"
 
@@ -62,7 +65,7 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
     return forked
 
 
-def source_tags(fork: Any, graph: str) -> dict[str, str]:
+def source_tags(fork: Fork, graph: str) -> dict[str, str]:
     """MLflow tags linking a replay's run to the original's: its directory, the turn, and its run id if logged."""
     tags = {"replay_of": str(fork.run), "replay_from_turn": str(fork.turn)}
     summary = Path(fork.run) / "summary.json"

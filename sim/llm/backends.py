@@ -34,6 +34,7 @@ class Reply:
     completion_tokens: int
     seconds: float = 0.0  # the model's own time: waiting for a shared model is not counted
     rate_limited: int = 0  # 429/503 replies waited out before this one
+    cached_tokens: int = 0  # prompt tokens served from the backend's prefix cache (not evaluated again)
 
 
 class Backend(Protocol):

@@ -116,6 +116,7 @@ class LLMChatModel(BaseChatModel):
             "empty": not text.strip(),
             "seconds": sum(r.seconds for r in replies),
             "rate_limited": sum(r.rate_limited for r in replies),
+            "cached_tokens": sum(r.cached_tokens for r in replies),
         }
 
     def _generate(
@@ -153,6 +154,7 @@ class LLMChatModel(BaseChatModel):
                     "empty": result["empty"],
                     "model_seconds": 0.0 if hit else result["seconds"],
                     "rate_limited": 0 if hit else result.get("rate_limited", 0),
+                    "tokens": [n_in, n_out, 0 if hit else result.get("cached_tokens", 0)],
                 }
             },
         )

@@ -123,6 +123,19 @@ def _grammar(schema_json: str) -> Any:
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
 
 
+def cached_prefix(llama: Any, prompt: str) -> int:
+    """Prompt tokens llama.cpp will not evaluate again: the prefix the prompt shares with what the context holds
+    (its last token is always evaluated)."""
+    tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
+    held = llama._input_ids[: llama.n_tokens]  # what the context holds (llama-cpp-python keeps no public view)
+    shared = 0
+    for a, b in zip(tokens, held, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return max(0, min(shared, len(tokens) - 1))
+
+
 def _cut_middle(text: str, chars: int) -> str:
     """``text`` less ``chars`` characters from its middle, marked where the cut is."""
     keep = max(0, len(text) - chars - 7)
@@ -191,6 +204,7 @@ class LlamaCppBackend:
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
             deadline = time.monotonic() + request.timeout_s
             prompt, stop = self._fit(request.messages, request.max_tokens)
+            cached = cached_prefix(self.llama, prompt)
             out = self.llama.create_completion(
                 prompt,
                 max_tokens=request.max_tokens,
@@ -210,6 +224,7 @@ class LlamaCppBackend:
             prompt_tokens=usage["prompt_tokens"],
             completion_tokens=usage["completion_tokens"],
             seconds=seconds,
+            cached_tokens=cached,
         )
 
 

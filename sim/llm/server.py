@@ -118,6 +118,7 @@ class ServerBackend:
             completion_tokens=usage.completion_tokens if usage else 0,
             seconds=time.perf_counter() - start,
             rate_limited=attempt,
+            cached_tokens=getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None) or 0,
         )
 
 

@@ -59,13 +59,14 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     ``differs_from_best`` when the corrected p < alpha (metrics/paired.py)."""
     import pandas as pd
 
+    from dialectica.sim.engine import records
+
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     paths = sorted(sweep_dir.glob("*/summary.json"))
     summaries = [json.loads(p.read_text()) for p in paths]
     keys = _config_keys([s.get("overrides", []) for s in summaries])
     for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
-        for line in (summary_path.parent / "episodes.jsonl").read_text().splitlines():
-            record = json.loads(line)
+        for record in records.read(summary_path.parent / records.FILE, keep=False):
             row = pooled.setdefault(
                 (record["graph"], key_overrides),
                 {"tasks": defaultdict(lambda: [0, 0]), "seeds": set(), "objectives": {}, "outcomes": {}},

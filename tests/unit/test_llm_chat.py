@@ -139,6 +139,21 @@ def test_meter_accounts_calls_tokens_cache_hits_and_parse_failures_by_role(tmp_p
     assert runtime["cache_lookups"] == 3 and runtime["cache_hits"] == 1
     # the model's own seconds: 1 attempt, a hit (none), 3 attempts; not the calls' wall time
     assert runtime["llm_seconds_by_role"] == {"expert": pytest.approx(4 * 0.25)}
+    # what the model read and wrote, and what its prefix cache served, only for the calls it ran (not the hit)
+    assert runtime["model_tokens_by_role"] == {"expert": [10 + 3 * 10, 3 + 3 * 1, 0]}
+
+
+def test_prefix_cached_prompt_tokens_are_counted_per_role_apart_from_the_record_usage():
+    class Cached(FakeBackend):
+        def complete(self, request: Request) -> Reply:
+            reply = super().complete(request)
+            return Reply(reply.text, reply.prompt_tokens, reply.completion_tokens, reply.seconds, cached_tokens=7)
+
+    meter = EpisodeMeter()
+    _model(Cached(["a", "b"])).invoke(_messages(), config={"callbacks": [meter]})
+    _model(Cached(["c"])).invoke(_messages("again?"), config={"callbacks": [meter]})
+    assert meter.runtime()["model_tokens_by_role"] == {"expert": [20, 2, 14]}
+    assert "model_tokens_by_role" not in meter.summary()  # the prefix cache depends on call order: not a result
 
 
 def test_settings_pick_a_model_per_role():
