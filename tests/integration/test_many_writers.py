@@ -1,17 +1,13 @@
 """Many writers, one store: runs and sweeps started at once against a new SQLite store all finish with every
-run recorded; a tracking server (``mlflow server`` on loopback) takes runs from several processes."""
+run recorded (a tracking server taking runs from several processes: tests/slow/test_tracking_server.py)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
-import pytest
 from mlflow.tracking import MlflowClient
 
 BIN = Path(sys.executable).parent / "dialectica"
@@ -71,68 +67,3 @@ def test_a_run_directory_held_by_another_process_is_refused_in_one_line(tmp_path
     (line,) = [line for line in err.splitlines() if line.strip()]
     assert f"another dialectica process is writing to {run}; choose another hydra.run.dir" in line
     assert (run / "episodes.jsonl").read_text() == '{"kept": true}\n'  # the other process's records untouched
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
-            return reply.status == 200
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def mlflow_server(tmp_path):
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "mlflow"),
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--backend-store-uri",
-            f"sqlite:///{tmp_path / 'server.db'}",
-            "--artifacts-destination",
-            str(tmp_path / "server-artifacts"),
-            "--workers",
-            "1",
-        ],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(600):  # bounded by tries: the server takes seconds to start on a busy machine
-            if server.poll() is not None:
-                pytest.fail(f"mlflow server exited with {server.returncode}")
-            if _healthy(url):
-                break
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(timeout=0.5)
-        else:
-            pytest.fail("mlflow server never answered /health")
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
-
-
-@pytest.mark.slow  # starts an MLflow server
-def test_a_tracking_server_takes_runs_from_several_processes(tmp_path, mlflow_server):
-    procs = [_start(tmp_path, f"hydra.run.dir={tmp_path / f'run{i}'}", f"tracking.uri={mlflow_server}") for i in range(3)]
-    _finish(procs)
-    runs = _runs(mlflow_server)
-    assert len(runs) == 3 and {r.info.status for r in runs} == {"FINISHED"}
-    client = MlflowClient(mlflow_server)
-    for run in runs:
-        assert "summary.json" in {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert not list(tmp_path.glob("*.db.lock"))  # a server needs no file lock

@@ -1,5 +1,5 @@
-"""A multirun is one MLflow parent run with every job nested under it, and a comparison table;
-the joblib launcher gives the same results as the sequential one."""
+"""A multirun is one MLflow parent run with every job nested under it, and a comparison table (the joblib
+launcher against the sequential one: tests/slow/test_joblib_launcher.py)."""
 
 from __future__ import annotations
 
@@ -87,13 +87,3 @@ def test_sweep_runs_read_well_in_mlflow(tmp_path):
     assert dataset.dataset.name == "socratic_panel scenarios" and dataset.tags[0].value == "evaluation"
     digests = {client.get_run(r.info.run_id).inputs.dataset_inputs[0].dataset.digest for r in children}
     assert len(digests) == 1  # the same scenario files in every job
-
-
-@pytest.mark.slow  # a long run: every graph or several jobs
-def test_joblib_launcher_matches_sequential_results(tmp_path):
-    _sweep(tmp_path, "seq")
-    _sweep(tmp_path, "par", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
-    columns = ["graph", "config", "episodes", "converged"]
-    assert pd.read_csv(tmp_path / "seq" / "comparison.csv")[columns].equals(
-        pd.read_csv(tmp_path / "par" / "comparison.csv")[columns]
-    )

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 from mlflow.tracking import MlflowClient
 
@@ -38,7 +37,6 @@ def _study(tmp: Path, *extra: str) -> subprocess.CompletedProcess:
     return proc
 
 
-@pytest.mark.slow  # a long run: every graph or several jobs
 def test_study_improves_on_its_first_trial_and_resumes(tmp_path):
     _study(tmp_path)
     study = tmp_path / "study"

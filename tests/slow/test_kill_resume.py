@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
 from mlflow.tracking import MlflowClient
 
 from tests.inject import At, run_at
@@ -56,16 +55,15 @@ def _killed_and_resumed(args: Callable[[str], list[str]], cwd: Path, points: lis
 
 # graph=all plays committee, interview, maieutic, socratic_panel, tribunal: two episodes each
 EVERY_GRAPH = [
-    At(f"{SIM}.fingerprint", "record", 1),  # start-up: nothing written yet
-    At(f"{SIM}.records", "append", 2),  # the first graph's second episode played, not written
-    At(f"{SIM}.runner", "draw", 2),  # the second graph's episodes and metrics done, no figures
-    At(f"{SIM}.tracking", "MlflowRun.metrics", 3),  # the third graph's MLflow run open, its params logged
-    At(f"{SIM}.records", "append", 9),  # the last graph, mid-episodes
-    At(f"{SIM}.runner", "_write_atomic", 1),  # every graph finished and logged, the run's summary not written
+    At(f"{SIM}.engine.checkpoint", "record", 1),  # start-up: nothing written yet
+    At(f"{SIM}.engine.records", "append", 2),  # the first graph's second episode played, not written
+    At(f"{SIM}.engine.batch", "draw", 2),  # the second graph's episodes and metrics done, no figures
+    At(f"{SIM}.tracking.runs", "MlflowRun.metrics", 3),  # the third graph's MLflow run open, its params logged
+    At(f"{SIM}.engine.records", "append", 9),  # the last graph, mid-episodes
+    At(f"{SIM}.engine.batch", "_write_atomic", 1),  # every graph finished and logged, the run's summary not written
 ]
 
 
-@pytest.mark.slow  # a dozen runs of every graph
 def test_a_run_of_every_graph_killed_at_six_points_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [
@@ -86,16 +84,15 @@ def test_a_run_of_every_graph_killed_at_six_points_resumes_to_the_uninterrupted_
 
 # two jobs of six episodes, one after the other in this process
 SWEEP = [
-    At(f"{SIM}.records", "append", 3),  # the first job, mid-episodes
-    At(f"{SIM}.tracking", "MlflowRun.metrics", 1),  # the first job's MLflow run open
-    At(f"{SIM}.fingerprint", "record", 2),  # the second job starting
-    At(f"{SIM}.records", "append", 7),  # the second job's first episode played, not written
-    At(f"{SIM}.runner", "draw", 2),  # the second job's outputs
-    At(f"{SIM}.sweep", "markdown", 1),  # both jobs done, comparison.csv written, the parent run not finished
+    At(f"{SIM}.engine.records", "append", 3),  # the first job, mid-episodes
+    At(f"{SIM}.tracking.runs", "MlflowRun.metrics", 1),  # the first job's MLflow run open
+    At(f"{SIM}.engine.checkpoint", "record", 2),  # the second job starting
+    At(f"{SIM}.engine.records", "append", 7),  # the second job's first episode played, not written
+    At(f"{SIM}.engine.batch", "draw", 2),  # the second job's outputs
+    At(f"{SIM}.tracking.sweep", "markdown", 1),  # both jobs done, comparison.csv written, the parent run not finished
 ]
 
 
-@pytest.mark.slow  # a dozen sweeps
 def test_a_sweep_killed_at_six_points_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [

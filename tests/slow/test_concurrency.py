@@ -13,8 +13,6 @@ import pytest
 
 from dialectica.sim.dev.latency_server import serving
 
-pytestmark = pytest.mark.slow  # six runs of every graph, about 3 minutes
-
 BIN = Path(sys.executable).parent / "dialectica"
 EPISODES = 4
 SHORT = ("++per_graph.committee.max_rounds=2", "++per_graph.maieutic.max_turns=4")
