@@ -168,7 +168,7 @@ def test_the_example_workflow_passes_in_a_plugin_project_then_catches_a_regressi
         check=True,
     ).stdout.split()
     assert where == [
-        str(site / "dialectica" / "sim" / "compare.py"),
+        str(site / "dialectica" / "sim" / "analysis" / "compare.py"),
         str(project / "src" / "haggle" / "__init__.py"),
         str(site),
     ]

@@ -248,7 +248,7 @@ NODES = ("formulate_question", "collect_responses", "check_convergence")
 
 
 def _records(seed: int, n: int, with_errors: bool = True) -> list[dict]:
-    """Records shaped like sim.episode.run_episode's; errored ones carry misleading metrics on purpose."""
+    """Records shaped like sim.engine.episode.run_episode's; errored ones carry misleading metrics on purpose."""
     rng = np.random.default_rng(seed)
     reasons = [TerminationReason.CONVERGED, TerminationReason.MAX_ROUNDS] + ([TerminationReason.ERROR] * with_errors)
     records = []
