@@ -64,6 +64,7 @@ def test_same_plan_gives_identical_records(tiny_scenario, seed):
         "cache_lookups",
         "cache_hits",
         "rate_limited",
+        "model_tokens_by_role",
     }
 
 
