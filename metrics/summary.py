@@ -74,10 +74,10 @@ def undefined_agreement() -> MetricFn:
     leave those episodes out, so this rate says how many the mean stands for."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        ok = list(_ok(records))
+        finals = [r["metrics"] for r in _ok(records)]  # only the metrics: the records stay parsed one at a time
         out = {}
         for key in AGREEMENT:
-            values = [r["metrics"][key] for r in ok if key in r["metrics"]]
+            values = [m[key] for m in finals if key in m]
             if values:
                 out[f"{key}_undefined_rate"] = sum(v is None or v != v for v in values) / len(values)
         return out
