@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from dialectica.sim.config.typed import RunConfig, compose, from_hydra
 
@@ -255,13 +255,14 @@ def model_rates(overrides: list[str], tmp: Path, prompt_tokens: int = 256, gener
     """The local model's speed on this machine now, with the settings a run gets from ``overrides``
     (``llm=llamacpp llm.preset=...``): prompt tokens/s (a fresh prompt of ``prompt_tokens`` tokens, one token out)
     and generated tokens/s (``generated`` tokens after that prompt, its prefix cached, end of text banned)."""
-    import yaml
+    from omegaconf import OmegaConf
 
     from dialectica.sim.llm.llamacpp import LlamaCppBackend
     from dialectica.sim.llm.settings import LLMSettings
 
     cfg = compose(["tracking=none", *overrides], tmp)
-    llama = LlamaCppBackend(LLMSettings.from_dict(yaml.safe_load(yaml.safe_dump(dict(cfg.llm))))).llama
+    values = OmegaConf.to_container(cfg.llm, resolve=True)
+    llama = LlamaCppBackend(LLMSettings.from_dict(cast("dict[str, Any]", values))).llama
     words = " ".join(f"w{i}" for i in range(prompt_tokens * 2))
     tokens = llama.tokenize(words.encode(), add_bos=True)[:prompt_tokens]
     llama.reset()
