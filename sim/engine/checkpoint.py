@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.engine import records
 
 FILE = "fingerprint.json"
 # Keys (or key prefixes) that change how a run looks or where it reports, never what its records hold.
@@ -81,6 +80,8 @@ def record(out_dir: Path, resolved: dict[str, Any], resume: bool) -> None:
 
 def done_episodes(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any]]]:
     """Slim records a killed run of this directory finished, by graph and episode; a fresh run starts the file."""
+    from dialectica.sim.engine import records  # lazy: the entry point imports this module before Hydra
+
     if not resume:
         path.write_text("")
         return {}

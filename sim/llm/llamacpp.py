@@ -123,10 +123,9 @@ def _grammar(schema_json: str) -> Any:
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
 
 
-def cached_prefix(llama: Any, prompt: str) -> int:
-    """Prompt tokens llama.cpp will not evaluate again: the prefix the prompt shares with what the context holds
-    (its last token is always evaluated)."""
-    tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
+def cached_prefix(llama: Any, tokens: list[int]) -> int:
+    """Prompt tokens llama.cpp will not evaluate again: the prefix ``tokens`` share with what the context holds
+    (the last one is always evaluated)."""
     held = llama._input_ids[: llama.n_tokens]  # what the context holds (llama-cpp-python keeps no public view)
     shared = 0
     for a, b in zip(tokens, held, strict=False):
@@ -184,14 +183,16 @@ class LlamaCppBackend:
         """The model, loaded on first use: a run whose calls all come from the cache never loads it."""
         return _load(*self._args)
 
-    def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str]]:
-        """The prompt, with the longest message cut in its middle until prompt and reply fit the context."""
+    def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str], list[int]]:
+        """The prompt, its stop strings and its tokens, with the longest message cut in its middle until prompt and
+        reply fit the context."""
         turns = list(messages)
         for _ in range(8):
             prompt, stop = self.format(tuple(turns))
-            excess = len(self.llama.tokenize(prompt.encode(), add_bos=True, special=True)) + max_tokens - self.n_ctx
+            tokens = self.llama.tokenize(prompt.encode(), add_bos=True, special=True)
+            excess = len(tokens) + max_tokens - self.n_ctx
             if excess <= 0:
-                return prompt, stop
+                return prompt, stop, tokens
             i = max(range(len(turns)), key=lambda j: len(turns[j][1]))
             turns[i] = (turns[i][0], _cut_middle(turns[i][1], 4 * excess + 64))
         raise ValueError(f"the prompt does not fit llm.n_ctx={self.n_ctx} even after cutting; raise llm.n_ctx")
@@ -203,8 +204,8 @@ class LlamaCppBackend:
         with self.lock:
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
             deadline = time.monotonic() + request.timeout_s
-            prompt, stop = self._fit(request.messages, request.max_tokens)
-            cached = cached_prefix(self.llama, prompt)
+            prompt, stop, tokens = self._fit(request.messages, request.max_tokens)
+            cached = cached_prefix(self.llama, tokens)
             out = self.llama.create_completion(
                 prompt,
                 max_tokens=request.max_tokens,
