@@ -2,9 +2,38 @@
 records to named numbers."""
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-Record = dict[str, Any]
+
+class Record(TypedDict):
+    """An episode record as a summary reads it (``episodes.jsonl``'s line less ``transcript`` and ``artifacts``;
+    ``dialectica.sim.engine.records.EpisodeRecord`` documents each field). ``error`` and ``fork`` are there only
+    when the episode raised or was replayed."""
+
+    schema_version: int
+    graph: str
+    episode: int
+    seed: int
+    scenario: str
+    participants: str
+    termination_reason: str
+    converged: bool
+    metrics: dict[str, float | None]
+    per_round: list[dict[str, Any]]
+    labels: dict[str, str]
+    timings: dict[str, Any]
+    usage: dict[str, Any]
+    error: NotRequired[str]
+    fork: NotRequired[dict[str, Any]]
+
+
+class FullRecord(Record):
+    """The whole line: a ``Record`` plus the dialogue (``transcript``, turn by turn) and text ``artifacts``."""
+
+    transcript: list[dict[str, Any]]
+    artifacts: dict[str, str]
+
+
 MetricFn = Callable[[Sequence[Record]], dict[str, float]]
 Metric = Callable[[], MetricFn]
 

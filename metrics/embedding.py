@@ -10,7 +10,7 @@ against 64 s on 2 cores). Fallback answers are not voices; a round with fewer vo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from dialectica.metrics.text import sentences
 Embed = Callable[[list[str]], np.ndarray]
 
 
-def round_answers(record: dict[str, Any]) -> dict[int, list[str]]:
+def round_answers(record: Mapping[str, Any]) -> dict[int, list[str]]:
     """Participant answers by round number, rounds in order; fallback answers are left out,
     so a round whose answers all failed maps to [] (and its agreement to NaN)."""
     rounds: dict[int, list[str]] = {}
@@ -33,11 +33,11 @@ def round_answers(record: dict[str, Any]) -> dict[int, list[str]]:
     return rounds
 
 
-def _quorums(record: dict[str, Any]) -> dict[int, int]:
+def _quorums(record: Mapping[str, Any]) -> dict[int, int]:
     return {e["round"]: int(e["quorum"]) for e in record.get("per_round", []) if e.get("quorum") is not None}
 
 
-def embedding_agreement(records: Sequence[dict[str, Any]], embed: Embed) -> list[list[float]]:
+def embedding_agreement(records: Sequence[Mapping[str, Any]], embed: Embed) -> list[list[float]]:
     """Per record, the agreement of each round; every distinct sentence is encoded once, in one call.
 
     Rounds with fewer answers than their quorum give NaN; a record without answers gives [].

@@ -6,10 +6,11 @@ cited evidence and rebuttal target as the graph parsed them, each vote, and the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from dialectica.graph import Calibration, Knob
+from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean
 
 DOCS = {
@@ -22,7 +23,7 @@ DOCS = {
 }
 
 
-def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
     """The members' behaviour over ``records`` (episodes that raised are skipped; fallback turns are no one's):
 
     - ``position_change``: per member, statements whose position differs from its previous statement's;
@@ -34,11 +35,11 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """
     changes, confidence, citations, rebuttals, opening, switches = [], [], [], [], [], []
     for record in records:
-        if record.get("termination_reason") == "error":
+        if record["termination_reason"] == "error":
             continue
         position: dict[str, str] = {}
         vote: dict[str, str] = {}
-        for turn in record.get("transcript") or []:
+        for turn in record["transcript"]:
             if turn.get("fallback") or turn.get("role") not in ("member", "participant"):
                 continue
             speaker = turn.get("speaker", "")
@@ -56,7 +57,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
                 confidence.append(float(turn["confidence"]))
             citations.append(float(len(turn.get("cited") or [])))
             rebuttals.append(float(bool(turn.get("target"))))
-        rounds = record.get("per_round") or []
+        rounds = record["per_round"]
         if rounds and isinstance(rounds[0].get("vote_share"), int | float):
             opening.append(float(rounds[0]["vote_share"]))
     return {

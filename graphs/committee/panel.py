@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from dialectica.graph import LANE_LEFT, GraphView, Markup, esc, fmt, join, lane_frame, legend, note, number, table, tag
+from dialectica.metrics import FullRecord
 
 POSITIONS = {"support": "#2f855a", "oppose": "#c53030", "nuanced": "#805ad5"}
 
@@ -59,7 +60,7 @@ def _cast(row: dict[str, Any]) -> str:
     return f"{fmt(row.get('voices'))} votes cast, quorum {fmt(row.get('quorum'))}" if "voices" in row else ""
 
 
-def _explain(record: dict[str, Any]) -> str:
+def _explain(record: FullRecord) -> str:
     last = (record.get("per_round") or [{}])[-1]
     m = record.get("metrics") or {}
     verdict = (
@@ -75,7 +76,7 @@ def _explain(record: dict[str, Any]) -> str:
     )
 
 
-def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
+def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
     out = {}
     for row in record.get("per_round") or []:
         rebuttals = "rebuttals held" if row.get("rebuttals") else "no rebuttals"
@@ -90,7 +91,7 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-def panel(record: dict[str, Any]) -> Markup:
+def panel(record: FullRecord) -> Markup:
     artifacts = record.get("artifacts") or {}
     parts = (
         [argument_svg(json.loads(artifacts["argument_graph.json"]))]

@@ -15,6 +15,7 @@ from typing import Any
 from dialectica.graph import Calibration, Knob
 from dialectica.graphs.interview.ascr import facts, merge_ascr
 from dialectica.graphs.interview.interpret import _EVASIVE
+from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean
 
 DOCS = {
@@ -29,12 +30,12 @@ DOCS = {
 
 def _answers(record: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     """(answer text, field asked, SCR read from it) per question of one episode."""
-    texts = [str(t.get("text", "")) for t in record.get("transcript") or [] if t.get("role") == "participant"]
+    texts = [str(t.get("text", "")) for t in record["transcript"] if t.get("role") == "participant"]
     turns = json.loads(record.get("artifacts", {}).get("ascr_turns.json", "[]"))
     return [(text, t["field"], t["scr"]) for text, t in zip(texts, turns, strict=False)]
 
 
-def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
     """Per answer of the interviewee, over all episodes (error records skipped; NaN where nothing counts):
 
     - ``empty``: share of answers that fill no field.
@@ -51,7 +52,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     items: list[float] = []
     named = wrong = 0
     for record in records:
-        if record.get("termination_reason") == "error" or not record.get("transcript"):
+        if record["termination_reason"] == "error" or not record["transcript"]:
             continue
         artifacts = record.get("artifacts", {})
         kinds = {f["name"]: f["kind"] for f in json.loads(artifacts.get("schema.json", "[]"))}

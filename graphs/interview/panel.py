@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from dialectica.graph import GraphView, Markup, esc, fmt, join, note, tag
+from dialectica.metrics import FullRecord
 
 
 def agrees(value: Any, truth: Any) -> bool:
@@ -27,7 +28,7 @@ def _cell(value: Any, truth: dict[str, Any] | None, field: str) -> Markup:
     return Markup(f'<td class="{"match" if agrees(value, truth[field]) else "mismatch"}">{esc(_short(value))}</td>')
 
 
-def ascr_grid(record: dict[str, Any]) -> Markup:
+def ascr_grid(record: FullRecord) -> Markup:
     """Rows are the schema's fields, columns the turns: what each turn added (or, without per-turn SCRs in the
     record, which field it asked and whether the answer was used), then the final ASCR and the hidden truth."""
     artifacts = record.get("artifacts") or {}
@@ -76,7 +77,7 @@ def ascr_grid(record: dict[str, Any]) -> Markup:
     return join([tag("div", grid, class_="scroll"), *notes])
 
 
-def _explain(record: dict[str, Any]) -> str:
+def _explain(record: FullRecord) -> str:
     m = record.get("metrics") or {}
     filled = f"{fmt(m.get('depth'))} of {fmt(m.get('required_fields'))} required fields filled"
     if record.get("termination_reason") == "converged":
@@ -87,7 +88,7 @@ def _explain(record: dict[str, Any]) -> str:
     )
 
 
-def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
+def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
     out = {}
     for r in record.get("per_round") or []:
         used = "no usable answer" if r.get("wasted") else "answer interpreted"
@@ -101,7 +102,7 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-def panel(record: dict[str, Any]) -> Markup:
+def panel(record: FullRecord) -> Markup:
     return ascr_grid(record)
 
 

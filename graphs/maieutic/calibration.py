@@ -7,11 +7,12 @@ again as the Analyst reads them (:func:`read_learner`), and the Analyst's own re
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from dialectica.graph import Calibration, Knob
 from dialectica.graphs.maieutic.reading import read_learner
+from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean
 
 DOCS = {
@@ -25,7 +26,7 @@ DOCS = {
 }
 
 
-def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
     """Per learner turn, over all dialogues (error records skipped; NaN where nothing counts):
 
     - ``revise``: share of turns the Analyst reads as a move to a new thesis.
@@ -44,7 +45,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     frustration: list[float] = []
     turns: list[float] = []
     for record in records:
-        if record.get("termination_reason") == "error" or not record.get("transcript"):
+        if record["termination_reason"] == "error" or not record["transcript"]:
             continue
         said = [str(t.get("text", "")) for t in record["transcript"] if t.get("role") == "participant"]
         for text in said:
@@ -52,7 +53,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
             give_up.append(float(reading.ignorance or reading.quits))
             bare_why.append(float(reading.bare_why))
             defensive.append(float(reading.sentiment == "defensive"))
-        for entry in record.get("per_round") or []:
+        for entry in record["per_round"]:
             revise.append(float(bool(entry.get("revised"))))
             circle.append(float(bool(entry.get("circled"))))
             frustration.append(float(entry.get("frustration") or 0.0))

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from dialectica.graph import GraphView, Markup, fmt, hbars, join, note, number, table, tag
+from dialectica.metrics import FullRecord
 
 
 def failed_checks(row: dict[str, Any]) -> dict[str, int]:
@@ -36,7 +37,7 @@ def passages(retrievals: list[dict[str, Any]]) -> Markup:
     return join(parts)
 
 
-def _explain(record: dict[str, Any]) -> str:
+def _explain(record: FullRecord) -> str:
     m = record.get("metrics") or {}
     revised = f"the thesis was revised {fmt(m.get('depth'))} times"
     how = {
@@ -52,7 +53,7 @@ def _explain(record: dict[str, Any]) -> str:
     )
 
 
-def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
+def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
     out: dict[Any, list[Markup]] = {}
     for row in record.get("per_round") or []:
         mine = out.setdefault(row.get("round"), [])
@@ -72,7 +73,7 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-def panel(record: dict[str, Any]) -> Markup:
+def panel(record: FullRecord) -> Markup:
     artifacts = record.get("artifacts") or {}
     rounds = record.get("per_round") or []
     rows = [

@@ -7,10 +7,11 @@ evidence counts, which the graph's own reading computes from the answers whoever
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from dialectica.graph import Calibration, Knob
+from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean
 
 DOCS = {
@@ -27,7 +28,7 @@ def _distance(a: set[str], b: set[str]) -> float:
     return 1 - len(a & b) / len(a | b) if a | b else 0.0
 
 
-def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
     """The experts' behaviour over ``records`` (episodes that raised are skipped):
 
     - ``claims_per_answer``: claims the moderator reads from one expert answer (not a fallback);
@@ -44,10 +45,10 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     surfaced: list[float] = []
     evidence: list[float] = []
     for record in records:
-        if record.get("termination_reason") == "error":
+        if record["termination_reason"] == "error":
             continue
         last: dict[str, set[str]] = {}
-        for turn in record.get("transcript") or []:
+        for turn in record["transcript"]:
             if turn.get("role") != "participant" or turn.get("fallback"):
                 continue
             own = set(turn.get("claims") or [])
@@ -56,18 +57,16 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
                 changes.append(_distance(last[turn["speaker"]], own))
             last[turn["speaker"]] = own
         agreement = [
-            r["jaccard_agreement"]
-            for r in record.get("per_round") or []
-            if isinstance(r.get("jaccard_agreement"), int | float)
+            r["jaccard_agreement"] for r in record["per_round"] if isinstance(r.get("jaccard_agreement"), int | float)
         ]
         if agreement:
             first.append(agreement[0])
             drift.append(agreement[-1] - agreement[0])
-        metrics = record.get("metrics") or {}
-        if metrics.get("rounds"):
-            surfaced.append((metrics.get("assumptions") or 0) / metrics["rounds"])
-        if isinstance(metrics.get("evidence_completeness"), int | float):
-            evidence.append(metrics["evidence_completeness"])
+        metrics = record["metrics"]
+        if rounds := metrics.get("rounds"):
+            surfaced.append((metrics.get("assumptions") or 0) / rounds)
+        if (completeness := metrics.get("evidence_completeness")) is not None:
+            evidence.append(completeness)
     return {
         "claims_per_answer": mean(claims),
         "stance_change": mean(changes),

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from dialectica.graph import GraphView, Markup, esc, fmt, join, md_section, note, table, tag
+from dialectica.metrics import FullRecord
 
 _STATUS = re.compile(r"^\*\*(\w+)\*\* \(\d+\)$")
 _REASON = re.compile(r"\((Not converged: [^)]*)\)|(Converged at round \d+)")
@@ -86,7 +87,7 @@ def tree_from_report(report: str) -> Markup | None:
     )
 
 
-def _explain(record: dict[str, Any]) -> str:
+def _explain(record: FullRecord) -> str:
     summary = md_section((record.get("artifacts") or {}).get("report.md", ""), "1. Executive summary") or ""
     if m := _REASON.search(summary):
         return (m.group(1) or m.group(2)) + "."
@@ -94,7 +95,7 @@ def _explain(record: dict[str, Any]) -> str:
     return f"unmet in the last round: {last.get('unmet') or 'none'}."
 
 
-def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
+def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
     out = {}
     for r in record.get("per_round") or []:
         verdict = f"unmet {r['unmet'].replace(',', ', ')}" if r.get("unmet") else "all criteria met"
@@ -108,7 +109,7 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-def panel(record: dict[str, Any]) -> Markup:
+def panel(record: FullRecord) -> Markup:
     artifacts = record.get("artifacts") or {}
     parts = [
         tag("h3", "Convergence criteria by round"),

@@ -19,6 +19,7 @@ from typing import Any
 
 from dialectica.graph import Calibration, Knob
 from dialectica.graphs.tribunal.scripted import JUDGE_KEYS, judge_personas
+from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean
 
 DOCS = {
@@ -51,7 +52,7 @@ def _scores(record: Mapping[str, Any]) -> tuple[Scores, list[list[str]], list[bo
     scores: Scores = {}
     cited: list[list[str]] = []
     scored: list[bool] = []
-    for turn in record.get("transcript") or []:
+    for turn in record["transcript"]:
         if turn.get("role") != "participant":
             continue
         for op in turn.get("opinions") or []:
@@ -72,7 +73,7 @@ def _range(by_judge: Mapping[str, int]) -> float | None:
     return float(max(by_judge.values()) - min(by_judge.values())) if len(by_judge) >= 2 else None
 
 
-def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
     """The judges' statistics over all episodes (error records skipped; NaN where nothing counts), from their
     scored opinions only; "first reading" is round 1, "reopened" a criterion the ruling of the round before
     sent back:
@@ -95,7 +96,7 @@ def behaviour(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     citations: list[float] = []
     unscored: list[float] = []
     for record in records:
-        if record.get("termination_reason") == "error":
+        if record["termination_reason"] == "error":
             continue
         scores, cited, scored = _scores(record)
         unscored += [float(not s) for s in scored]

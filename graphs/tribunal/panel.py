@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from dialectica.graph import GraphView, Markup, fmt, hbars, join, markdown, md_section, note, table, tag
+from dialectica.metrics import FullRecord
 
 _RULE_LINE = re.compile(r"^- round (\d+), (.+)$")
 
@@ -42,7 +43,7 @@ def branch_timings(timings: dict[str, Any]) -> Markup:
     return join(parts)
 
 
-def _explain(record: dict[str, Any]) -> str:
+def _explain(record: FullRecord) -> str:
     m = record.get("metrics") or {}
     if record.get("termination_reason") == "partial_report":
         return (
@@ -58,7 +59,7 @@ def _explain(record: dict[str, Any]) -> str:
     return f"full verdict {head}."
 
 
-def rulings(record: dict[str, Any]) -> dict[str, Any]:
+def rulings(record: FullRecord) -> dict[str, Any]:
     """The record's ``rulings.json`` (thresholds, then per round decision, contested criteria, verdicts, rules)."""
     text = (record.get("artifacts") or {}).get("rulings.json")
     try:
@@ -67,7 +68,7 @@ def rulings(record: dict[str, Any]) -> dict[str, Any]:
         return {}
 
 
-def bench_scores(record: dict[str, Any]) -> Markup:
+def bench_scores(record: FullRecord) -> Markup:
     """Per round, each judge's score on each criterion (a fallback in brackets), contested criteria marked."""
     turns = [t for t in record.get("transcript") or [] if t.get("role") == "participant" and t.get("opinions")]
     if not turns:
@@ -87,7 +88,7 @@ def bench_scores(record: dict[str, Any]) -> Markup:
     return table(["round", "criterion", *judges, ""], rows)
 
 
-def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
+def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
     out: dict[Any, list[Markup]] = {}
     for round_no, text in applied_rules((record.get("artifacts") or {}).get("report.md", "")):
         out.setdefault(round_no, []).append(note(f"rule applied: {text}"))
@@ -107,7 +108,7 @@ def _notes(record: dict[str, Any]) -> dict[Any, list[Markup]]:
     return out
 
 
-def panel(record: dict[str, Any]) -> Markup:
+def panel(record: FullRecord) -> Markup:
     report = (record.get("artifacts") or {}).get("report.md", "")
     rules = applied_rules(report)
     counts = {k.split("/", 1)[1]: v for k, v in (record.get("metrics") or {}).items() if k.startswith("rules/")}

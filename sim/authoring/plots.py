@@ -8,7 +8,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from dialectica.metrics import converged
+from dialectica.metrics import Record, converged
 
 
 def subplots(nrows: int = 1, ncols: int = 1, *, squeeze: bool = True, **figure: Any) -> tuple[Figure, Any]:
@@ -24,14 +24,14 @@ def save(fig: Figure, path: Path, rect: tuple[float, float, float, float] = (0, 
     return path
 
 
-def converged_by_round(records: Sequence[dict[str, Any]], rounds: int) -> list[float]:
+def converged_by_round(records: Sequence[Record], rounds: int) -> list[float]:
     """Share of all episodes that had converged by each round (1-based), cumulative."""
     n = len(records) or 1
     ends = [len(r["per_round"]) for r in records if converged(r)]
     return [sum(e <= i for e in ends) / n for i in range(1, rounds + 1)]
 
 
-def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str, float]], title: str, path: Path) -> Path:
+def by_round_figure(records: Sequence[Record], per_round: list[dict[str, float]], title: str, path: Path) -> Path:
     """Agreement (Jaccard, embedding) and cumulative convergence against the round number."""
     xs = list(range(1, len(per_round) + 1))
     fig, ax = subplots(figsize=(7.0, 4.4), dpi=110)
@@ -49,7 +49,7 @@ def by_round_figure(records: Sequence[dict[str, Any]], per_round: list[dict[str,
     return save(fig, path)
 
 
-def node_times(records: Sequence[dict[str, Any]], out_dir: Path) -> Path:
+def node_times(records: Sequence[Record], out_dir: Path) -> Path:
     """Where an episode's time goes: median and 95th percentile seconds per node run (log scale)."""
     import numpy as np
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from dialectica.metrics import FullRecord
 from dialectica.sim.authoring.params import ConfigError, field_defaults
 from dialectica.sim.authoring.termination import declared
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 D = TypeVar("D")
 P = TypeVar("P")
 N = TypeVar("N")
-Record = dict[str, Any]
 
 
 @dataclass
@@ -122,11 +122,11 @@ class GraphView:
         notes: ``notes(record)`` -> HTML notes to show inline in the timeline, by round.
     """
 
-    panel: Callable[[Record], Markup] | None = None
+    panel: Callable[[FullRecord], Markup] | None = None
     title: str = ""
     metric: str = "rounds"
-    explain: Callable[[Record], str] | None = None
-    notes: Callable[[Record], dict[Any, list[Markup]]] | None = None
+    explain: Callable[[FullRecord], str] | None = None
+    notes: Callable[[FullRecord], dict[Any, list[Markup]]] | None = None
 
 
 def _no_scenario_check(scenario: dict[str, Any], root: Path) -> dict[str, Any]:

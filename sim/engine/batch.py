@@ -17,6 +17,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from dialectica.metrics import Record
 from dialectica.metrics import converged as is_converged
 from dialectica.metrics.embedding import Embed
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
@@ -44,7 +45,7 @@ def _needs_embedder(cfg: RunConfig) -> bool:
 
 
 def run_graph(
-    run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, dict[str, Any]] | None = None
+    run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, Record] | None = None
 ) -> rec.SlimRecords:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
     once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
@@ -145,7 +146,7 @@ def _run_one(
     cfg: RunConfig,
     embed: Embed | None,
     sink: Any,
-    done: dict[int, dict[str, Any]] | None,
+    done: dict[int, Record] | None,
     tracker: Tracker,
     episodes: Path,
     echo: Callable[[str], None],
@@ -202,7 +203,7 @@ def _run_logged(
     cfg: RunConfig,
     embed: Embed | None,
     sink: Any,
-    done: dict[int, dict[str, Any]] | None,
+    done: dict[int, Record] | None,
     tracker: Tracker,
     episodes: Path,
     tags: dict[str, str],

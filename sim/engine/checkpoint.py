@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics import Record
 from dialectica.sim.authoring.params import ConfigError
 
 FILE = "fingerprint.json"
@@ -78,7 +79,7 @@ def record(out_dir: Path, resolved: dict[str, Any], resume: bool) -> None:
         path.write_text(json.dumps(fingerprint(resolved), indent=1, sort_keys=True))
 
 
-def done_episodes(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any]]]:
+def done_episodes(path: Path, resume: bool) -> dict[str, dict[int, Record]]:
     """Slim records a killed run of this directory finished, by graph and episode; a fresh run starts the file."""
     from dialectica.sim.engine import records  # lazy: the entry point imports this module before Hydra
 
@@ -86,7 +87,7 @@ def done_episodes(path: Path, resume: bool) -> dict[str, dict[int, dict[str, Any
         path.write_text("")
         return {}
     complete_lines(path)
-    done: dict[str, dict[int, dict[str, Any]]] = {}
+    done: dict[str, dict[int, Record]] = {}
     if path.exists():
         for slim in records.read(path, keep=False):
             done.setdefault(slim["graph"], {})[slim["episode"]] = slim
@@ -111,7 +112,7 @@ def complete_lines(path: Path, chunk: int = 1 << 16) -> None:
         f.truncate(0)
 
 
-def finished_graph(out_dir: Path, name: str, episodes: int, done: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+def finished_graph(out_dir: Path, name: str, episodes: int, done: dict[int, Record]) -> dict[str, Any] | None:
     """The summary entry of graph ``name`` if a killed run of ``out_dir`` finished it (tracking included) and
     each of its ``episodes`` is still on record (``done``)."""
     path = out_dir / name / "summary.json"

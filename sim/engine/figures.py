@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+
+from dialectica.metrics import FullRecord, Record
 
 
 def draw(
     graph: str,
-    slims: Sequence[dict[str, Any]],
+    slims: Sequence[Record],
     by_round: list[dict[str, float]],
-    full: Iterable[dict[str, Any]],
+    full: Iterable[FullRecord],
     out_dir: Path,
     own: Sequence[Callable[..., Path | list[Path]]] = (),
 ) -> list[Path]:

@@ -10,11 +10,11 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, overload
+from typing import IO, TYPE_CHECKING, Any, Literal, cast, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dialectica.metrics import converged
+from dialectica.metrics import FullRecord, Record, converged
 from dialectica.sim.config.secrets import scrub_tree
 
 if TYPE_CHECKING:
@@ -86,10 +86,10 @@ class GraphRecords:
     def __init__(self, path: Path, graph: str) -> None:
         self.path, self.graph = path, graph
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[FullRecord]:
         return read(self.path, self.graph)
 
-    def pick(self, episodes: set[int]) -> dict[int, dict[str, Any]]:
+    def pick(self, episodes: set[int]) -> dict[int, FullRecord]:
         """The full records of the given episode indices, in one pass."""
         return {r["episode"]: r for r in self if r["episode"] in episodes}
 
@@ -105,15 +105,14 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def as_written(record: EpisodeRecord) -> dict[str, Any]:
+def as_written(record: EpisodeRecord) -> FullRecord:
     """The record as its line holds it: ``error`` and ``fork`` only when there is one; every string scrubbed of the
     run's secrets (``secrets.scrub``: transcripts, artifacts and tracebacks can echo a key or a URL); NaN as null."""
     data = scrub_tree(record.model_dump(exclude_none=False))
     for key in ("error", "fork"):  # only when there is one
         if data.get(key) is None:
             data.pop(key, None)
-    written: dict[str, Any] = json_safe(data)
-    return written
+    return cast("FullRecord", json_safe(data))
 
 
 def to_line(record: EpisodeRecord) -> str:
@@ -121,7 +120,7 @@ def to_line(record: EpisodeRecord) -> str:
     return json.dumps(as_written(record), sort_keys=True) + "\n"
 
 
-def append(sink: IO[str], record: EpisodeRecord) -> dict[str, Any]:
+def append(sink: IO[str], record: EpisodeRecord) -> Record:
     """Writes the record's line and flushes; returns the record as written, slim (no transcript or artifacts), so
     that what a summary sees is what the file holds."""
     data = as_written(record)
@@ -130,48 +129,58 @@ def append(sink: IO[str], record: EpisodeRecord) -> dict[str, Any]:
     return slim(data)
 
 
-def slim(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in SLIM_DROP}
+def slim(record: Record) -> Record:
+    """The record less its transcript and artifacts."""
+    return cast("Record", {k: v for k, v in record.items() if k not in SLIM_DROP})
 
 
-class SlimRecords(Sequence[dict[str, Any]]):
+class SlimRecords(Sequence[Record]):
     """A graph's slim records in memory as compact JSON, parsed on access: about an eighth of the size of
     the same dicts, so that a summary over many thousand episodes stays small."""
 
     def __init__(self) -> None:
         self._lines: list[bytes] = []
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: Record) -> None:
         self._lines.append(json.dumps(record, separators=(",", ":")).encode())
 
     def __len__(self) -> int:
         return len(self._lines)
 
     @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    def __getitem__(self, index: int) -> Record: ...
     @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+    def __getitem__(self, index: slice) -> list[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
         if isinstance(index, slice):
             return [json.loads(line) for line in self._lines[index]]
-        record: dict[str, Any] = json.loads(self._lines[index])
+        record: Record = json.loads(self._lines[index])
         return record
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Record]:
         return (json.loads(line) for line in self._lines)
 
 
-def read(path: Path, graph: str | None = None, keep: bool = True) -> Iterator[dict[str, Any]]:
+@overload
+def read(path: Path, graph: str | None = None, keep: Literal[True] = True) -> Iterator[FullRecord]: ...
+@overload
+def read(path: Path, graph: str | None = None, *, keep: Literal[False]) -> Iterator[Record]: ...
+def read(path: Path, graph: str | None = None, keep: bool = True) -> Iterator[FullRecord] | Iterator[Record]:
     """Streams the records of ``path`` (of one graph if given); ``keep=False`` drops transcripts and
-    artifacts. A line cut short by a kill ends the stream."""
+    artifacts. A line cut short by a kill ends the stream. This is the one reader of records: summaries,
+    pages, calibration, validity, replay and ``load_episodes`` all read through it."""
+    return _read(path, graph, keep)
+
+
+def _read(path: Path, graph: str | None, keep: bool) -> Iterator[FullRecord]:
     with path.open() as lines:
         for line in lines:
             try:
-                record = json.loads(line)
+                record: FullRecord = json.loads(line)
             except json.JSONDecodeError:
                 return
-            if graph is None or record.get("graph") == graph:
-                yield record if keep else slim(record)
+            if graph is None or record["graph"] == graph:
+                yield record if keep else cast("FullRecord", slim(record))
 
 
 def write_selected(path: Path, graph: str, out: Path) -> Path:
@@ -208,12 +217,19 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
     for record in read(path, keep=False):
         if wanted is not None and record["graph"] not in wanted:
             continue
-        row = {k: record.get(k) for k in ("graph", "episode", "seed", "scenario", "participants", "termination_reason")}
-        row["converged"] = converged(record)
-        row["rounds_played"] = len(record.get("per_round") or [])
-        row |= {f"metric.{k}": (math.nan if v is None else v) for k, v in (record.get("metrics") or {}).items()}
-        row |= {f"label.{k}": v for k, v in (record.get("labels") or {}).items()}
-        timings, usage = record.get("timings") or {}, record.get("usage") or {}
+        row: dict[str, Any] = {
+            "graph": record["graph"],
+            "episode": record["episode"],
+            "seed": record["seed"],
+            "scenario": record["scenario"],
+            "participants": record["participants"],
+            "termination_reason": record["termination_reason"],
+            "converged": converged(record),
+            "rounds_played": len(record["per_round"]),
+        }
+        row |= {f"metric.{k}": (math.nan if v is None else v) for k, v in record["metrics"].items()}
+        row |= {f"label.{k}": v for k, v in record["labels"].items()}
+        timings, usage = record["timings"], record["usage"]
         row |= {
             "episode_seconds": timings.get("episode_seconds"),
             "llm_calls": usage.get("llm_calls"),

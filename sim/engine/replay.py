@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dialectica.metrics import converged
+from dialectica.metrics import FullRecord, converged
 from dialectica.sim.authoring.params import ConfigError, build_params
 
 if TYPE_CHECKING:
@@ -76,13 +76,13 @@ def source_tags(fork: Fork, graph: str) -> dict[str, str]:
     return tags
 
 
-def _records(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+def _records(path: Path) -> dict[tuple[str, int], FullRecord]:
     from dialectica.sim.engine import records
 
     return {(r["graph"], r["episode"]): r for r in records.read(path / records.FILE)}
 
 
-def _prefix(record: dict[str, Any], turn: int) -> list[tuple[Any, ...]]:
+def _prefix(record: FullRecord, turn: int) -> list[tuple[Any, ...]]:
     """What a record says of its first ``turn`` turns (the transcript's rounds up to it)."""
     return [
         (t.get("round"), t.get("speaker"), t.get("text"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dialectica.metrics import FullRecord
 from dialectica.sim.authoring.termination import MEANINGS
 
 REASONS = MEANINGS  # the harness's reasons; a graph's declared endings add their own meanings
@@ -14,7 +15,7 @@ def last_line(traceback: str) -> str:
     return lines[-1].strip() if lines else "unknown error"
 
 
-def explain(record: dict[str, Any], graph_sentence: Any = None, endings: dict[str, str] | None = None) -> str:
+def explain(record: FullRecord, graph_sentence: Any = None, endings: dict[str, str] | None = None) -> str:
     """``Meaning of the reason: detail``; an error's detail is the exception line of its traceback; ``endings``
     are the graph's declared meanings, which come first."""
     reason = str(record.get("termination_reason", "unknown"))

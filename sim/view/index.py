@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dialectica.metrics import converged
+from dialectica.metrics import Record, converged
 from dialectica.sim.view.markup import Markup, esc, fmt, join, number, tag
 from dialectica.sim.view.page import document
 from dialectica.sim.view.select import metric_value
@@ -92,7 +92,7 @@ def metric_columns(graph_metric: str, metric: str | None, seen: Iterable[str]) -
     return out + [m for m in HEADLINE if m in set(seen) and m not in {c.lstrip("-") for c in out}]
 
 
-def index_row(record: dict[str, Any], metrics: Sequence[str]) -> dict[str, Any]:
+def index_row(record: Record, metrics: Sequence[str]) -> dict[str, Any]:
     """What the index shows of one (slim) record: no transcript needed."""
     reason = str(record.get("termination_reason", "unknown"))
     return {

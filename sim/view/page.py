@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics import FullRecord
 from dialectica.sim.view.explain import explain
 from dialectica.sim.view.markup import Markup, esc, fmt, join, markdown, section, table, tag
 from dialectica.sim.view.path import path_section
@@ -31,7 +32,7 @@ def guarded(render: Callable[..., Markup], *args: Any) -> Markup:
         )
 
 
-def _header(record: dict[str, Any], why: Sequence[str], reason_text: str, nav: Markup) -> Markup:
+def _header(record: FullRecord, why: Sequence[str], reason_text: str, nav: Markup) -> Markup:
     turns, rounds = len(record.get("transcript") or []), len(record.get("per_round") or [])
     reason = str(record.get("termination_reason", "unknown"))
     facts = [
@@ -74,7 +75,7 @@ def _header(record: dict[str, Any], why: Sequence[str], reason_text: str, nav: M
     )
 
 
-def _artifacts(record: dict[str, Any]) -> Markup:
+def _artifacts(record: FullRecord) -> Markup:
     items = []
     for name, text in sorted((record.get("artifacts") or {}).items()):
         body = markdown(text) if name.endswith(".md") else tag("pre", text)
@@ -82,7 +83,7 @@ def _artifacts(record: dict[str, Any]) -> Markup:
     return join(items) if items else tag("p", "No artifacts.", class_="muted")
 
 
-def _fork(record: dict[str, Any]) -> Markup:
+def _fork(record: FullRecord) -> Markup:
     """A replayed episode beside its original: where it forks, both endings, and both continuations after the
     fork (the turns before it are the same)."""
     from dialectica.sim.engine import records
@@ -93,7 +94,7 @@ def _fork(record: dict[str, Any]) -> Markup:
     if original is None:
         return tag("p", f"{where}; that run no longer holds the episode.", class_="muted")
 
-    def after(r: dict[str, Any]) -> list[dict[str, Any]]:
+    def after(r: FullRecord) -> list[dict[str, Any]]:
         return [t for t in r.get("transcript") or [] if not isinstance(t.get("round"), int) or t["round"] > fork["turn"]]
 
     head = tag(
@@ -106,14 +107,12 @@ def _fork(record: dict[str, Any]) -> Markup:
     return join([head, tag("div", join(columns), class_="columns")])
 
 
-def _usage(record: dict[str, Any]) -> Markup:
+def _usage(record: FullRecord) -> Markup:
     usage = record.get("usage") or {}
     return table(["model calls", "tokens"], [[usage.get("llm_calls"), usage.get("tokens_total")]])
 
 
-def render_page(
-    record: dict[str, Any], why: Sequence[str] = (), topology: Topology | None = None, nav: Markup = EMPTY
-) -> str:
+def render_page(record: FullRecord, why: Sequence[str] = (), topology: Topology | None = None, nav: Markup = EMPTY) -> str:
     """The page of one episode record; fields the record lacks leave their section empty, never break it."""
     graph_view = view_for(str(record.get("graph", "")))
     reason_text = guarded(lambda: esc(explain(record, graph_view.explain, endings_for(str(record.get("graph", ""))))))

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from dialectica.metrics import FullRecord
 from dialectica.sim.view.markup import Markup, esc, join, note, table, tag
 from dialectica.sim.view.topology import END, START, Topology, back_edges, layers, loop_counts
 
 _H, _GAP_X, _GAP_Y, _CHAR = 24, 14, 16, 6.6  # _CHAR: width of one label character
 
 
-def visits_of(record: dict[str, Any]) -> dict[str, int]:
+def visits_of(record: FullRecord) -> dict[str, int]:
     """Runs per node, from the node timings every record carries."""
     return {n: len(s) for n, s in ((record.get("timings") or {}).get("node_seconds") or {}).items()}
 
@@ -91,7 +90,7 @@ def node_sequence(path: list[str]) -> Markup:
     return tag("ol", join(items), class_="sequence")
 
 
-def path_section(record: dict[str, Any], topology: Topology | None) -> Markup:
+def path_section(record: FullRecord, topology: Topology | None) -> Markup:
     """Shape with visits (when the topology is known), the visit order (when recorded), and the visit table."""
     visits = visits_of(record)
     timings = record.get("timings") or {}

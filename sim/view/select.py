@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from dialectica.metrics import Record
 from dialectica.sim.view.markup import number
 
 
@@ -14,17 +14,17 @@ from dialectica.sim.view.markup import number
 class Selected:
     """An episode record and why it was picked (``first``, ``best by x``, ``worst by x``, ``error``, ``asked for``)."""
 
-    record: dict[str, Any]
+    record: Record
     why: tuple[str, ...]
 
 
-def metric_value(record: dict[str, Any], metric: str) -> float | None:
+def metric_value(record: Record, metric: str) -> float | None:
     """The record's value of ``metric`` (a leading ``-`` is ignored here), or None when it has none."""
     return number((record.get("metrics") or {}).get(metric.lstrip("-")))
 
 
 def select_episodes(
-    records: Sequence[dict[str, Any]], first: int, metric: str | None, errors: int, episodes: Collection[int] = ()
+    records: Sequence[Record], first: int, metric: str | None, errors: int, episodes: Collection[int] = ()
 ) -> list[Selected]:
     """Picks episodes, each once with every reason it was picked, in episode order.
 

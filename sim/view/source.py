@@ -11,8 +11,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from dialectica.metrics import FullRecord, Record
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.engine import records as rec
 from dialectica.sim.view.topology import Topology
@@ -30,10 +30,10 @@ class GraphRecords:
     known, and ``full(episodes)``: the full records of those episode indices, read from the file on demand."""
 
     graph: str
-    records: Sequence[dict[str, Any]]
+    records: Sequence[Record]
     out_dir: Path
     topology: Topology | None = None
-    full: Callable[[set[int]], dict[int, dict[str, Any]]] | None = None
+    full: Callable[[set[int]], dict[int, FullRecord]] | None = None
 
 
 def read_slim(path: Path) -> dict[str, rec.SlimRecords]:

@@ -7,8 +7,9 @@ import os
 import shlex
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from dialectica.metrics import FullRecord, Record
 from dialectica.sim.config.secrets import scrub
 from dialectica.sim.view.index import HEADLINE, index_row, metric_columns, render_index
 from dialectica.sim.view.markup import join, tag
@@ -21,7 +22,7 @@ from dialectica.sim.view.topology import Topology
 TOPOLOGY = "topology.json"
 
 
-def page_name(record: dict[str, Any]) -> str:
+def page_name(record: Record) -> str:
     return f"episode_{record.get('episode', 0)}.html"
 
 
@@ -32,11 +33,11 @@ def remake_command(out_dir: Path, graph: str) -> str:
 
 
 def write_graph_pages(
-    records: Sequence[dict[str, Any]],
+    records: Sequence[Record],
     out_dir: Path,
     options: ViewOptions,
     topology: Topology | None = None,
-    full: Callable[[set[int]], dict[int, dict[str, Any]]] | None = None,
+    full: Callable[[set[int]], dict[int, FullRecord]] | None = None,
     episodes: Collection[int] | None = None,
     remake: str | None = None,
 ) -> list[Path]:
@@ -73,7 +74,9 @@ def write_graph_pages(
             else []
         )
         path = out_dir / page_name(item.record)
-        path.write_text(scrub(render_page(item.record, item.why, topology, tag("nav", join(links), class_="nav"))))
+        # a slim record when there is no reader of full ones: the page shows what the record holds
+        page = render_page(cast("FullRecord", item.record), item.why, topology, tag("nav", join(links), class_="nav"))
+        path.write_text(scrub(page))
         written.append(path)
     why = {int(item.record.get("episode", 0)): item.why for item in picked}
     del picked  # full records: the index needs none of them
@@ -89,7 +92,7 @@ def write_graph_pages(
 
 def _index(
     graph: str,
-    records: Sequence[dict[str, Any]],
+    records: Sequence[Record],
     out_dir: Path,
     default: str,
     metric: str | None,

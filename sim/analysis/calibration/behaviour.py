@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
+from dialectica.metrics import FullRecord
 from dialectica.sim.authoring.params import ConfigError
 
 
@@ -28,7 +28,7 @@ def run_statistics(run: Path, graphs: list[str] | None = None) -> dict[str, dict
     from dialectica.sim.config import discovery
     from dialectica.sim.engine.records import read
 
-    by_graph: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_graph: dict[str, list[FullRecord]] = defaultdict(list)
     for record in read(episodes_file(run)):
         if graphs is None or record["graph"] in graphs:
             by_graph[record["graph"]].append(record)

@@ -20,6 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics import FullRecord
 from dialectica.sim.analysis.calibration import calset as calsets
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.fit import (
@@ -106,9 +107,9 @@ def _label(point: dict[str, Any]) -> str:
 
 def evaluate(
     reference: Reference,
-    calibrated: list[list[dict[str, Any]]],
+    calibrated: list[list[FullRecord]],
     fit: list[int],
-    stats: Callable[[list[dict[str, Any]]], dict[str, float]],
+    stats: Callable[[list[FullRecord]], dict[str, float]],
 ) -> dict[str, Any]:
     """Per grid point the three casts' rates (the LLM's with its Wilson interval) and whether the calibrated and
     the authored rates lie inside it; Spearman of each scripted cast against the LLM; the behaviour statistics
@@ -137,7 +138,7 @@ def evaluate(
     spearman = {c: _correlations(np.array([r[f"{c}_rate"] for r in rows]), llm)[0] for c in ("scripted", "calibrated")}
     held = [r for r in rows if r["split"] == "held-out"]
 
-    def flat(groups: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    def flat(groups: list[list[FullRecord]]) -> list[FullRecord]:
         return [r for rows in groups for r in rows]
 
     behaviour = {
@@ -295,11 +296,11 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     n = reference.episodes
     fit_points = [reference.points[i] for i in fit]
 
-    def play(values: dict[str, float] | None, points: list[dict[str, Any]] = fit_points) -> list[list[dict[str, Any]]]:
+    def play(values: dict[str, float] | None, points: list[dict[str, Any]] = fit_points) -> list[list[FullRecord]]:
         chosen = None if values is None else CalibratedSet(args.graph, values)
         return simulate(graph_run, points, n, reference.seed, chosen, embed)
 
-    def stats(records: list[dict[str, Any]]) -> dict[str, float]:
+    def stats(records: list[FullRecord]) -> dict[str, float]:
         return statistics(calibration, records)
 
     target = stats([r for i in fit for r in reference.llm[i]])

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics import FullRecord
 from dialectica.metrics import converged as is_converged
 from dialectica.sim.analysis.calibration.model import Calibration, Knob
 from dialectica.sim.authoring.params import ConfigError
 
 RATE_SCALE = 0.15  # a headline rate's miss that weighs as much as one statistic off by its scale
 ERROR_PENALTY = 100.0  # per share of episodes that raised: values that break the cast are never chosen
-Records = list[dict[str, Any]]
+Records = list[FullRecord]
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def split(n: int, fit: Sequence[int] | None = None) -> tuple[list[int], list[int
     return chosen, [i for i in range(n) if i not in chosen]
 
 
-def statistics(calibration: Calibration, records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+def statistics(calibration: Calibration, records: Iterable[FullRecord]) -> dict[str, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a statistic over no data is NaN
         return {k: float(v) for k, v in calibration.behaviour(list(records)).items()}

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-Record = Mapping[str, Any]
+from dialectica.metrics import FullRecord
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Calibration:
         docs: One line per statistic, for reports.
     """
 
-    behaviour: Callable[[Iterable[Record]], dict[str, float]]
+    behaviour: Callable[[Iterable[FullRecord]], dict[str, float]]
     knobs: tuple[Knob, ...]
     personas: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]]
     scales: Mapping[str, float] = field(default_factory=dict)

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from dialectica.metrics import FullRecord
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.config.typed import GraphRun
 from dialectica.sim.engine.build import EpisodePlan, episode_seed
@@ -28,7 +29,7 @@ def simulate(
     calset: CalibratedSet | None = None,
     embed: Callable[[list[str]], Any] | None = None,
     first: int = 0,
-) -> list[list[dict[str, Any]]]:
+) -> list[list[FullRecord]]:
     """Records (as ``episodes.jsonl`` holds them) of ``episodes`` scripted episodes per grid point, episode
     indices ``first`` onwards; every point plays the same seeds and scenarios."""
     spec = run.spec
@@ -49,6 +50,6 @@ def simulate(
                 datasets=run.datasets,
                 options=run.options,
             )
-            rows.append(json.loads(to_line(run_episode(spec, params, plan, embed))))
+            rows.append(json.loads(to_line(run_episode(spec, params, plan, embed))))  # exactly as the file holds it
         out.append(rows)
     return out
