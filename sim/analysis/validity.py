@@ -1,17 +1,18 @@
 """``dialectica validity``: does the ranking of configurations found with scripted casts hold with LLM casts?
 
-One grid of the graph's thresholds (its spec's ``grid``, or ``grid.<param>=a,b,c``) runs twice on the
-same seeds and scenarios: once with every role scripted, once with an LLM playing the graph's
-participants (``participants=surrogate``; a graph without participant roles has its own roles played
-by the LLM instead). Per configuration the headline rate (episodes ending ``converged``) of each cast,
-with Wilson intervals; across configurations the Spearman and Kendall coefficients between the two
-casts' rates, with a bootstrap 95% interval that resamples episodes (the same episode indices for every
-configuration and both casts, since they share seeds). Where the graph has a calibrated set
-(``dialectica calibrate``), a third cast, ``participants=calibrated``, runs too: its rate per configuration,
-whether it lies inside the LLM's interval, and its own rank agreement with the LLM. Writes
+One grid of the graph's thresholds (its spec's ``grid``, or ``grid.<param>=a,b,c``) runs twice on the same
+seeds and scenarios: once with every role scripted, once with an LLM playing the graph's participants
+(``participants=surrogate``; a graph without participant roles has its own roles played by the LLM instead),
+on the local reference model (``REFERENCE_PRESET``) unless another is given. Per configuration the headline
+rate (episodes ending ``converged``) of each cast, with Wilson intervals; across configurations the Spearman
+and Kendall coefficients between the two casts' rates, with a bootstrap 95% interval that resamples episodes
+(the same episode indices for every configuration and both casts, since they share seeds). Where the graph has
+a calibrated set (``dialectica calibrate``), a third cast, ``participants=calibrated``, runs too: its rate per
+configuration, whether it lies inside the LLM's interval, and its own rank agreement with the LLM. Writes
 ``validity.json``, ``validity.md`` and ``validity.png`` under ``results/validity/<graph>-<time>/`` and logs
 them to an MLflow parent run whose children are the grid's runs. Other arguments are config overrides for
-every cast (``episodes=``, ``seed=``, ``llm=openai llm.base_url=...``, ``max_concurrency=``, ``tracking=none``...).
+every cast (``episodes=``, ``seed=``, ``llm=openai llm.base_url=...``, ``max_concurrency=``,
+``tracking=none``...).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from dialectica.sim.analysis.calibration import calset
 from dialectica.sim.authoring.params import ConfigError
 
 DEFAULT_EPISODES = 8
+# The reference a scripted cast is judged and calibrated against: the strongest instruct model the package
+# registries ship (README "Choosing the local model"); SmolLM2-135M, the llamacpp default, fails the tasks.
+REFERENCE_PRESET = "qwen2.5-coder-1.5b"
 BOOTSTRAP = 2000
 
 
@@ -235,6 +239,21 @@ def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str]]:
     return graph, grid, rest
 
 
+def llm_cast(llm_args: Sequence[str], participants: bool) -> list[str]:
+    """The LLM cast's overrides: the graph's participants played by the LLM (its system roles scripted), on the
+    local reference model (``REFERENCE_PRESET``) unless ``llm_args`` name another backend, preset or file."""
+    named = {a.lstrip("+").partition("=")[0] for a in llm_args}
+    backend = next((a.partition("=")[2] for a in llm_args if a.lstrip("+").startswith("llm=")), "llamacpp")
+    reference = backend == "llamacpp" and not named & {"llm.preset", "llm.model_path"}
+    return [
+        "participants=surrogate",
+        *([] if "llm" in named else ["llm=llamacpp"]),
+        *([f"llm.preset={REFERENCE_PRESET}"] if reference else []),
+        *(["llm.system_roles=scripted"] if participants else []),
+        *llm_args,
+    ]
+
+
 def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str, Any]:
     from dialectica.sim.config.typed import compose, discovery, from_hydra
     from dialectica.sim.engine.batch import run_experiment
@@ -248,13 +267,7 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     rest = [a for a in rest if a not in llm_args]
     spec = discovery.load(graph)
     participants = any(kind == "participant" for kind in spec.roles.values())
-    llm_cast = [
-        "participants=surrogate",
-        *([] if any(a.startswith("llm=") for a in llm_args) else ["llm=llamacpp"]),
-        *(["llm.system_roles=scripted"] if participants else []),
-        *llm_args,
-    ]
-    casts = {"scripted": ["participants=scripted"], "llm": llm_cast}
+    casts = {"scripted": ["participants=scripted"], "llm": llm_cast(llm_args, participants)}
     points = grid_points(grid)
     out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
     base = from_hydra(compose([f"graph={graph}", *rest, *casts["llm"]], cwd), out / "check")  # fails fast on bad input

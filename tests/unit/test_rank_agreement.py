@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dialectica.sim.analysis.validity import Agreement, _parse, grid_points, summarise
+from dialectica.sim.analysis.validity import REFERENCE_PRESET, Agreement, _parse, grid_points, llm_cast, summarise
 from dialectica.sim.authoring.params import ConfigError
 
 
@@ -67,3 +67,23 @@ def test_every_builtin_graph_declares_a_grid_and_a_grid_override_replaces_it():
         assert graph == name and grid and all(len(v) >= 3 for v in grid.values()), name
         assert set(grid) <= {f.name for f in __import__("dataclasses").fields(load(name).params)}
     assert _parse(["graph=interview", "grid.budget=2,4", "seed=3"])[1:] == ({"budget": [2, 4]}, ["seed=3"])
+
+
+@pytest.mark.parametrize(
+    ("given", "reference"),
+    [
+        ([], True),
+        (["llm=llamacpp"], True),
+        (["llm.max_tokens=64"], True),
+        (["llm.preset=smollm2-135m"], False),
+        (["llm.model_path=/models/x.gguf"], False),
+        (["llm=openai", "llm.base_url=http://x"], False),
+    ],
+)
+def test_the_llm_cast_runs_on_the_reference_model_unless_told_otherwise(given, reference):
+    cast = llm_cast(given, participants=True)
+    assert (f"llm.preset={REFERENCE_PRESET}" in cast) == reference
+    assert cast[len(cast) - len(given) :] == given  # what was given comes last, so it wins
+    assert sum(a.startswith("llm=") for a in cast) == 1
+    assert "llm.system_roles=scripted" in cast
+    assert "llm.system_roles=scripted" not in llm_cast(given, participants=False)

@@ -1,11 +1,11 @@
 """``dialectica calibrate graph=NAME``: fit the scripted cast's personas to an LLM reference run.
 
 ``reference=DIR`` names a ``dialectica validity`` directory of the graph; without it one is run first (the
-graph's grid or ``grid.<param>=a,b,c``, the default local model or any ``llm=`` backend; every other
-argument is an override for that run). The fit uses the grid points ``fit=i,j`` (every other point by
-default) over ``trials=N`` Optuna trials and reports the match at every point, the held-out ones apart.
-It writes the calibrated set, with its provenance, to ``<graph's datasets>/calibrated.yaml`` (``out=PATH``
-elsewhere) and a report under ``results/calibration/<graph>-<time>/``.
+graph's grid or ``grid.<param>=a,b,c``, the reference model (``validity.REFERENCE_PRESET``) or any ``llm=``
+backend; every other argument is an override for that run). The fit uses the grid points ``fit=i,j`` (every
+other point by default) over ``trials=N`` Optuna trials and reports the match at every point, the held-out
+ones apart. It writes the calibrated set, with its provenance, to ``<graph's datasets>/calibrated.yaml``
+(``out=PATH`` elsewhere) and a report under ``results/calibration/<graph>-<time>/``.
 """
 
 from __future__ import annotations
