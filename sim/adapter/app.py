@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict
 from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
-from dialectica.sim.authoring.params import ConfigError, bounded
+from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
 
@@ -186,7 +187,14 @@ class App:
             ("cache", str | None, CACHE),
         ]
         knobs = {**self.context_knobs, **self.factory_knobs}
-        fields = [*own, *((k, t, field(default=d)) for k, (t, d) in knobs.items())]
+        # a factory knob builds another graph: a replay cannot move an episode's thread onto it after a turn
+        fields = [
+            *own,
+            *(
+                (k, t, field(default=d, metadata={REBUILDS_GRAPH: True} if k in self.factory_knobs else {}))
+                for k, (t, d) in knobs.items()
+            ),
+        ]
 
         def check_run(params: Any, *args: Any) -> None:  # a function, so that params binds as self
             self._check_run(params, *args)
@@ -257,7 +265,8 @@ class App:
 
     def play(self, compiled: Any, episode: Any, state: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
         """One episode: the dialogue, then the judge's verdict."""
-        request, params = episode.deps, episode.params
+        request, params = episode.deps, episode.params  # what the dialogue starts under
+        ending = episode.at_turn(sys.maxsize).params  # what it ends under: a replay's overrides, after its fork
         knobs = dataclasses.asdict(params)
         cast = EpisodeCast(request, config.get("callbacks") or [])
         scenario = request.scenario
@@ -271,12 +280,13 @@ class App:
             dialogue = converse(
                 self.graph(knobs),
                 speaker,
-                max_turns=params.max_turns,
+                max_turns=ending.max_turns,
                 config=config,
-                context=self._context(scenario, knobs),
+                # a replay's fork changes the context from its turn on (episode.at_turn); a plain run has one
+                context=lambda turn: self._context(scenario, dataclasses.asdict(episode.at_turn(turn).params)),
                 start=scenario.get("input"),
             )
-            judge = self._judge(params)
+            judge = self._judge(ending)
             verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
         own = self.ending(dialogue.state) if self.ending is not None else None
         timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,18 +105,24 @@ def converse(
     *,
     max_turns: int,
     config: dict[str, Any],
-    context: Any = None,
+    context: Callable[[int], Any] = lambda turn: None,
     start: dict[str, Any] | None = None,
 ) -> Dialogue:
     """Plays one dialogue; ``app`` has a checkpointer (the harness's), ``config`` the run's callbacks and limits.
 
     Args:
+        context: ``context(t)``: the graph's runtime context for its run before the user's turn ``t + 1`` (``0``:
+            the start and the first turn); None for a graph without one.
         start: The scenario's ``input``: a messages graph gets it with the user's first turn; any other graph
             starts from it and asks the user with ``interrupt()``.
     """
     thread = str(uuid.uuid4())  # the thread lives only in this dialogue's checkpointer; records never see it
     cfg = {**config, "configurable": {**config.get("configurable", {}), "thread_id": thread}}
-    kwargs = {"context": context} if context is not None else {}
+
+    def kwargs(turn: int) -> dict[str, Any]:
+        given = context(turn)
+        return {"context": given} if given is not None else {}
+
     dialogue = Dialogue()
     reader = _Reader(dialogue)
     takes_messages = "messages" in getattr(app, "channels", {})
@@ -126,7 +133,7 @@ def converse(
                 "the graph's state has no 'messages' key, so the user cannot speak first: give each "
                 "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()"
             )
-        app.invoke(start, cfg, **kwargs)
+        app.invoke(start, cfg, **kwargs(0))
         waiting = reader.read(app.get_state(cfg), 0)
         if not waiting:
             dialogue.ended_by = GRAPH
@@ -141,9 +148,9 @@ def converse(
         dialogue.messages.append(HumanMessage(text))
         dialogue.transcript.append({"round": turn, "role": "user", "speaker": "user", "text": text})
         if waiting:
-            app.invoke(Command(resume=text), cfg, **kwargs)
+            app.invoke(Command(resume=text), cfg, **kwargs(turn - 1))
         else:
-            app.invoke({**extra, "messages": [HumanMessage(text)]}, cfg, **kwargs)
+            app.invoke({**extra, "messages": [HumanMessage(text)]}, cfg, **kwargs(turn - 1))
             extra = {}
         waiting = reader.read(app.get_state(cfg), turn)
         if not waiting and not takes_messages:

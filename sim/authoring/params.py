@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 P = TypeVar("P", bound="DataclassInstance")
 
 
+# The metadata key marking a params field whose value builds another compiled graph (a graph used as it is: its
+# factory's arguments): ``dialectica replay`` cannot change it after a turn.
+REBUILDS_GRAPH = "rebuilds_graph"
+
+
 class ConfigError(ValueError):
     """Bad user input; the message is one line naming the key and the valid choices."""
 

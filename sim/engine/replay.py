@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dialectica.metrics import FullRecord, converged
-from dialectica.sim.authoring.params import ConfigError, build_params
+from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, build_params
 
 if TYPE_CHECKING:
     from dialectica.sim.engine.build import Fork
@@ -55,14 +55,29 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
                 f"replay.run={source} has no graph {run.spec.name} ({config} is missing); its graphs: "
                 f"{', '.join(sorted(p.parent.name for p in source.glob('*/config.json')))}"
             )
-        adapted = hasattr(run.params, "scenarios")  # a graph used as it is plays its own dialogue loop
-        if turn > 0 and (adapted or (run.spec.play is None and run.spec.turns is None)):
-            why = "a graph used as it is" if adapted else "its spec has neither play nor turns"
-            raise ConfigError(f"graph {run.spec.name} cannot be forked after a turn yet ({why}); valid: replay.from_turn=0")
+        if turn > 0 and run.spec.play is None and run.spec.turns is None:
+            raise ConfigError(
+                f"graph {run.spec.name} cannot be forked after a turn (its spec has neither play nor turns); "
+                "valid: replay.from_turn=0"
+            )
         raw = json.loads(config.read_text())["graph"]
         before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
+        if turn > 0:
+            _same_graph(run.spec.name, before, run.params)
         forked.append(replace(run, fork=Fork(str(source), turn, before)))
     return forked
+
+
+def _same_graph(graph: str, before: Any, after: Any) -> None:
+    """Refuses a fork after a turn that changes a knob marked as building another compiled graph (a graph used as
+    it is: its factory's arguments): an episode's thread cannot move onto another graph mid-dialogue."""
+    for f in fields(before):
+        if f.metadata.get(REBUILDS_GRAPH) and getattr(before, f.name) != getattr(after, f.name):
+            raise ConfigError(
+                f"graph.{f.name} builds {graph}'s graph, so a fork after a turn cannot change it "
+                f"({getattr(before, f.name)!r} -> {getattr(after, f.name)!r}); valid: replay.from_turn=0 for it, "
+                "or fork over the graph's context knobs"
+            )
 
 
 def source_tags(fork: Fork, graph: str) -> dict[str, str]:

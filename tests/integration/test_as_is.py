@@ -141,3 +141,29 @@ def test_a_plugin_that_fails_to_import_affects_only_its_own_runs(project: Path):
         "broken_graph:SPEC) failed to import: ModuleNotFoundError: No module named "
         "'a_dependency_nobody_installed'; fix or uninstall that package"
     )
+
+
+def _records(run: Path) -> dict[int, dict]:
+    return {r["episode"]: r for r in map(json.loads, (run / "episodes.jsonl").read_text().splitlines())}
+
+
+def test_a_graph_used_as_it_is_forks_after_a_turn_under_another_context_knob(project: Path):
+    proc = _dialectica(project, "graph=desk:graph", *COMMON, "graph.patience=3", "hydra.run.dir=orig")
+    assert proc.returncode == 0, proc.stderr
+    same = _dialectica(project, "replay", "orig", "from_turn=1", "out=same")
+    assert same.returncode == 0, same.stderr
+    original, again = _records(project / "orig"), _records(project / "same")
+    strip = ("timings", "fork")
+    assert {i: {k: v for k, v in r.items() if k not in strip} for i, r in again.items()} == {
+        i: {k: v for k, v in r.items() if k not in strip} for i, r in original.items()
+    }
+    fork = _dialectica(project, "replay", "orig", "from_turn=1", "graph.patience=1", "out=fork")
+    assert fork.returncode == 0, fork.stderr
+    forked = _records(project / "fork")
+    for i, record in forked.items():
+        first = [t for t in original[i]["transcript"] if t["round"] <= 1]
+        assert [t for t in record["transcript"] if t["round"] <= 1] == first  # the first turn is the original's
+        assert record["fork"] == {"run": "orig", "turn": 1}
+    report = json.loads((project / "fork" / "replay.json").read_text())["graphs"]["desk.graph"]
+    assert not report["prefix_differs"] and report["changed"]  # the clerk now serves at the second turn
+    assert all(forked[c["episode"]]["converged"] and not original[c["episode"]]["converged"] for c in report["changed"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from dataclasses import dataclass
@@ -289,6 +290,20 @@ def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
     )
     assert one.metrics["convergence_rate"] == 0.0 and two.metrics["convergence_rate"] == 1.0
     assert built == [1, 1, 2]  # per evaluate: the defaults once (its context schema), each other value once; not per episode
+
+
+def test_a_fork_after_a_turn_may_change_a_context_knob_but_not_one_that_builds_the_graph():
+    from dialectica.sim.adapter.app import App
+    from dialectica.sim.engine.replay import _same_graph
+
+    def make(replies: int = 1) -> Any:
+        return SHOP
+
+    params = App(make, "shop").params_class()
+    before = params()
+    _same_graph("shop", before, dataclasses.replace(before, max_turns=3))  # not a graph knob: allowed
+    with pytest.raises(ConfigError, match=r"graph.replies builds shop's graph, so a fork after a turn cannot change it"):
+        _same_graph("shop", before, dataclasses.replace(before, replies=2))
 
 
 def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
