@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langgraph.checkpoint.memory import InMemorySaver
 
 from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
@@ -34,6 +33,7 @@ from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
+from dialectica.sim.engine.history import Keeper
 
 ENDINGS = {
     "converged": "The judge found that the user got what they came for",
@@ -174,7 +174,7 @@ class App:
                 built = self.factory(**values, **models) if self.factory else self.target
                 if not is_graph(built):
                     raise ConfigError(f"{self.name}: the factory returned {type(built).__name__}, not a compiled graph")
-                self._graphs[key] = built.copy(update={"checkpointer": InMemorySaver()})
+                self._graphs[key] = built.copy(update={"checkpointer": Keeper()})
             return self._graphs[key]
 
     def params_class(self) -> type:

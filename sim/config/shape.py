@@ -11,7 +11,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from dialectica.sim.authoring.params import ConfigError
@@ -212,6 +212,24 @@ def check_shape(cfg: DictConfig) -> None:
         )
     view_options(cfg)
     objective(cfg)
+    checkpoints(cfg)
     if not isinstance(cfg.get("llm"), DictConfig):
         raise ConfigError(f"llm={cfg.get('llm')!r} is invalid; choose an option: {', '.join(group_options('llm'))}")
     LLMSettings.from_dict(container(cfg.llm))
+
+
+def checkpoints(cfg: DictConfig) -> bool | frozenset[int]:
+    """``checkpoints``: false (keep none), true (every episode's) or a list of episode indices (``engine/history``).
+
+    Raises:
+        ConfigError: naming the key and the valid values.
+    """
+    value = cfg.get("checkpoints", False)
+    if isinstance(value, bool):
+        return value
+    items = list(value) if isinstance(value, ListConfig) else None
+    if items is not None and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
+        return frozenset(items)
+    raise ConfigError(
+        f"checkpoints={value!r} is invalid; valid values: false, true, or a list of episode indices like [0,3]"
+    )

@@ -21,7 +21,7 @@ from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
 from dialectica.sim.config.secrets import scrub_url
-from dialectica.sim.config.shape import check_shape, container, int_value, objective, view_options
+from dialectica.sim.config.shape import check_shape, checkpoints, container, int_value, objective, view_options
 from dialectica.sim.llm.casting import Voices, voices
 from dialectica.sim.view.options import ViewOptions
 
@@ -83,6 +83,7 @@ class RunConfig:
     max_concurrency: int = 1
     max_error_rate: float = 0.5
     faults: FaultRates = field(default_factory=FaultRates)
+    checkpoints: bool | frozenset[int] = False  # the episodes whose LangGraph checkpoints are kept (engine/history)
 
 
 def redact(tree: Any) -> Any:
@@ -265,6 +266,7 @@ def from_hydra(
         view=view_options(cfg),
         max_concurrency=concurrency,
         max_error_rate=float(max_error_rate),
+        checkpoints=checkpoints(cfg),
     )
 
 

@@ -25,7 +25,7 @@ from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.scenarios import scenario_paths
 from dialectica.sim.config.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.config.typed import GraphRun, RunConfig, flatten
-from dialectica.sim.engine import checkpoint
+from dialectica.sim.engine import checkpoint, history
 from dialectica.sim.engine import records as rec
 from dialectica.sim.engine.build import plan
 from dialectica.sim.engine.episode import run_episode
@@ -45,7 +45,12 @@ def _needs_embedder(cfg: RunConfig) -> bool:
 
 
 def run_graph(
-    run: GraphRun, cfg: RunConfig, embed: Embed | None, sink: Any, done: dict[int, Record] | None = None
+    run: GraphRun,
+    cfg: RunConfig,
+    embed: Embed | None,
+    sink: Any,
+    done: dict[int, Record] | None = None,
+    store: history.Store | None = None,
 ) -> rec.SlimRecords:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
     once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
@@ -58,8 +63,15 @@ def run_graph(
     name = run.spec.name
     agreement = embed if cfg.embeddings and run.spec.agreement else None
 
+    kept = cfg.checkpoints if store is not None else False
+    source = history.open_source(run.fork.run) if run.fork is not None and run.fork.turn > 0 else None
+
     def play(index: int) -> rec.EpisodeRecord:
-        return run_episode(run.spec, run.params, plan(run, cfg, index), embed, agreement)
+        keeps = kept is True or (not isinstance(kept, bool) and index in kept)
+        keep = history.Keeping(
+            history.thread_of(name, index), store if keeps else None, source, None if run.spec.play else run.spec.turns
+        )
+        return run_episode(run.spec, run.params, plan(run, cfg, index), embed, agreement, keep if keeps or source else None)
 
     played = ordered_map(play, (i for i in range(cfg.episodes) if i not in done), cfg.max_concurrency)
     bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
@@ -71,6 +83,8 @@ def run_graph(
         converged += is_converged(slim)
         errors += slim["termination_reason"] == "error"
         bar.set_postfix(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
+    if source is not None:
+        source.close()
     return slims
 
 
@@ -121,6 +135,7 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         tracker = Tracker(cfg.tracking)
         summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
         done = checkpoint.done_episodes(episodes, cfg.resume)
+        store = history.Store(cfg.out_dir / history.FILE) if cfg.checkpoints else None
         for run in cfg.graphs:
             kept = (
                 checkpoint.finished_graph(cfg.out_dir, run.spec.name, cfg.episodes, done.get(run.spec.name, {}))
@@ -130,8 +145,10 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             if kept is not None:
                 echo(f"{run.spec.name}: finished before, kept (resume=true)")
             summary["graphs"][run.spec.name] = kept or _run_one(
-                run, cfg, embed, sink, done.get(run.spec.name), tracker, episodes, echo
+                run, cfg, embed, sink, done.get(run.spec.name), tracker, episodes, echo, store
             )
+        if store is not None:
+            store.close()
     if cfg.objective:
         from dialectica.metrics.objective import penalised
 
@@ -150,6 +167,7 @@ def _run_one(
     tracker: Tracker,
     episodes: Path,
     echo: Callable[[str], None],
+    store: history.Store | None = None,
 ) -> dict[str, Any]:
     name = run.spec.name
     tags = {
@@ -179,7 +197,7 @@ def _run_one(
         )
     kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
     try:
-        t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept)
+        t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept, store)
     except Exception as exc:
         if "entry" not in kept:
             raise
@@ -209,6 +227,7 @@ def _run_logged(
     tags: dict[str, str],
     note: str,
     kept: dict[str, Any],
+    store: history.Store | None = None,
 ) -> tuple[float, float, float, float, float]:
     """The graph's episodes, files and MLflow run; ``kept`` gets its summary entry and phase times as soon as the
     files are on disk, so that a tracking failure after that point loses nothing."""
@@ -223,7 +242,7 @@ def _run_logged(
         t0 = time.perf_counter()
         graph_dir = cfg.out_dir / name
         graph_dir.mkdir(exist_ok=True)
-        slims = run_graph(run, cfg, embed, sink, done)
+        slims = run_graph(run, cfg, embed, sink, done, store)
         t1 = time.perf_counter()
         values = aggregate(slims, (*COMMON, *run.spec.metrics, lambda: termination(run.spec.endings())))
         by_round = per_round_means(slims)

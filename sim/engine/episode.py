@@ -18,6 +18,7 @@ from dialectica.metrics.embedding import Embed, with_embedding_agreement
 from dialectica.sim.authoring.cast import CastRequest, build_deps
 from dialectica.sim.authoring.spec import Episode, GraphSpec
 from dialectica.sim.authoring.termination import TerminationReason
+from dialectica.sim.engine import history
 from dialectica.sim.engine.build import EpisodePlan, Fork
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.engine.records import EpisodeRecord
@@ -31,6 +32,8 @@ class _Forked(Episode[Any, Any]):
     fork_turn: int = 0
 
     def at_turn(self, turn: int) -> Episode[Any, Any]:
+        # marks where a kept episode completed ``turn`` turns; at the fork, restores the original's state there
+        history.at_turn(turn, self.fork_turn if self.after is not None else None)
         return self.after if self.after is not None and turn >= self.fork_turn else self
 
 
@@ -39,12 +42,11 @@ _CHECKPOINTED_LOCK = threading.Lock()
 
 
 def _checkpointed(spec: GraphSpec, compiled: Any) -> Any:
-    """The compiled graph with an in-memory checkpointer, made once per process (a fork pauses at a turn)."""
+    """The compiled graph with an in-memory checkpointer, made once per process (a fork pauses at a turn; an
+    episode whose checkpoints are kept copies its thread to disk when it frees it)."""
     with _CHECKPOINTED_LOCK:
         if spec.name not in _CHECKPOINTED:
-            from langgraph.checkpoint.memory import InMemorySaver
-
-            _CHECKPOINTED[spec.name] = compiled.copy(update={"checkpointer": InMemorySaver()})
+            _CHECKPOINTED[spec.name] = compiled.copy(update={"checkpointer": history.Keeper()})
         return _CHECKPOINTED[spec.name]
 
 
@@ -76,6 +78,7 @@ def _play_forked(
         for values in graph.stream(state, config, context=Episode(deps, fork.before, seed), stream_mode="values"):
             if spec.turns(values) >= fork.turn:
                 break
+        history.restore_now(fork.turn)  # where the original kept its checkpoints, the fork goes on from its recorded state
         if graph.get_state(config).next:
             graph.invoke(None, config, context=after)
         return dict(graph.get_state(config).values)
@@ -92,16 +95,42 @@ def _traceback(exc: BaseException) -> str:
     return _TASK_ID.sub("", "".join(traceback.format_exception(exc)))
 
 
+def _invoke_kept(compiled: Any, state: dict[str, Any], config: dict[str, Any], episode: Episode[Any, Any]) -> Any:
+    """One run on a thread of its own, freed at the end (which keeps its checkpoints, ``engine/history``)."""
+    config = {**config, "configurable": {"thread_id": f"episode-{uuid.uuid4().hex}"}}
+    try:
+        return compiled.invoke(state, config, context=episode)
+    finally:
+        compiled.checkpointer.delete_thread(config["configurable"]["thread_id"])
+
+
 def run_episode(
     spec: GraphSpec,
     params: Any,
     plan: EpisodePlan,
     embed: Callable[[list[str]], Any] | None = None,
     agreement: Embed | None = None,
+    keep: history.Keeping | None = None,
 ) -> EpisodeRecord:
     """Runs one episode through the graph compiled once for the process and builds its record once; with
-    ``agreement``, each round's embedding agreement is measured first. An exception becomes a record with reason
-    ``error`` and its traceback."""
+    ``agreement``, each round's embedding agreement is measured first; with ``keep``, its LangGraph checkpoints
+    are kept and a fork goes on from the original's (``engine/history``). An exception becomes a record with
+    reason ``error`` and its traceback."""
+    with history.keeping(keep):
+        record = _run(spec, params, plan, embed, agreement, keep)
+    if keep is not None and keep.restored and record.fork is not None:
+        record.fork["restored"] = True
+    return record
+
+
+def _run(
+    spec: GraphSpec,
+    params: Any,
+    plan: EpisodePlan,
+    embed: Callable[[list[str]], Any] | None,
+    agreement: Embed | None,
+    keep: history.Keeping | None,
+) -> EpisodeRecord:
     meter = EpisodeMeter()
     graph_timings: dict[str, Any] = {}
     head = {
@@ -125,8 +154,11 @@ def run_episode(
             voices=plan.voices,
             options=plan.options,
         )
-        episode = Episode(build_deps(spec, plan.participants, request), params, plan.seed)
+        deps = build_deps(spec, plan.participants, request)
+        episode = Episode(deps, params, plan.seed) if keep is None else _Forked(deps, params, plan.seed)
         compiled = spec.compiled()
+        if keep is not None and compiled is not None:  # a graph used as it is has the harness's Keeper already
+            compiled = _checkpointed(spec, compiled)
         state = spec.initial_state(plan.scenario, fork.before if fork else params)
         limit = max(spec.recursion_limit(params), spec.recursion_limit(fork.before) if fork else 0)
         config: dict[str, Any] = {"recursion_limit": limit, "callbacks": [meter]}
@@ -134,6 +166,8 @@ def run_episode(
             final = _play_forked(spec, compiled, episode.deps, params, plan.seed, fork, state, config)
         elif spec.play is not None:
             final = spec.play(compiled, episode, state, config)
+        elif keep is not None:
+            final = _invoke_kept(compiled, state, config, episode)
         else:
             final = compiled.invoke(state, config, context=episode)
         outcome = spec.outcome(final, params, plan.scenario)

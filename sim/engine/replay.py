@@ -5,9 +5,11 @@ overrides, from ``RUN/summary.json``) with the given ones on top, into a new run
 the original's seed, cast and first T turns and plays the rest under the new config. Because the history
 before the fork is the same, the original and the replay differ only by what the config changed after it:
 a comparison paired by construction. The original's prefix is simulated again from its seed (the call cache
-makes an LLM's prefix the same calls) and checked against its records. The paired report (``replay.json``,
-``replay.md``) gives per graph the McNemar test and the paired bootstrap interval that sweeps use, and for each
-episode whose ending changed, both endings.
+makes an LLM's prefix the same calls) and checked against its records; where the original kept an episode's
+LangGraph checkpoints (``checkpoints=true``, ``engine/history``), the fork goes on from its recorded state after
+turn T, so the history is the original's even where the prefix cannot be played again alike. The paired
+report (``replay.json``, ``replay.md``) gives per graph the McNemar test and the paired bootstrap interval that
+sweeps use, and for each episode whose ending changed, both endings.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
             "p_mcnemar": result.p,
             "changed": changed,
             "prefix_differs": [k[1] for k in keys if _prefix(before[k], turn) != _prefix(after[k], turn)],
+            # forks that went on from the original's kept checkpoints (engine/history): their prefix is the original's
+            "restored": [k[1] for k in keys if (after[k].get("fork") or {}).get("restored")],
         }
     return report
 
@@ -142,14 +146,15 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# Replay from turn {report['from_turn']}: {report['replay']} against {report['original']}",
         "",
-        "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | endings changed |",
-        "|---|---|---|---|---|---|---|",
+        "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | endings changed "
+        "| restored from checkpoints |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for graph, g in report["graphs"].items():
         lines.append(
             f"| {graph} | {g['pairs']} | {g['original_rate']:.3f} | {g['replay_rate']:.3f} | {g['diff']:+.3f} "
             f"({g['diff_ci95_low']:+.3f} to {g['diff_ci95_high']:+.3f}) | {g['p_mcnemar']:.3g} | "
-            f"{len(g['changed'])} |"
+            f"{len(g['changed'])} | {len(g['restored'])} |"
         )
     for graph, g in report["graphs"].items():
         if g["changed"]:

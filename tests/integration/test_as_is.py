@@ -167,3 +167,17 @@ def test_a_graph_used_as_it_is_forks_after_a_turn_under_another_context_knob(pro
     report = json.loads((project / "fork" / "replay.json").read_text())["graphs"]["desk.graph"]
     assert not report["prefix_differs"] and report["changed"]  # the clerk now serves at the second turn
     assert all(forked[c["episode"]]["converged"] and not original[c["episode"]]["converged"] for c in report["changed"])
+    # kept checkpoints: the same fork goes on from each dialogue's recorded state after its first turn, alike
+    kept = _dialectica(project, "graph=desk:graph", *COMMON, "graph.patience=3", "checkpoints=true", "hydra.run.dir=kept")
+    assert kept.returncode == 0, kept.stderr
+    restored = _dialectica(project, "replay", "kept", "from_turn=1", "graph.patience=1", "out=kept-fork")
+    assert restored.returncode == 0, restored.stderr
+    again = _records(project / "kept-fork")
+    assert all(
+        again[i]["fork"].get("restored")
+        for i, r in original.items()
+        if max(t["round"] for t in r["transcript"] or [{"round": 0}]) > 1
+    )
+    assert {i: {k: v for k, v in r.items() if k not in strip} for i, r in again.items()} == {
+        i: {k: v for k, v in r.items() if k not in strip} for i, r in forked.items()
+    }

@@ -151,3 +151,60 @@ def test_replay_from_python_is_the_command(original, monkeypatch):
     assert {k: _same(r) for k, r in _records(original.parent / "py").items()} == {
         k: _same(r) for k, r in _records(cli).items()
     }
+
+
+def _prefix(record: dict, turn: int) -> list[dict]:
+    return [t for t in record["transcript"] if isinstance(t.get("round"), int) and t["round"] <= turn]
+
+
+def test_kept_checkpoints_are_each_episodes_langgraph_history_and_change_no_record(tmp_path):
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from dialectica.graphs.socratic_panel import SPEC
+
+    common = ["graph=socratic_panel", "episodes=3", "seed=4", "tracking=none", *COMMON]
+    kept = _run(tmp_path, *common, "checkpoints=[1]", f"hydra.run.dir={tmp_path / 'kept'}")
+    plain = _run(tmp_path, *common, f"hydra.run.dir={tmp_path / 'plain'}")
+    assert kept.returncode == 0 and plain.returncode == 0, kept.stderr[-3000:] + plain.stderr[-3000:]
+    records = _records(tmp_path / "kept")
+    assert {k: _same(r) for k, r in records.items()} == {k: _same(r) for k, r in _records(tmp_path / "plain").items()}
+    assert not (tmp_path / "plain" / "checkpoints.sqlite").exists()
+    with sqlite3.connect(tmp_path / "kept" / "checkpoints.sqlite", check_same_thread=False) as conn:
+        assert conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall() == [("socratic_panel/1",)]
+        graph = SPEC.compiled().copy(update={"checkpointer": SqliteSaver(conn)})
+        history = list(graph.get_state_history({"configurable": {"thread_id": "socratic_panel/1"}}))
+    final = history[0].values  # newest first: the episode's last state, its rounds as the record counts them
+    rounds = {t["round"] for t in records[("socratic_panel", 1)]["transcript"] if isinstance(t.get("round"), int)}
+    assert len(final["round_log"]) == max(rounds) and not history[0].next
+    marks = [s.metadata["turn"] for s in reversed(history) if "turn" in s.metadata]  # where each round completed
+    assert marks == list(range(max(rounds) + 1))
+
+
+@pytest.mark.parametrize("graph", ["socratic_panel", "maieutic"])
+def test_a_fork_of_a_run_that_kept_its_checkpoints_goes_on_from_the_recorded_state(tmp_path, graph):
+    """An override that acts before the fork (participants' failures) changes the prefix played again; the fork
+    of a run that kept its checkpoints still starts from the original's state after turn 2, the plain run's not."""
+    common = [f"graph={graph}", "episodes=4", "seed=3", "tracking=none", *COMMON]
+    for name, extra in (("kept", ["checkpoints=true"]), ("plain", [])):
+        proc = _run(tmp_path, *common, *extra, f"hydra.run.dir={tmp_path / name}")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        fork = _run(tmp_path, "replay", str(tmp_path / name), "from_turn=2", "participants.failure_rate=0.4")
+        assert fork.returncode == 0, fork.stderr[-3000:]
+    before, kept, plain = (_records(tmp_path / n) for n in ("kept", "kept-replay-t2", "plain-replay-t2"))
+    reached = [k for k, r in before.items() if max(t["round"] for t in _prefix(r, 99)) > 2]  # forked after turn 2
+    assert reached
+    assert all(kept[k]["fork"].get("restored") and _prefix(kept[k], 2) == _prefix(before[k], 2) for k in reached)
+    assert any(_prefix(plain[k], 2) != _prefix(before[k], 2) for k in reached), "the override changed no prefix"
+    assert not any(r["fork"].get("restored") for r in plain.values())
+    report = json.loads((tmp_path / "kept-replay-t2" / "replay.json").read_text())["graphs"][graph]
+    assert sorted(report["restored"]) == sorted(k[1] for k in reached)
+
+
+@pytest.mark.parametrize("value", ["yes", "[1,-2]", "3"])
+def test_a_bad_checkpoints_value_is_one_line(tmp_path, value):
+    proc = _run(tmp_path, "graph=interview", "episodes=1", f"checkpoints={value}", f"hydra.run.dir={tmp_path / 'x'}")
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2 and len(lines) == 1 and "checkpoints=" in lines[0] and "episode indices" in lines[0]
+    assert not (tmp_path / "x").exists()
