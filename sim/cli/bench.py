@@ -69,6 +69,13 @@ def measure(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--tokens-preset", default="qwen2.5-coder-1.5b", help="the local model for --tokens")
     parser.add_argument("--tokens-episodes", type=int, default=1, help="surrogate episodes per graph for --tokens")
     parser.add_argument("--only-tokens", action="store_true", help="with --tokens: skip every other figure")
+    parser.add_argument(
+        "--tokens-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --tokens: a config override for its runs, e.g. llm.prefix_states_mb=0 (repeatable)",
+    )
     args = parser.parse_args(argv)
     from dialectica.sim.config.discovery import names
     from dialectica.sim.engine.embedding import Embedder
@@ -121,7 +128,7 @@ def measure(argv: list[str]) -> dict[str, Any]:
 
 
 def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:
-    overrides = ["llm=llamacpp", f"llm.preset={args.tokens_preset}"]
+    overrides = ["llm=llamacpp", f"llm.preset={args.tokens_preset}", *args.tokens_set]
     rates = model_rates(overrides, tmp)
     by_graph = {g: token_figures(g, tmp, overrides, rates, args.tokens_episodes) for g in graphs}
     return {"preset": args.tokens_preset, "rates": rates, "graphs": by_graph}

@@ -22,7 +22,6 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=600,
     )
 
 

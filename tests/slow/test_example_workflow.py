@@ -80,7 +80,6 @@ def _run_steps(steps: list[dict[str, Any]], cwd: Path, env: dict[str, str]) -> d
             capture_output=True,
             text=True,
             env={**env, **{k: str(v) for k, v in step.get("env", {}).items()}},
-            timeout=600,
             check=False,
         )
         done[step.get("name", step["run"].splitlines()[0])] = (

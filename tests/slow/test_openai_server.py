@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -19,23 +17,18 @@ from dialectica.sim.llm.casting import Voices
 from dialectica.sim.llm.gguf import DEFAULT_PRESET, assemble
 from dialectica.sim.llm.settings import LLMSettings
 from dialectica.sim.llm.structured import ask, read_json
+from tests import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-dialectica-test-0123456789"
 BIN = Path(sys.executable).parent / "dialectica"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
     model = assemble(DEFAULT_PRESET, ROOT / "results" / "cache" / "models")
-    port = _free_port()
-    proc = subprocess.Popen(
+    port = serving.free_port()
+    proc = serving.start(
         [
             sys.executable,
             "-m",
@@ -55,27 +48,11 @@ def server():
             "--model_alias",
             "local",
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
     )
-    ready = threading.Event()
-
-    def drain() -> None:  # uvicorn says when it listens; the pipe is read to the end so the server never blocks
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            if "Uvicorn running on" in line:
-                ready.set()
-        ready.set()  # the server exited before listening
-
-    threading.Thread(target=drain, daemon=True).start()
-    ready.wait()
-    if proc.poll() is not None:
-        pytest.fail(f"llama_cpp.server exited with {proc.returncode} before listening")
     url = f"http://127.0.0.1:{port}/v1"
     yield url
     proc.terminate()
-    proc.wait(timeout=30)
+    proc.wait()
 
 
 def _settings(url: str, **extra) -> LLMSettings:

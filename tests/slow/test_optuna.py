@@ -31,7 +31,6 @@ def _study(tmp: Path, *extra: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         cwd=tmp,
-        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc

@@ -42,7 +42,6 @@ def _sweep(tmp: Path, name: str, *launcher: str) -> None:
         capture_output=True,
         text=True,
         cwd=tmp,
-        timeout=600,
         env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -68,12 +67,11 @@ def ray_head():
         check=True,
         capture_output=True,
         env=env,
-        timeout=180,
     )
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        subprocess.run([str(BIN / "ray"), "stop", "--force"], capture_output=True, env=env, timeout=120)
+        subprocess.run([str(BIN / "ray"), "stop", "--force"], capture_output=True, env=env)
         shutil.rmtree(temp, ignore_errors=True)
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -12,13 +9,8 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
+from tests import serving
 from tests.integration.test_many_writers import _finish, _runs, _start
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _healthy(url: str) -> bool:
@@ -31,9 +23,9 @@ def _healthy(url: str) -> bool:
 
 @pytest.fixture
 def mlflow_server(tmp_path):
-    port = _free_port()
+    port = serving.free_port()
     url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
+    server = serving.start(
         [
             str(Path(sys.executable).parent / "mlflow"),
             "server",
@@ -49,23 +41,13 @@ def mlflow_server(tmp_path):
             "1",
         ],
         cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
     )
     try:
-        for _ in range(600):  # bounded by tries: the server takes seconds to start on a busy machine
-            if server.poll() is not None:
-                pytest.fail(f"mlflow server exited with {server.returncode}")
-            if _healthy(url):
-                break
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(timeout=0.5)
-        else:
-            pytest.fail("mlflow server never answered /health")
+        assert _healthy(url)
         yield url
     finally:
         server.terminate()
-        server.wait(timeout=60)
+        server.wait()
 
 
 def test_a_tracking_server_takes_runs_from_several_processes(tmp_path, mlflow_server):

@@ -61,9 +61,7 @@ def chromium() -> str:
 def run_dir(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("browser")
     args = ["episodes=2", "tracking=none", "progress=false", "embeddings=false", f"hydra.run.dir={tmp / 'run'}"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "dialectica", *args], check=False, capture_output=True, text=True, cwd=tmp, timeout=600
-    )
+    proc = subprocess.run([sys.executable, "-m", "dialectica", *args], check=False, capture_output=True, text=True, cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return tmp / "run"
 
