@@ -13,21 +13,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = ("unit", "integration", "slow")  # the folders under tests/, each a marker of the same name
-# The slow tests that run the local LLM, marked ``llm``: the test command runs every other test on both cores and these
-# alone after (llama.cpp's two threads use both cores; two processes of it, or one beside a busy test, spin).
-LLM_MODULES = ("test_as_is_llm", "test_bench", "test_concurrency", "test_openai_server", "test_surrogate")
 BIN = Path(sys.executable).parent / "dialectica"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test carries its folder's tier as a marker, so that ``-m "not slow"`` is exactly the fast folders, and
-    the tests of the local LLM carry ``llm``."""
+    """Each test carries its folder's tier as a marker, so that ``-m "not slow"`` is exactly the fast folders."""
     for item in items:
         tier = item.path.parent.name
         if tier in TIERS:
             item.add_marker(getattr(pytest.mark, tier))
-        if tier == "slow" and item.path.stem in LLM_MODULES:
-            item.add_marker(pytest.mark.llm)
 
 
 @pytest.fixture(scope="session")
