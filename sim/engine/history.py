@@ -3,12 +3,12 @@
 ``checkpoints=true`` (or a list of episode indices) keeps, for each chosen episode, every checkpoint its graph
 wrote, in ``RUN/checkpoints.sqlite`` (LangGraph's ``SqliteSaver``, WAL), one thread per episode named
 ``<graph>/<episode>``. An episode runs on an in-memory :class:`Keeper` as before; when it frees its thread (the
-end of the episode) the thread is copied to the file in one transaction, so the cost is one write an episode
-and nothing for the episodes not chosen. LangGraph reads the file back as it is (``get_state_history``).
+end of the episode) the thread is copied to the file, so nothing is written while it runs and nothing for the
+episodes not chosen. LangGraph reads the file back as it is (``get_state_history``).
 
 ``dialectica replay`` of a run that kept an episode's checkpoints continues its fork from the recorded state:
 the prefix is played again for the cast's seeded draws, then the state at the fork is replaced by the recorded
-checkpoint of the same step, so the fork shares the original's history even where a model's replies cannot be
+checkpoint marked with the fork's turn, so the fork shares the original's history even where a model's replies cannot be
 reproduced.
 """
 
@@ -41,7 +41,6 @@ class Store:
     def __init__(self, path: Path) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        self.path = path
         self.saver = SqliteSaver(sqlite3.connect(path, check_same_thread=False))
         self.saver.setup()  # WAL: a reader never blocks the episodes writing
         self.saver.conn.execute("PRAGMA synchronous=NORMAL")  # WAL's safe setting: no fsync on every checkpoint
@@ -167,11 +166,6 @@ def restore_now(turn: int) -> bool:
     original's recorded state, where the original kept it."""
     keep = _EPISODE.get()
     return keep is not None and keep.saver is not None and keep.saver.restore(keep, turn)
-
-
-def current() -> Keeping | None:
-    """The episode's keeping, inside :func:`keeping`."""
-    return _EPISODE.get()
 
 
 def open_source(run: str | Path) -> Store | None:
