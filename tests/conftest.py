@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,12 +13,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TIERS = ("unit", "integration", "slow")  # the folders under tests/, each a marker of the same name
+TIERS = ("unit", "integration", "slow", "llm")  # the folders under tests/, each a marker of the same name
 BIN = Path(sys.executable).parent / "dialectica"
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Workers share the cores: torch and BLAS in each worker and in the commands it starts get one thread, so that
+    # no thread pool spins waiting for a core another worker holds (the local LLM's tier runs alone, unaffected).
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test carries its folder's tier as a marker, so that ``-m "not slow"`` is exactly the fast folders."""
+    """Each test carries its folder's tier as a marker, so that ``-m "not llm"`` is exactly every folder but the
+    local LLM's, and ``-m "not slow and not llm"`` the fast ones."""
     for item in items:
         tier = item.path.parent.name
         if tier in TIERS:

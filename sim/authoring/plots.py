@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from dialectica.metrics import Record, converged
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def subplots(nrows: int = 1, ncols: int = 1, *, squeeze: bool = True, **figure: Any) -> tuple[Figure, Any]:
     """A figure and its axes, like ``pyplot.subplots`` but without pyplot's global state and import cost
-    (figures are only ever written to files here)."""
+    (figures are only ever written to files here). matplotlib is imported here, when a figure is drawn: a
+    command that draws none (bad input, ``list``, ``--help``) starts without it."""
+    from matplotlib.figure import Figure
+
     fig = Figure(**figure)
     return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
 
