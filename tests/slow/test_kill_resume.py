@@ -63,7 +63,7 @@ EVERY_GRAPH = [
 ]
 
 
-def test_a_run_of_every_graph_killed_at_five_points_resumes_to_the_uninterrupted_result(tmp_path):
+def test_a_run_of_every_graph_killed_at_each_point_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [
             str(BIN),
@@ -91,7 +91,7 @@ SWEEP = [
 ]
 
 
-def test_a_sweep_killed_at_four_points_resumes_to_the_uninterrupted_result(tmp_path):
+def test_a_sweep_killed_at_each_point_resumes_to_the_uninterrupted_result(tmp_path):
     def args(name: str) -> list[str]:
         return [
             str(BIN),
