@@ -17,8 +17,9 @@ TIERS = ("unit", "integration", "slow", "llm")  # the folders under tests/, each
 BIN = Path(sys.executable).parent / "dialectica"
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Workers share the cores: torch and BLAS in each worker and in the commands it starts get one thread, so that
-    # no thread pool spins waiting for a core another worker holds (the local LLM's tier runs alone, unaffected).
+    # Workers share the cores: torch, BLAS and the local LLM (llm.n_threads: null follows OMP_NUM_THREADS) in each
+    # worker and in the commands it starts get one thread, so that no thread pool spins waiting for a core another
+    # worker holds.
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 

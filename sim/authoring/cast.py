@@ -6,14 +6,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from dialectica.sim.authoring.faults import FaultRates, faulty
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.authoring.spec import CastOptions, GraphSpec
 from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM, Voices
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass(frozen=True)

@@ -15,21 +15,23 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
-from langchain_core.runnables import Runnable, RunnableBinding
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 T = TypeVar("T")
 _KEY = {PARTICIPANT: "participants.failure_rate", SYSTEM: "participants.role_failure_rate"}
+
+
+def rate_key(kind: str) -> str:
+    """The config key of a ``participant`` or ``system`` speaker's failure rate."""
+    return _KEY[kind]
 
 
 @dataclass(frozen=True)
@@ -78,66 +80,13 @@ class RoleUnavailable(RuntimeError):
     """A call of one of the graph's own roles failed on purpose (``participants.role_failure_rate``)."""
 
 
-class FaultyChatModel(BaseChatModel):
-    """``inner``, except that each call first fails with chance ``rate`` (a seeded draw from ``draws``).
-
-    A failed call never reaches ``inner``, so a scripted voice's own draws stay as they were. Everything
-    else is ``inner``'s: its reply, usage and accounting metadata (``dialectica_role``); tool binding (and so
-    ``with_structured_output``) binds the inner model's tool arguments to this one.
-
-    Attributes:
-        inner: The model that answers when the call does not fail.
-        rate: Chance that one call fails, in [0, 1).
-        speaker: Who speaks (an expert's id, ``learner``, ``moderator``, ...), named in the error.
-        kind: ``participant`` or ``system``: which exception, and which config key the error names.
-        draws: The speaker's fault stream.
-    """
-
-    inner: BaseChatModel
-    rate: float
-    speaker: str
-    kind: str = PARTICIPANT
-    draws: Any = None
-
-    def model_post_init(self, context: Any) -> None:
-        if self.draws is None:
-            self.draws = random.Random(0)
-        self.metadata = {**(self.inner.metadata or {}), **(self.metadata or {})}  # the inner role's accounting
-
-    @property
-    def _llm_type(self) -> str:
-        return f"faulty-{self.inner._llm_type}"
-
-    def _fail(self) -> None:
-        if self.draws.random() < self.rate:
-            error = ParticipantUnavailable if self.kind == PARTICIPANT else RoleUnavailable
-            raise error(f"{self.speaker} did not answer (simulated fault, {_KEY[self.kind]}={self.rate:g})")
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self._fail()
-        return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, Any]:
-        """The inner model's own tool binding, as arguments of this model's calls (faults included)."""
-        bound = self.inner.bind_tools(tools, **kwargs)
-        if not isinstance(bound, RunnableBinding) or bound.bound is not self.inner:
-            raise NotImplementedError(
-                f"{type(self.inner).__name__}.bind_tools does not bind call arguments; simulated faults cannot wrap it"
-            )
-        return self.bind(**bound.kwargs)
-
-
 def faulty(model: BaseChatModel, rate: float, seed: int, speaker: str, kind: str = PARTICIPANT) -> BaseChatModel:
     """``model`` failing each call with chance ``rate``, drawn from ``random.Random(f"{seed}:{speaker}:faults")``;
-    ``model`` itself when ``rate`` is 0."""
+    ``model`` itself when ``rate`` is 0. The wrapper (``dialectica.sim.llm.faulty``) loads on first use."""
     if not rate:
         return model
+    from dialectica.sim.llm.faulty import FaultyChatModel
+
     return FaultyChatModel(
         inner=model, rate=rate, speaker=speaker, kind=kind, draws=random.Random(f"{seed}:{speaker}:faults")
     )

@@ -12,15 +12,15 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Backend, backend
 from dialectica.sim.llm.cache import open_cache
-from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 SYSTEM, PARTICIPANT = "system", "participant"
 _BACKENDS: dict[str, Backend] = {}
@@ -75,6 +75,8 @@ class Voices:
             if scripted is None:
                 raise ConfigError(f"llm.roles.{role}=scripted is not possible here: this cast has no scripted {role}")
             return scripted()
+        from dialectica.sim.llm.chat import LLMChatModel  # langchain-core loads when a model is made, not to check config
+
         return LLMChatModel(
             backend=_backend(own),
             settings=own,

@@ -163,7 +163,7 @@ class LlamaCppBackend:
                 f"{label}: {what}; llama.cpp reads GGUF models only: give a .gguf file, "
                 f"or llm.model_path=null for llm.preset"
             )
-        self._args = (str(path), settings.n_ctx, settings.n_batch, settings.n_threads)
+        self._args = (str(path), settings.n_ctx, settings.n_batch, settings.threads())
         self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO
         chat_format = template_format(path, label) if name == AUTO else CHAT_FORMATS[name]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +26,7 @@ class LLMSettings:
         model: Model name sent to an OpenAI-compatible server (llamacpp: a label in the cache key).
         base_url: openai: the server's ``/v1`` URL.
         api_key_env: openai: the *name* of the environment variable that holds the key (never the key).
+        n_threads: llamacpp: CPU threads for prompt and generation; null: ``threads()``.
         seed: Added to each episode's seed, so a different value gives different samples.
         cache: SQLite call cache file; null turns the cache off.
         max_in_flight: openai: requests in flight to one server at once, across all episodes and roles of
@@ -48,7 +50,7 @@ class LLMSettings:
     api_key_env: str | None = None
     n_ctx: int = bounded(4096, 256, 131072)
     n_batch: int = bounded(512, 8, 8192)
-    n_threads: int = bounded(2, 1, 512)
+    n_threads: int | None = bounded(None, 1, 512)
     seed: int = bounded(0, 0, None)
     temperature: float = bounded(0.8, 0.0, 2.0)
     top_p: float = bounded(0.95, 0.0, 1.0)
@@ -63,6 +65,14 @@ class LLMSettings:
     cache: str | None = None
     system_roles: str = LLM
     roles: dict[str, Any] = field(default_factory=dict)
+
+    def threads(self) -> int:
+        """``n_threads``, or when null ``OMP_NUM_THREADS`` if set (a test worker sharing the cores sets 1), else the
+        cores this process may use, at most 8 (generation is bound by memory long before a large machine's cores)."""
+        if self.n_threads is not None:
+            return self.n_threads
+        env = os.environ.get("OMP_NUM_THREADS", "")
+        return int(env) if env.isdigit() and int(env) > 0 else min(8, len(os.sched_getaffinity(0)))
 
     def validate(self) -> None:
         from dialectica.sim.llm.backends import BACKENDS

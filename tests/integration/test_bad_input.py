@@ -1,4 +1,6 @@
-"""Every mistake is one line (issue 19): bad input, faults and interrupts, each through the real console script.
+"""Every mistake is one line (issue 19): bad input, faults and interrupts, each through the console script's
+``main()`` in a process of its own (forked from one that imported the CLI once, ``tests.forked``; interrupts and
+injected faults in a fresh subprocess, ``tests.inject``).
 
 Each case asserts the exit code (2: bad input; 1: a fault during the run; 130/143: SIGINT/SIGTERM), exactly
 one non-empty line on stderr naming the key, file or address and the valid choices or what to do, no
@@ -12,26 +14,20 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.forked import dialectica
 from tests.inject import At, run_at
 
-BIN = Path(sys.executable).parent / "dialectica"
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 GRAPHS = "committee, interview, maieutic, socratic_panel, tribunal"
 
 
 def _run(tmp: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(BIN), f"hydra.run.dir={tmp / 'run'}", f"tracking.uri=sqlite:///{tmp / 'ml.db'}", "progress=false", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-        env={**os.environ, **(env or {})},
-        timeout=600,
+    return dialectica(
+        [f"hydra.run.dir={tmp / 'run'}", f"tracking.uri=sqlite:///{tmp / 'ml.db'}", "progress=false", *args], tmp, env
     )
 
 

@@ -42,7 +42,7 @@ def server():
             "--n_ctx",
             "4096",
             "--n_threads",
-            "2",
+            str(LLMSettings().threads()),
             "--api_key",
             KEY,
             "--model_alias",

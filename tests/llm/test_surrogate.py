@@ -1,9 +1,9 @@
 """Every graph against surrogate participants and LLM roles on the real local model (the default preset
 through llama.cpp), logged to MLflow; then the same command again, answered from the call cache.
 
-Bounded by work, not by the clock: one process runs one short episode of every graph (the model loads
-once), with small token limits, so the tier's cost is a fixed number of calls and tokens however busy the
-machine is."""
+Bounded by work, not by the clock: each graph's test runs one short episode with small token limits, so the
+tier's cost is a fixed number of calls and tokens however busy the machine is. One test per graph, so that the
+graphs spread over the workers."""
 
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ SHORT = [
 # judge's five opinions need about 250
 
 
-def _run(tmp: Path, name: str) -> tuple[dict[str, list[dict]], dict]:
+def _run(tmp: Path, graph: str, name: str) -> tuple[list[dict], dict]:
     args = [
         str(BIN),
-        "graph=all",
+        f"graph={graph}",
         "participants=surrogate",
         "llm=llamacpp",
         "episodes=1",
@@ -53,38 +53,26 @@ def _run(tmp: Path, name: str) -> tuple[dict[str, list[dict]], dict]:
     ]
     proc = subprocess.run(args, capture_output=True, text=True, cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    records: dict[str, list[dict]] = {}
-    for line in (tmp / name / "episodes.jsonl").read_text().splitlines():
-        record = json.loads(line)
-        records.setdefault(record["graph"], []).append(record)
-    return records, json.loads((tmp / name / "summary.json").read_text())["graphs"]
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("surrogate")
-    first, second = _run(tmp, "first"), _run(tmp, "second")
-    for graph, entry in first[1].items():
-        m = entry["metrics"]
-        print(
-            f"{graph:15s} calls {m['llm_calls_mean']:.0f}  tokens {m['tokens_total_mean']:.0f}  "
-            f"parse_failures {m['parse_failures']:.0f}  empty {m['empty_replies']:.0f}  "
-            f"episode {m['episode_seconds_p50']:.1f} s  llm_seconds_share {m['llm_seconds_share']:.3f}"
-        )
-    return tmp, {"first": first, "second": second}
+    records = [json.loads(line) for line in (tmp / name / "episodes.jsonl").read_text().splitlines()]
+    return records, json.loads((tmp / name / "summary.json").read_text())["graphs"][graph]
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
-def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
-    tmp, out = runs
-    records, summary = out["first"][0][graph], out["first"][1][graph]
+def test_every_role_is_played_by_the_llm_logged_to_mlflow_and_answered_from_the_cache_again(tmp_path, graph):
+    records, summary = _run(tmp_path, graph, "first")
+    m = summary["metrics"]
+    print(
+        f"{graph:15s} calls {m['llm_calls_mean']:.0f}  tokens {m['tokens_total_mean']:.0f}  "
+        f"parse_failures {m['parse_failures']:.0f}  empty {m['empty_replies']:.0f}  "
+        f"episode {m['episode_seconds_p50']:.1f} s  llm_seconds_share {m['llm_seconds_share']:.3f}"
+    )
     spec = load(graph)
     assert all(r["termination_reason"] != "error" for r in records), [r.get("error") for r in records]
     for r in records:
         assert r["usage"]["llm_calls"] > 0
         assert r["timings"]["cache_lookups"] == r["usage"]["llm_calls"]  # no scripted voice was left
         assert set(r["usage"]["calls_by_role"]) <= set(spec.roles)
-    mlflow.set_tracking_uri(f"sqlite:///{tmp / 'mlflow.db'}")
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     run = mlflow.get_run(summary["mlflow_run_id"])
     logged = run.data.metrics
     for key in (
@@ -100,12 +88,8 @@ def test_every_role_is_played_by_the_llm_and_logged_to_mlflow(runs, graph):
     assert any(k.startswith("role/") and k.endswith("/seconds_mean") for k in logged)
     assert run.data.params["llm.backend"] == "llamacpp" and run.data.tags["participants"] == "surrogate"
 
-
-@pytest.mark.parametrize("graph", GRAPHS)
-def test_a_second_identical_run_is_answered_from_the_cache(runs, graph):
-    _, out = runs
-    first, second = out["first"][0][graph], out["second"][0][graph]
-    assert out["second"][1][graph]["metrics"]["cache_hit_rate"] == 1.0
-    assert sum(r["timings"]["llm_seconds"] for r in second) == 0  # no call reached the model
+    again, summary_again = _run(tmp_path, graph, "second")
+    assert summary_again["metrics"]["cache_hit_rate"] == 1.0
+    assert sum(r["timings"]["llm_seconds"] for r in again) == 0  # no call reached the model
     strip = lambda rs: [{k: v for k, v in r.items() if k != "timings"} for r in rs]  # noqa: E731
-    assert strip(first) == strip(second)  # same seed and config, same records
+    assert strip(records) == strip(again)  # same seed and config, same records

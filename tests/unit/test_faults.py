@@ -11,7 +11,6 @@ from langchain_core.messages import HumanMessage
 from dialectica.sim.authoring.cast import CastRequest
 from dialectica.sim.authoring.faults import (
     FaultRates,
-    FaultyChatModel,
     ParticipantUnavailable,
     RoleUnavailable,
     attempt,
@@ -23,6 +22,7 @@ from dialectica.sim.authoring.scripted import ScriptedChatModel
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM
 from dialectica.sim.llm.chat import LLMChatModel
+from dialectica.sim.llm.faulty import FaultyChatModel
 from dialectica.sim.llm.settings import LLMSettings
 from tests.unit.test_llm_chat import FakeBackend
 

@@ -149,3 +149,13 @@ def test_http_client_logs_default_to_warning_but_a_chosen_level_stays():
     finally:
         for name, level in saved.items():
             logging.getLogger(name).setLevel(level)
+
+
+def test_threads_follow_omp_num_threads_unless_set(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert LLMSettings().threads() == 1  # a test worker sharing the cores
+    assert LLMSettings(n_threads=3).threads() == 3  # an explicit value wins
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))
+    monkeypatch.setenv("OMP_NUM_THREADS", "many")  # not a count: ignored
+    assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))
