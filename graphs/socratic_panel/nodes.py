@@ -13,7 +13,14 @@ from langchain_core.language_models import BaseChatModel
 from dialectica.graph import attempt, retry
 from dialectica.graphs.socratic_panel import report, scoring
 from dialectica.graphs.socratic_panel.params import PanelParams
-from dialectica.graphs.socratic_panel.prompts import expert_prompt, moderator_prompt
+from dialectica.graphs.socratic_panel.prompts import (
+    EXPERT_SYSTEM,
+    MODERATOR_SYSTEM,
+    asked,
+    dialogue,
+    expert_message,
+    moderator_message,
+)
 from dialectica.graphs.socratic_panel.reading import Reading, confidence, quality, read_answer
 from dialectica.graphs.socratic_panel.state import Assumption, AssumptionKind, ExpertResponse, PanelState, QuestionRecord
 from dialectica.metrics.agreement import majority, pairwise_jaccard
@@ -72,7 +79,7 @@ class PanelNodes:
         evidence_map = state.get("evidence_map", {})
         gaps = [a["text"] for a in assumptions if not evidence_map.get(a["id"])]
         target = report.choose_target(qtype, assumptions, evidence_map)
-        messages = moderator_prompt(
+        message = moderator_message(
             query=state["query"],
             round_num=round_num,
             question_type=qtype,
@@ -81,6 +88,8 @@ class PanelNodes:
             agreement=state.get("agreement_level", 0.0),
             evidence_gaps=gaps[:5],
         )
+        turns = [(q.get("asked") or asked(q["round"], q["type"]), q["text"]) for q in state.get("question_history", [])]
+        messages = dialogue(MODERATOR_SYSTEM, turns, message)
         # The moderator gets one retry; a moderator who still does not answer ends the episode (an error record).
         text = retry(
             lambda: str(self.deps.moderator.invoke(messages).content).strip(), 2, self.p.retry_backoff_s, self.deps.sleep
@@ -94,6 +103,7 @@ class PanelNodes:
             moderator_id=state["moderator_id"],
             target_assumption=named,
             depth_level=scoring.question_depth(qtype, round_num),
+            asked=message,
         )
         return {"current_round": 1, "question_history": [record]}
 
@@ -110,24 +120,41 @@ class PanelNodes:
             return f"[Expert {expert.name} was unable to respond due to technical issues]", attempts, error
         return text, attempts, None
 
+    def _message(self, query: str, expert: Expert, question: QuestionRecord, before: list[ExpertResponse]) -> str:
+        """What ``expert`` is sent in ``question``'s round, given every response ``before`` its turn."""
+        return expert_message(
+            query=query,
+            round_num=question["round"],
+            question=question["text"],
+            previous=[
+                (r["expert_name"], r["response_text"])
+                for r in before
+                if r["round"] == question["round"] - 1 and not r["fallback"] and r["expert_name"] != expert.name
+            ],
+            earlier=[(r["expert_name"], r["response_text"]) for r in before if r["round"] == question["round"]],
+        )
+
+    def _turns(self, state: PanelState, expert: Expert) -> list[tuple[str, str]]:
+        """``expert``'s earlier rounds as it saw them: each message it was sent and its answer (a round it did not
+        answer is left out)."""
+        history = state.get("response_history", [])
+        questions = {q["round"]: q for q in state.get("question_history", [])}
+        return [
+            (self._message(state["query"], expert, questions[r["round"]], history[:i]), r["response_text"])
+            for i, r in enumerate(history)
+            if r["expert_id"] == expert.id and not r["fallback"] and r["round"] in questions
+        ]
+
     def collect_responses(self, state: PanelState) -> dict[str, Any]:
         question = state["question_history"][-1]
-        previous = [
-            (r["expert_name"], r["response_text"])
-            for r in state.get("response_history", [])
-            if r["round"] == question["round"] - 1 and not r["fallback"]
-        ]
+        history = list(state.get("response_history", []))
         responses: list[ExpertResponse] = []
         errors: list[dict[str, Any]] = []
         for expert in self.deps.roster:
-            messages = expert_prompt(
-                name=expert.name,
-                role=expert.role,
-                query=state["query"],
-                round_num=question["round"],
-                question=question["text"],
-                previous=[(n, t) for n, t in previous if n != expert.name],
-                earlier=[(r["expert_name"], r["response_text"]) for r in responses],
+            messages = dialogue(
+                EXPERT_SYSTEM.format(name=expert.name, role=expert.role),
+                self._turns(state, expert),
+                self._message(state["query"], expert, question, history + responses),
             )
             text, attempts, error = self._ask(expert, messages)
             if error:

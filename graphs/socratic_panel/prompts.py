@@ -1,14 +1,18 @@
 """Prompts the Socratic panel sends to its moderator and experts.
 
 The labelled lines ("Question type:", "Target assumption:") are instructions a
-real LLM reads; scripted models parse the same lines.
+real LLM reads; scripted models parse the same lines, in the last message.
+
+Each speaker's prompt is its own dialogue: its earlier rounds' messages and replies, unchanged, then this
+round's message. So each call's prompt extends the speaker's previous one, and the local model's prefix cache
+(a context per speaker, ``llm.contexts``) evaluates only what is new.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 MODERATOR_SYSTEM = (
     "You are the moderator of a Socratic panel. You ask one probing question per round, "
@@ -21,7 +25,15 @@ EXPERT_SYSTEM = (
 )
 
 
-def moderator_prompt(
+def dialogue(system: str, turns: Sequence[tuple[str, str]], message: str) -> list[BaseMessage]:
+    """``system``, then each earlier (message, reply) of the speaker, then this round's ``message``."""
+    out: list[BaseMessage] = [SystemMessage(system)]
+    for sent, reply in turns:
+        out += [HumanMessage(sent), AIMessage(reply)]
+    return [*out, HumanMessage(message)]
+
+
+def moderator_message(
     *,
     query: str,
     round_num: int,
@@ -30,7 +42,7 @@ def moderator_prompt(
     depth: int,
     agreement: float,
     evidence_gaps: Sequence[str],
-) -> list[BaseMessage]:
+) -> str:
     lines = [
         f"Panel query: {query}",
         f"Round: {round_num}",
@@ -41,19 +53,22 @@ def moderator_prompt(
         f"Evidence gaps: {'; '.join(evidence_gaps) or 'none'}",
         "Write one Socratic question of this type for the panel. Reply with the question only.",
     ]
-    return [SystemMessage(MODERATOR_SYSTEM), HumanMessage("\n".join(lines))]
+    return "\n".join(lines)
 
 
-def expert_prompt(
+def asked(round_num: int, question_type: str) -> str:
+    """An earlier round's message to the moderator, in a state recorded before questions kept theirs (``asked``)."""
+    return f"Round: {round_num}\nQuestion type: {question_type}"
+
+
+def expert_message(
     *,
-    name: str,
-    role: str,
     query: str,
     round_num: int,
     question: str,
     previous: Sequence[tuple[str, str]],
     earlier: Sequence[tuple[str, str]],
-) -> list[BaseMessage]:
+) -> str:
     lines = [f"Panel query: {query}"]
     if previous:
         lines.append("Answers in the previous round:")
@@ -63,4 +78,4 @@ def expert_prompt(
         lines.append("Earlier answers this round:")
         lines += [f"[{speaker}] {text}" for speaker, text in earlier]
     lines.append("Your answer:")
-    return [SystemMessage(EXPERT_SYSTEM.format(name=name, role=role)), HumanMessage("\n".join(lines))]
+    return "\n".join(lines)

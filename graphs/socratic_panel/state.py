@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from dialectica.graph import merge_lists_by_key, upsert_by_id
 
@@ -20,6 +20,7 @@ class QuestionRecord(TypedDict):
     moderator_id: str
     target_assumption: str | None
     depth_level: int
+    asked: NotRequired[str]  # the message the moderator was sent (its dialogue keeps it)
 
 
 class ExpertResponse(TypedDict):

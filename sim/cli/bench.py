@@ -74,7 +74,7 @@ def measure(argv: list[str]) -> dict[str, Any]:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="with --tokens: a config override for its runs, e.g. llm.prefix_states_mb=0 (repeatable)",
+        help="with --tokens: a config override for its runs, e.g. llm.contexts=1 (repeatable)",
     )
     args = parser.parse_args(argv)
     from dialectica.sim.config.discovery import names

@@ -2,8 +2,11 @@
 
 The model loads once per process and is shared by every role and episode (a lock serialises calls:
 llama.cpp contexts are not thread-safe, and the tribunal's judges run in threads). Prompt evaluation
-dominates on a CPU; llama.cpp skips the prefix a prompt shares with the previous one, so by default
-the system prompt (who is speaking) goes after the dialogue, where speakers' prompts differ. Structured replies
+dominates on a CPU, and llama.cpp skips the prefix a prompt shares with what its context holds. So the model
+keeps up to ``llm.contexts`` contexts (one set of weights; each context its own KV cache), and a call goes to the
+context that holds the longest prefix of its prompt (``pick_context``): each speaker's growing dialogue stays in
+a context of its own and is evaluated once, its system prompt (who is speaking) first. With one context,
+``system_last`` moves the system prompt after the dialogue, where speakers' prompts differ. Structured replies
 are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
 llama.cpp's stopping criteria; a prompt too long for the context is cut in its middle.
 """
@@ -13,10 +16,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
@@ -107,12 +112,85 @@ def system_last(messages: Turns) -> Turns:
 _LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
 
 
+def shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` have in common."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def pick_context(held: Sequence[Sequence[int]], tokens: Sequence[int], room: bool) -> int | None:
+    """The context a prompt of ``tokens`` goes to, or None for a new one.
+
+    The context holding the longest prefix of the prompt, when that prefix is at least half the prompt (the same
+    speaker's dialogue, grown); else an empty context, or a new one while there is ``room``; else the context
+    holding the longest prefix, the least recently used among equals.
+
+    Args:
+        held: What each context holds, least recently used first.
+    """
+    if not held:
+        return None if room else 0
+    shares = [shared_prefix(h, tokens) for h in held]
+    best = max(range(len(held)), key=lambda i: (shares[i], -i))
+    if 2 * shares[best] >= len(tokens):
+        return best
+    empty = next((i for i, h in enumerate(held) if not len(h)), None)
+    if empty is not None:
+        return empty
+    return None if room else best
+
+
+class Contexts:
+    """Up to ``size`` llama.cpp contexts of one loaded model, swapped into the ``Llama`` object before each call.
+
+    llama-cpp-python drives one context per ``Llama`` (``_ctx``, with the tokens it holds in ``input_ids[:n_tokens]``);
+    a second ``Llama`` would load and repack the weights again. The pinned llama-cpp-python (0.3.36) keeps these
+    three attributes as here; a call sets ``_requires_eval`` so that the last prompt token is evaluated again in
+    the context swapped in.
+    """
+
+    def __init__(self, llama: Any, size: int) -> None:
+        self.llama = llama
+        self.size = size
+        self.slots: list[list[Any]] = [[llama._ctx, llama.input_ids, 0]]  # [context, input_ids, n_tokens], LRU first
+
+    def use(self, tokens: Sequence[int]) -> None:
+        """Swaps in the context ``pick_context`` chooses for a prompt of ``tokens``."""
+        from llama_cpp import _internals
+
+        llama, active = self.llama, self.slots[-1]
+        active[2] = llama.n_tokens
+        choice = pick_context([ids[:n] for _, ids, n in self.slots], tokens, len(self.slots) < self.size)
+        if choice is None:
+            context = _internals.LlamaContext(model=llama._model, params=llama.context_params, verbose=False)
+            slot = [context, np.ndarray(llama.input_ids.shape, dtype=llama.input_ids.dtype), 0]
+        else:
+            slot = self.slots.pop(choice)
+        self.slots.append(slot)
+        if slot is not active:
+            llama._ctx, llama.input_ids, llama.n_tokens = slot
+            llama._requires_eval = True
+
+
 @lru_cache(maxsize=2)
-def _load(path: str, n_ctx: int, n_batch: int, n_threads: int) -> Any:
+def _load(path: str, n_ctx: int, n_batch: int, n_threads: int, contexts: int) -> Contexts:
     from llama_cpp import Llama
 
-    return Llama(
-        model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads, seed=0, verbose=False
+    return Contexts(
+        Llama(
+            model_path=path,
+            n_ctx=n_ctx,
+            n_batch=n_batch,
+            n_threads=n_threads,
+            n_threads_batch=n_threads,
+            seed=0,
+            verbose=False,
+        ),
+        contexts,
     )
 
 
@@ -126,13 +204,8 @@ def _grammar(schema_json: str) -> Any:
 def cached_prefix(llama: Any, tokens: list[int]) -> int:
     """Prompt tokens llama.cpp will not evaluate again: the prefix ``tokens`` share with what the context holds
     (the last one is always evaluated)."""
-    held = llama._input_ids[: llama.n_tokens]  # what the context holds (llama-cpp-python keeps no public view)
-    shared = 0
-    for a, b in zip(tokens, held, strict=False):
-        if a != b:
-            break
-        shared += 1
-    return max(0, min(shared, len(tokens) - 1))
+    held = llama.input_ids[: llama.n_tokens]  # what the context holds (llama-cpp-python keeps no public view)
+    return max(0, min(shared_prefix(tokens, held), len(tokens) - 1))
 
 
 def _cut_middle(text: str, chars: int) -> str:
@@ -163,7 +236,7 @@ class LlamaCppBackend:
                 f"{label}: {what}; llama.cpp reads GGUF models only: give a .gguf file, "
                 f"or llm.model_path=null for llm.preset"
             )
-        self._args = (str(path), settings.n_ctx, settings.n_batch, settings.threads())
+        self._args = (str(path), settings.n_ctx, settings.n_batch, settings.threads(), settings.contexts)
         self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO
         chat_format = template_format(path, label) if name == AUTO else CHAT_FORMATS[name]
@@ -181,7 +254,7 @@ class LlamaCppBackend:
     @property
     def llama(self) -> Any:
         """The model, loaded on first use: a run whose calls all come from the cache never loads it."""
-        return _load(*self._args)
+        return _load(*self._args).llama
 
     def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str], list[int]]:
         """The prompt, its stop strings and its tokens, with the longest message cut in its middle until prompt and
@@ -205,6 +278,7 @@ class LlamaCppBackend:
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
             deadline = time.monotonic() + request.timeout_s
             prompt, stop, tokens = self._fit(request.messages, request.max_tokens)
+            _load(*self._args).use(tokens)
             cached = cached_prefix(self.llama, tokens)
             out = self.llama.create_completion(
                 prompt,

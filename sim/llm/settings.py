@@ -27,6 +27,9 @@ class LLMSettings:
         base_url: openai: the server's ``/v1`` URL.
         api_key_env: openai: the *name* of the environment variable that holds the key (never the key).
         n_threads: llamacpp: CPU threads for prompt and generation; null: ``threads()``.
+        contexts: llamacpp: contexts (KV caches) kept for one model; a call goes to the one holding the longest
+            prefix of its prompt, so that each speaker's dialogue is evaluated once (memory: each holds ``n_ctx``
+            tokens of keys and values, about 115 MB for the 1.5B preset at 4096).
         seed: Added to each episode's seed, so a different value gives different samples.
         cache: SQLite call cache file; null turns the cache off.
         max_in_flight: openai: requests in flight to one server at once, across all episodes and roles of
@@ -45,12 +48,13 @@ class LLMSettings:
     model: str = "local"
     preset: str = DEFAULT_PRESET
     chat_format: str = "auto"
-    system_last: bool = True
+    system_last: bool = False
     base_url: str | None = None
     api_key_env: str | None = None
     n_ctx: int = bounded(4096, 256, 131072)
     n_batch: int = bounded(512, 8, 8192)
     n_threads: int | None = bounded(None, 1, 512)
+    contexts: int = bounded(8, 1, 64)
     seed: int = bounded(0, 0, None)
     temperature: float = bounded(0.8, 0.0, 2.0)
     top_p: float = bounded(0.95, 0.0, 1.0)

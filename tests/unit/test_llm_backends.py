@@ -10,7 +10,7 @@ import pytest
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm import gguf
-from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma
+from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma, pick_context, shared_prefix
 from dialectica.sim.llm.server import ServerBackend
 from dialectica.sim.llm.settings import LLMSettings
 
@@ -159,3 +159,16 @@ def test_threads_follow_omp_num_threads_unless_set(monkeypatch):
     assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))
     monkeypatch.setenv("OMP_NUM_THREADS", "many")  # not a count: ignored
     assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))
+
+
+def test_a_prompt_goes_to_the_context_holding_its_own_dialogue():
+    ada, ben = [1, 2, 3, 4, 5, 6], [1, 9, 9, 9, 9, 9]
+    held = [ada, ben]  # ada's context is the least recently used
+    assert pick_context(held, [*ben, 7, 8], room=True) == 1  # ben's dialogue, grown: ben's context
+    assert pick_context(held, [*ada, 7], room=False) == 0
+    assert pick_context(held, [5, 5, 5, 5], room=True) is None  # a new speaker: a new context while there is room
+    assert pick_context([ada, []], [5, 5, 5, 5], room=False) == 1  # ... or an empty one
+    assert pick_context(held, [5, 5, 5, 5], room=False) == 0  # else the least recently used
+    assert pick_context(held, [1, 2, 8, 8, 8, 8, 8], room=False) == 0  # the longest prefix, even if short
+    assert pick_context([], [1, 2], room=True) is None
+    assert shared_prefix([1, 2, 3], [1, 2, 4, 5]) == 2 and shared_prefix([], [1]) == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 
 import pytest
 
@@ -218,3 +219,21 @@ def test_evidence_cited_by_two_experts_is_stored_once_in_either_order_of_rounds(
     )
     assert later["evidence_map"] == {}
     assert [len(v) for v in same_round["evidence_map"].values()] == [1]
+
+
+def test_each_speakers_prompt_extends_its_previous_one():
+    """A speaker's next prompt is its previous prompt, its reply, then the new round's message: what a prefix cache
+    serves. The new message is the one a speaker without a dialogue would get, so scripted voices read the same."""
+    policies = {eid: Recorder(ANSWERS[eid]) for eid in ("ada", "ben", "cy")}
+    questions: list = []
+    deps = _deps(policies)
+    deps.moderator = ScriptedChatModel(policy=lambda messages: questions.append(messages) or QUESTION)
+    _run(deps, PanelParams(min_rounds=3, max_rounds=3, convergence_threshold=1.0))
+    for calls in [questions, *(p.calls for p in policies.values())]:
+        assert len(calls) == 3
+        for before, after in itertools.pairwise(calls):
+            assert [m.content for m in after[: len(before)]] == [m.content for m in before]
+            assert after[len(before)].type == "ai" and after[-1].type == "human" and len(after) == len(before) + 2
+    ben_round_2 = policies["ben"].calls[1][-1].content
+    assert "Answers in the previous round:\n[Ada Lovelace]" in ben_round_2 and "[Cy Young]" in ben_round_2
+    assert "Earlier answers this round:\n[Ada Lovelace]" in ben_round_2 and "[Ben Franklin]" not in ben_round_2
