@@ -5,14 +5,15 @@ llama.cpp contexts are not thread-safe, and the tribunal's judges run in threads
 dominates on a CPU, and llama.cpp skips the prefix a prompt shares with what its context holds. So the model
 keeps up to ``llm.contexts`` contexts (one set of weights; each context its own KV cache), and a call goes to the
 context that holds the longest prefix of its prompt (``pick_context``): each speaker's growing dialogue stays in
-a context of its own and is evaluated once, its system prompt (who is speaking) first. With one context,
-``system_last`` moves the system prompt after the dialogue, where speakers' prompts differ. Structured replies
-are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
+a context of its own and is evaluated once. By default (``system_last``) the system prompt (who is speaking)
+goes after the dialogue, where small models keep to it better; first, it would be cached with the dialogue.
+Structured replies are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
 llama.cpp's stopping criteria; a prompt too long for the context is cut in its middle.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import threading
 import time
@@ -180,18 +181,11 @@ class Contexts:
 def _load(path: str, n_ctx: int, n_batch: int, n_threads: int, contexts: int) -> Contexts:
     from llama_cpp import Llama
 
-    return Contexts(
-        Llama(
-            model_path=path,
-            n_ctx=n_ctx,
-            n_batch=n_batch,
-            n_threads=n_threads,
-            n_threads_batch=n_threads,
-            seed=0,
-            verbose=False,
-        ),
-        contexts,
+    llama = Llama(
+        model_path=path, n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, n_threads_batch=n_threads, seed=0, verbose=False
     )
+    atexit.register(llama.close)  # the contexts, then the model, while llama_cpp's module can still free them
+    return Contexts(llama, contexts)
 
 
 @lru_cache(maxsize=64)

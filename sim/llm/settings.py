@@ -48,7 +48,7 @@ class LLMSettings:
     model: str = "local"
     preset: str = DEFAULT_PRESET
     chat_format: str = "auto"
-    system_last: bool = False
+    system_last: bool = True
     base_url: str | None = None
     api_key_env: str | None = None
     n_ctx: int = bounded(4096, 256, 131072)

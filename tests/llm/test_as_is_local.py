@@ -71,11 +71,11 @@ def test_the_readme_example_runs_as_written(tmp_path: Path):
     script = (
         f"import sys; sys.path.insert(0, {str(EXAMPLE / 'src')!r})\n"
         f"import dialectica\n{code.group(1)}\n"
-        "assert ev.metrics['episodes'] == 20 and ev.metrics['error_rate'] < 0.5, ev.metrics\n"
+        "assert ev.metrics['episodes'] == 10 and ev.metrics['error_rate'] < 0.5, ev.metrics\n"
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.startswith("Evaluation(support_bot.graph.graph: 20 episodes, convergence_rate"), proc.stdout[:300]
+    assert proc.stdout.startswith("Evaluation(support_bot.graph.graph: 10 episodes, convergence_rate"), proc.stdout[:300]
     assert (tmp_path / "results" / "mlflow.db").exists()  # the project store, beside the run
 
 

@@ -23,7 +23,7 @@ def test_bench_writes_every_figure(tmp_path, capsys):
 
 
 def test_bench_server_case_compares_one_at_a_time_with_sixteen_in_flight(tmp_path, capsys):
-    figures = main(["--server", "0.1", "--only-server", "--out", str(tmp_path)])["server"]
+    figures = main(["--server", "0.05", "--only-server", "--out", str(tmp_path)])["server"]
     assert figures["same_records"] is True
     assert figures["sequential_seconds"] > figures["parallel_seconds"] > 0  # waits overlap
     assert figures["throughput_ratio"] > 1
