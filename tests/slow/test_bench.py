@@ -22,9 +22,10 @@ def test_bench_writes_every_figure(tmp_path, capsys):
     assert "harness / direct invoke" in out and "start-up" in out and "peak RSS" in out
 
 
-def test_bench_server_case_compares_one_at_a_time_with_sixteen_in_flight(tmp_path, capsys):
-    figures = main(["--server", "0.05", "--only-server", "--out", str(tmp_path)])["server"]
+def test_bench_server_case_compares_one_at_a_time_with_several_in_flight(tmp_path, capsys):
+    figures = main(["--server", "0.05", "--server-in-flight", "4", "--only-server", "--out", str(tmp_path)])["server"]
     assert figures["same_records"] is True
     assert figures["sequential_seconds"] > figures["parallel_seconds"] > 0  # waits overlap
     assert figures["throughput_ratio"] > 1
-    assert "16 in flight" in capsys.readouterr().out
+    assert figures["in_flight"] == figures["episodes"] == 4
+    assert "4 in flight" in capsys.readouterr().out
