@@ -24,13 +24,43 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault(var, "1")
 
 
+# Run order for ``--dist worksteal``: it gives the first worker the first half of the tests (by count) and the
+# other the rest; each runs its half from the front, and an idle worker steals the back of the other's queue.
+# So each half is laid out long tests first, whole files to one half, balanced by a rough cost per tier: what
+# is left to share at the end is short tests, and neither worker waits alone on a minute-long one.
+COST = {"llm": 60.0, "slow": 25.0, "integration": 3.0, "unit": 0.3}  # seconds a test, roughly
+
+
+def halves(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` reordered as two halves of equal count and similar cost, each in ``COST``'s tier order."""
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    tiers = list(COST)
+    rank = lambda path: tiers.index(path.parent.name) if path.parent.name in COST else len(tiers)  # noqa: E731
+    half: tuple[list[pytest.Item], list[pytest.Item]] = ([], [])
+    cost = [0.0, 0.0]
+    spread: list[pytest.Item] = []  # unit tests, dealt last to even the counts
+    for path in sorted(files, key=rank):
+        if path.parent.name == "unit":
+            spread += files[path]
+            continue
+        side = cost.index(min(cost))
+        half[side].extend(files[path])
+        cost[side] += COST.get(path.parent.name, 1.0) * len(files[path])
+    first = len(items) // 2 - len(half[0])
+    first = min(max(first, 0), len(spread))
+    return half[0] + spread[:first] + half[1] + spread[first:]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test carries its folder's tier as a marker, so that ``-m "not llm"`` is exactly every folder but the
-    local LLM's, and ``-m "not slow and not llm"`` the fast ones."""
+    local LLM's, and ``-m "not slow and not llm"`` the fast ones; the order is ``halves``'."""
     for item in items:
         tier = item.path.parent.name
         if tier in TIERS:
             item.add_marker(getattr(pytest.mark, tier))
+    items[:] = halves(items)
 
 
 @pytest.fixture(scope="session")

@@ -99,7 +99,7 @@ def measure(argv: list[str]) -> dict[str, Any]:
         if args.only_server or args.only_tokens:
             return _report(figures, [], args.out)
         for graph in names():
-            figures["graphs"][graph] = harness_overhead(graph, max(10, args.episodes // 2), tmp, embed) | {
+            figures["graphs"][graph] = harness_overhead(graph, max(2, args.episodes // 2), tmp, embed) | {
                 "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)
             }
         ours, raw, ratio = embedding_throughput(tmp)

@@ -14,7 +14,7 @@ import pytest
 from dialectica.sim.config.typed import compose, discovery, from_hydra
 from dialectica.sim.engine.batch import run_experiment
 
-EPISODES = 24
+EPISODES = 16
 QUICK = "++per_graph.tribunal.cast.hang_s=0.01"  # the tribunal's planted slow collector, kept short
 
 

@@ -14,7 +14,7 @@ import pytest
 from dialectica.sim.dev.latency_server import serving
 
 BIN = Path(sys.executable).parent / "dialectica"
-EPISODES = 4
+EPISODES = 3
 SHORT = ("++per_graph.committee.max_rounds=2", "++per_graph.maieutic.max_turns=4")
 
 
@@ -92,7 +92,7 @@ def test_resume_and_the_call_cache_under_concurrency(sequential, url, tmp_path):
     cache = f"llm.cache={tmp_path / 'llm.sqlite'}"
     path = _run(tmp_path, "cut", url, "max_concurrency=4", cache)
     lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[:7]) + lines[7][:40])  # killed mid-write, 7 episodes in (a graph and a half)
+    path.write_text("".join(lines[:7]) + lines[7][:40])  # killed mid-write, 7 episodes in (two graphs and a third)
     (path.parent / "summary.json").unlink()  # written last: a killed run has none
     _run(tmp_path, "cut", url, "max_concurrency=4", "resume=true", cache)
     assert _records(path) == sequential
