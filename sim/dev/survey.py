@@ -1,12 +1,13 @@
 """Which small GGUF model makes the best surrogate: the harness's own prompts through each model's own chat template.
 
 ``survey_prompts.jsonl`` holds requests captured from one surrogate episode of each graph (persona and system-role
-prompts, free text and JSON schema). Each model answers every prompt as ``llm=llamacpp`` calls it (system prompt last,
+prompts, free text and JSON schema). Each model answers every prompt as ``llm=llamacpp`` calls it (the system prompt
+last by default; ``system=first`` leaves it first, ``system=remind`` first with its opening sentence again at the end;
 the schema's instruction line and grammar, temperature 0.8, top_p 0.95, a fixed seed per prompt) on a fresh KV cache;
 one markdown row per model reports reply quality and llama.cpp's own timings. ``replies=FILE`` keeps every reply with
 its timings, and ``scores=FILE`` scores such a file again without running a model::
 
-    python -m dialectica.sim.dev.survey gemma=PATH smollm2=PATH [prompts=FILE] [replies=OUT.jsonl] [system_last=false]
+    python -m dialectica.sim.dev.survey gemma=PATH smollm2=PATH [prompts=FILE] [replies=OUT.jsonl] [system=first|last|remind]
     python -m dialectica.sim.dev.survey scores=OUT.jsonl [prompts=FILE]
 """
 
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.llm.llamacpp import Turns, gemma, system_last
+from dialectica.sim.llm.llamacpp import Turns, gemma, remind, system_last
 from dialectica.sim.llm.structured import instruction, read_json, shape
 
 PROMPTS = Path(__file__).with_name("survey_prompts.jsonl")
@@ -116,7 +117,12 @@ def chat_format(path: Path) -> tuple[str, Format]:
     return "own", template_format(path, str(path))
 
 
-def answers(name: str, path: Path, prompts: list[dict[str, Any]], last: bool) -> Iterator[dict[str, Any]]:
+ARRANGE: dict[str, Callable[[Turns], Turns]] = {"last": system_last, "first": lambda turns: turns, "remind": remind}
+
+
+def answers(
+    name: str, path: Path, prompts: list[dict[str, Any]], arrange: Callable[[Turns], Turns]
+) -> Iterator[dict[str, Any]]:
     """One model's reply to each prompt, with llama.cpp's timings of that call."""
     import llama_cpp
 
@@ -125,7 +131,7 @@ def answers(name: str, path: Path, prompts: list[dict[str, Any]], last: bool) ->
     template, render = chat_format(path)
     for i, p in enumerate(prompts):
         turns = turns_of(p)
-        prompt, stop = render(system_last(turns) if last else turns)
+        prompt, stop = render(arrange(turns))
         grammar = (
             None
             if p["schema"] is None
@@ -204,7 +210,7 @@ def score(records: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> dict[
 
 def main(argv: list[str] | None = None) -> None:
     """``NAME=PATH`` per model, surveyed one after another (one model in memory at a time); a markdown row each."""
-    options = {"prompts": str(PROMPTS), "replies": "", "scores": "", "system_last": "true"}
+    options = {"prompts": str(PROMPTS), "replies": "", "scores": "", "system": "last"}
     models: dict[str, Path] = {}
     for arg in sys.argv[1:] if argv is None else argv:
         key, sep, value = arg.partition("=")
@@ -217,9 +223,10 @@ def main(argv: list[str] | None = None) -> None:
     if not models and not options["scores"]:
         raise SystemExit(__doc__)
     prompts = [json.loads(line) for line in Path(options["prompts"]).read_text().splitlines() if line.strip()]
-    last = options["system_last"].lower() in ("1", "true", "yes")
+    if options["system"] not in ARRANGE:
+        raise SystemExit(f"system={options['system']!r}; valid choices: {', '.join(ARRANGE)}")
     print(
-        f"{len(prompts)} prompts, system_last={last}\n\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS),
+        f"{len(prompts)} prompts, system={options['system']}\n\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS),
         flush=True,
     )
     saved = [json.loads(line) for line in Path(options["scores"]).read_text().splitlines()] if options["scores"] else []
@@ -227,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
         print("| " + " | ".join(score([r for r in saved if r["model"] == name], prompts)[c] for c in COLUMNS) + " |")
     for name, path in models.items():
         records = []
-        for record in answers(name, path, prompts, last):
+        for record in answers(name, path, prompts, ARRANGE[options["system"]]):
             records.append(record)
             if options["replies"]:
                 with Path(options["replies"]).open("a") as log:

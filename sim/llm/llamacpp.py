@@ -6,7 +6,8 @@ dominates on a CPU, and llama.cpp skips the prefix a prompt shares with what its
 keeps up to ``llm.contexts`` contexts (one set of weights; each context its own KV cache), and a call goes to the
 context that holds the longest prefix of its prompt (``pick_context``): each speaker's growing dialogue stays in
 a context of its own and is evaluated once. By default (``system_last``) the system prompt (who is speaking)
-goes after the dialogue, where small models keep to it better; first, it would be cached with the dialogue.
+goes after the dialogue, where small models keep to it better; first, it would be cached with the dialogue;
+``remind`` keeps it first and repeats its opening sentence after the dialogue.
 Structured replies are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
 llama.cpp's stopping criteria; a prompt too long for the context is cut in its middle.
 """
@@ -108,6 +109,28 @@ def system_last(messages: Turns) -> Turns:
     if not system or not turns or turns[-1][0] != "user":
         return messages
     return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
+
+
+def opening(text: str, max_words: int = 40) -> str:
+    """The first sentence of ``text`` (to its first full stop followed by a space or line break, or its first
+    line), at most ``max_words`` words."""
+    line = text.strip().split("\n", 1)[0]
+    for i, char in enumerate(line):
+        if char in ".!?" and (i + 1 == len(line) or line[i + 1] == " "):
+            line = line[: i + 1]
+            break
+    words = line.split()
+    return " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+
+
+def remind(messages: Turns) -> Turns:
+    """The system prompt left first, and its opening sentence (who is speaking) added to the end of the last user
+    turn: the prompt still extends the speaker's previous one up to that turn, so the prefix cache serves it, and
+    a small model reads who it is last, where it keeps to it."""
+    system = "\n\n".join(c for r, c in messages if r == "system")
+    if not system or not messages or messages[-1][0] != "user":
+        return messages
+    return (*messages[:-1], ("user", f"{messages[-1][1]}\n\n(Remember: {opening(system)})"))
 
 
 _LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
@@ -234,7 +257,10 @@ class LlamaCppBackend:
         self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO
         chat_format = template_format(path, label) if name == AUTO else CHAT_FORMATS[name]
-        self.format = (lambda turns: chat_format(system_last(turns))) if settings.system_last else chat_format
+        arrange: Callable[[Turns], Turns] = (
+            system_last if settings.system_last else remind if settings.remind else (lambda turns: turns)
+        )
+        self.format = lambda turns: chat_format(arrange(turns))
         self.n_ctx = settings.n_ctx
         self.identity = {
             "backend": "llamacpp",
@@ -243,7 +269,7 @@ class LlamaCppBackend:
             "n_ctx": settings.n_ctx,
             "chat_format": name,
             "system_last": settings.system_last,
-        }
+        } | ({"remind": True} if arrange is remind else {})  # absent otherwise: earlier calls keep their cache keys
 
     @property
     def llama(self) -> Any:

@@ -23,6 +23,10 @@ class LLMSettings:
             ``model_dir`` and checksum-verified.
         chat_format: llamacpp: ``auto`` (the chat template in the GGUF's metadata, or the preset's own
             format for a file without one) or a hand-written format (``gemma``, ``chatml``).
+        system_last: llamacpp: the system prompt (who is speaking) after the dialogue, where small models keep to
+            it, instead of first, where the prefix cache would serve it with the dialogue.
+        remind: llamacpp, with ``system_last`` false: the system prompt stays first and its opening sentence (who
+            is speaking) is repeated after the dialogue, so that both the cache and the reminder work.
         model: Model name sent to an OpenAI-compatible server (llamacpp: a label in the cache key).
         base_url: openai: the server's ``/v1`` URL.
         api_key_env: openai: the *name* of the environment variable that holds the key (never the key).
@@ -49,6 +53,7 @@ class LLMSettings:
     preset: str = DEFAULT_PRESET
     chat_format: str = "auto"
     system_last: bool = True
+    remind: bool = False
     base_url: str | None = None
     api_key_env: str | None = None
     n_ctx: int = bounded(4096, 256, 131072)
