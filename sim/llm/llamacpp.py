@@ -9,7 +9,7 @@ a context of its own and is evaluated once. By default (``system_last``) the sys
 goes after the dialogue, where small models keep to it better; first, it would be cached with the dialogue;
 ``remind`` keeps it first and repeats its opening sentence after the dialogue.
 Structured replies are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
-llama.cpp's stopping criteria; a prompt too long for the context is cut in its middle.
+llama.cpp's stopping criteria; a prompt too long for the context loses its oldest exchanges, then its middle.
 """
 
 from __future__ import annotations
@@ -225,6 +225,16 @@ def cached_prefix(llama: Any, tokens: list[int]) -> int:
     return max(0, min(shared_prefix(tokens, held), len(tokens) - 1))
 
 
+def drop_oldest_exchange(turns: Turns) -> Turns | None:
+    """``turns`` less the oldest exchange of the dialogue (its first message after the system prompt, and the reply
+    to it), or None when the dialogue is down to its last message and one reply."""
+    dialogue = [i for i, (role, _) in enumerate(turns) if role != "system"]
+    if len(dialogue) < 3:
+        return None
+    drop = {dialogue[0]} | ({dialogue[1]} if turns[dialogue[1]][0] == "assistant" else set())
+    return tuple(turn for i, turn in enumerate(turns) if i not in drop)
+
+
 def _cut_middle(text: str, chars: int) -> str:
     """``text`` less ``chars`` characters from its middle, marked where the cut is."""
     keep = max(0, len(text) - chars - 7)
@@ -277,17 +287,21 @@ class LlamaCppBackend:
         return _load(*self._args).llama
 
     def _fit(self, messages: Turns, max_tokens: int) -> tuple[str, list[str], list[int]]:
-        """The prompt, its stop strings and its tokens, with the longest message cut in its middle until prompt and
-        reply fit the context."""
-        turns = list(messages)
-        for _ in range(8):
-            prompt, stop = self.format(tuple(turns))
+        """The prompt, its stop strings and its tokens, made to fit the context with its reply: the speaker's oldest
+        exchanges are dropped first (who speaks and the latest message stay whole), then the longest message is cut
+        in its middle."""
+        turns = tuple(messages)
+        for _ in range(len(messages) + 8):
+            prompt, stop = self.format(turns)
             tokens = self.llama.tokenize(prompt.encode(), add_bos=True, special=True)
             excess = len(tokens) + max_tokens - self.n_ctx
             if excess <= 0:
                 return prompt, stop, tokens
-            i = max(range(len(turns)), key=lambda j: len(turns[j][1]))
-            turns[i] = (turns[i][0], _cut_middle(turns[i][1], 4 * excess + 64))
+            shorter = drop_oldest_exchange(turns)
+            if shorter is None:
+                i = max(range(len(turns)), key=lambda j: len(turns[j][1]))
+                shorter = (*turns[:i], (turns[i][0], _cut_middle(turns[i][1], 4 * excess + 64)), *turns[i + 1 :])
+            turns = shorter
         raise ValueError(f"the prompt does not fit llm.n_ctx={self.n_ctx} even after cutting; raise llm.n_ctx")
 
     def complete(self, request: Request) -> Reply:

@@ -135,6 +135,24 @@ def test_remind_keeps_the_speakers_dialogue_a_growing_prefix_and_repeats_who_spe
     assert opening(" ".join(["word"] * 50), max_words=3) == "word word word ..."
 
 
+def test_a_prompt_too_long_loses_its_oldest_exchanges_first_and_keeps_who_speaks_and_the_last_message():
+    from dialectica.sim.llm.llamacpp import drop_oldest_exchange
+
+    s, u1, a1, u2, a2, u3 = (
+        ("system", "You are Ada."),
+        ("user", "q1"),
+        ("assistant", "r1"),
+        ("user", "q2"),
+        ("assistant", "r2"),
+        ("user", "q3"),
+    )
+    assert drop_oldest_exchange((s, u1, a1, u2, a2, u3)) == (s, u2, a2, u3)
+    assert drop_oldest_exchange((s, u2, a2, u3)) == (s, u3)
+    assert drop_oldest_exchange((s, u3)) is None and drop_oldest_exchange((u3,)) is None
+    assert drop_oldest_exchange((s, a1, u2, a2, u3)) == (s, u2, a2, u3)  # a reply whose question went goes alone
+    assert drop_oldest_exchange((u1, u2, u3)) == (u2, u3)  # no reply: one message at a time
+
+
 def test_voices_check_rejects_roles_no_graph_has():
     from dialectica.sim.llm.casting import Voices
 
