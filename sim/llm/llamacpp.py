@@ -7,7 +7,7 @@ keeps up to ``llm.contexts`` contexts (one set of weights; each context its own 
 context that holds the longest prefix of its prompt (``pick_context``): each speaker's growing dialogue stays in
 a context of its own and is evaluated once. By default (``system_last``) the system prompt (who is speaking)
 goes after the dialogue, where small models keep to it better; first, it would be cached with the dialogue;
-``remind`` keeps it first and repeats its opening sentence after the dialogue.
+``remind`` keeps it first and repeats its first and last sentences after the dialogue.
 Structured replies are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
 llama.cpp's stopping criteria; a prompt too long for the context loses its oldest exchanges, then its middle.
 """
@@ -111,26 +111,36 @@ def system_last(messages: Turns) -> Turns:
     return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
 
 
-def opening(text: str, max_words: int = 40) -> str:
-    """The first sentence of ``text`` (to its first full stop followed by a space or line break, or its first
-    line), at most ``max_words`` words."""
-    line = text.strip().split("\n", 1)[0]
+def sentences(line: str) -> list[str]:
+    """``line`` split after each full stop, question or exclamation mark that ends a word."""
+    out, start = [], 0
     for i, char in enumerate(line):
         if char in ".!?" and (i + 1 == len(line) or line[i + 1] == " "):
-            line = line[: i + 1]
-            break
-    words = line.split()
-    return " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+            out.append(line[start : i + 1].strip())
+            start = i + 1
+    tail = line[start:].strip()
+    return [*out, tail] if tail else out
+
+
+def reminder(system: str, max_words: int = 40) -> str:
+    """Who is speaking and how to reply, from a system prompt: its first sentence and, when another, its last
+    (each at most ``max_words`` words)."""
+    lines = [line.strip() for line in system.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    ends = dict.fromkeys([sentences(lines[0])[0], sentences(lines[-1])[-1]])
+    cut = lambda text: " ".join(text.split()[:max_words]) + (" ..." if len(text.split()) > max_words else "")  # noqa: E731
+    return " ".join(cut(text) for text in ends)
 
 
 def remind(messages: Turns) -> Turns:
-    """The system prompt left first, and its opening sentence (who is speaking) added to the end of the last user
-    turn: the prompt still extends the speaker's previous one up to that turn, so the prefix cache serves it, and
-    a small model reads who it is last, where it keeps to it."""
+    """The system prompt left first, and its reminder (who is speaking and how to reply) added to the end of the last
+    user turn: the prompt still extends the speaker's previous one up to that turn, so the prefix cache serves it,
+    and a small model reads who it is last, where it keeps to it."""
     system = "\n\n".join(c for r, c in messages if r == "system")
     if not system or not messages or messages[-1][0] != "user":
         return messages
-    return (*messages[:-1], ("user", f"{messages[-1][1]}\n\n(Remember: {opening(system)})"))
+    return (*messages[:-1], ("user", f"{messages[-1][1]}\n\n(Remember: {reminder(system)})"))
 
 
 _LOCKS: dict[tuple[Any, ...], threading.Lock] = {}

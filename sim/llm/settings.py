@@ -25,8 +25,9 @@ class LLMSettings:
             format for a file without one) or a hand-written format (``gemma``, ``chatml``).
         system_last: llamacpp: the system prompt (who is speaking) after the dialogue, where small models keep to
             it, instead of first, where the prefix cache would serve it with the dialogue.
-        remind: llamacpp, with ``system_last`` false: the system prompt stays first and its opening sentence (who
-            is speaking) is repeated after the dialogue, so that both the cache and the reminder work.
+        remind: llamacpp, with ``system_last`` false: the system prompt stays first and its first and last
+            sentences (who is speaking, how to reply) are repeated after the dialogue, so that both the prefix cache
+            and the reminder work.
         model: Model name sent to an OpenAI-compatible server (llamacpp: a label in the cache key).
         base_url: openai: the server's ``/v1`` URL.
         api_key_env: openai: the *name* of the environment variable that holds the key (never the key).

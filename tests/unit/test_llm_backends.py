@@ -118,21 +118,22 @@ def test_system_last_moves_who_speaks_after_the_dialogue_so_speakers_share_a_pre
 
 
 def test_remind_keeps_the_speakers_dialogue_a_growing_prefix_and_repeats_who_speaks_at_the_end():
-    from dialectica.sim.llm.llamacpp import chatml, opening, remind
+    from dialectica.sim.llm.llamacpp import chatml, remind, reminder
 
-    system = ("system", "You are Ada, a customer who wants a refund. You are often vague.\nSpeak briefly.")
+    system = ("system", "You are Ada, a customer who wants a refund. You are often vague.\nSay DONE when served.")
+    again = "(Remember: You are Ada, a customer who wants a refund. Say DONE when served.)"
     first = remind((system, ("user", "How can I help?")))
     second = remind((system, ("user", "How can I help?"), ("assistant", "My flight."), ("user", "Which one?")))
     assert first[0] == second[0] == system  # who speaks stays first, with the dialogue after it
-    assert first[-1][1] == "How can I help?\n\n(Remember: You are Ada, a customer who wants a refund.)"
-    assert second[-1][1].endswith("(Remember: You are Ada, a customer who wants a refund.)")
+    assert first[-1][1] == f"How can I help?\n\n{again}" and second[-1][1] == f"Which one?\n\n{again}"
     # the second prompt repeats the first up to the first one's last user turn: only the reminder is evaluated again
     shared = os.path.commonprefix([chatml(first)[0], chatml(second)[0]])  # noqa: RUF071 - a character prefix
     assert shared.endswith("How can I help?")
     assert remind((("user", "hi"),)) == (("user", "hi"),)  # nothing to repeat
-    assert opening("Be brief. Then stop.") == "Be brief."
-    assert opening("Version 2.5 is out. Yes.") == "Version 2.5 is out."  # a full stop inside a word is not an end
-    assert opening(" ".join(["word"] * 50), max_words=3) == "word word word ..."
+    assert reminder("Be brief. Then stop.") == "Be brief. Then stop."
+    assert reminder("Be brief.") == "Be brief."  # one sentence is said once
+    assert reminder("Version 2.5 is out. Yes.\nEnd here") == "Version 2.5 is out. End here"  # 2.5 ends nothing
+    assert reminder(" ".join(["word"] * 50), max_words=3) == "word word word ..."
 
 
 def test_a_prompt_too_long_loses_its_oldest_exchanges_first_and_keeps_who_speaks_and_the_last_message():
