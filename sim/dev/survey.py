@@ -2,7 +2,7 @@
 
 ``survey_prompts.jsonl`` holds requests captured from one surrogate episode of each graph (persona and system-role
 prompts, free text and JSON schema). Each model answers every prompt as ``llm=llamacpp`` calls it (the system prompt
-last by default; ``system=first`` leaves it first, ``system=remind`` first with its first and last sentences again at the end;
+last by default; ``system=first`` leaves it first, ``system=remind`` first, its first and last sentences again at the end;
 the schema's instruction line and grammar, temperature 0.8, top_p 0.95, a fixed seed per prompt) on a fresh KV cache;
 one markdown row per model reports reply quality and llama.cpp's own timings. ``replies=FILE`` keeps every reply with
 its timings, and ``scores=FILE`` scores such a file again without running a model::
