@@ -111,20 +111,11 @@ def system_last(messages: Turns) -> Turns:
     return (*turns[:-1], ("user", f"{turns[-1][1]}\n\n{system}"))
 
 
-def sentences(line: str) -> list[str]:
-    """``line`` split after each full stop, question or exclamation mark that ends a word."""
-    out, start = [], 0
-    for i, char in enumerate(line):
-        if char in ".!?" and (i + 1 == len(line) or line[i + 1] == " "):
-            out.append(line[start : i + 1].strip())
-            start = i + 1
-    tail = line[start:].strip()
-    return [*out, tail] if tail else out
-
-
 def reminder(system: str, max_words: int = 40) -> str:
     """Who is speaking and how to reply, from a system prompt: its first sentence and, when another, its last
     (each at most ``max_words`` words)."""
+    from dialectica.metrics.text import sentences
+
     lines = [line.strip() for line in system.strip().splitlines() if line.strip()]
     if not lines:
         return ""

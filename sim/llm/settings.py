@@ -89,6 +89,8 @@ class LLMSettings:
 
         if self.backend != SCRIPTED and self.backend not in BACKENDS:
             raise ConfigError(f"unknown llm.backend={self.backend!r}; valid choices: {SCRIPTED}, {', '.join(BACKENDS)}")
+        if self.remind and self.system_last:
+            raise ConfigError("llm.remind=true repeats a system prompt left first; give llm.system_last=false with it")
         if self.system_roles not in (LLM, SCRIPTED):
             raise ConfigError(f"llm.system_roles={self.system_roles!r} is invalid; valid choices: llm, scripted")
 

@@ -133,6 +133,9 @@ def test_remind_keeps_the_speakers_dialogue_a_growing_prefix_and_repeats_who_spe
     assert reminder("Be brief. Then stop.") == "Be brief. Then stop."
     assert reminder("Be brief.") == "Be brief."  # one sentence is said once
     assert reminder("Version 2.5 is out. Yes.\nEnd here") == "Version 2.5 is out. End here"  # 2.5 ends nothing
+    assert reminder("You are Dr. Sofia Alvarez, a planner. Be brief.") == "You are Dr Sofia Alvarez, a planner. Be brief."
+    with pytest.raises(ConfigError, match=r"llm\.remind=true .* llm\.system_last=false"):
+        LLMSettings(backend="llamacpp", remind=True).validate()
     assert reminder(" ".join(["word"] * 50), max_words=3) == "word word word ..."
 
 
