@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dialectica.graph import attempt
 from dialectica.graphs.interview.interpret import interpret
@@ -69,11 +69,14 @@ class InterviewNodes:
         return {"budget_left": state["budget_left"] - self.p.question_cost}
 
     def get_answer(self, state: InterviewState) -> dict[str, Any]:
-        question = state["messages"][-1]["content"]
-        messages = [
-            SystemMessage(EXPERT_SYSTEM.format(business=self.deps.business)),
-            HumanMessage(f"Interviewer: {question}\nYour answer:"),
-        ]
+        # the whole interview so far, the interviewer's turns as the user's: the expert remembers what it said, and
+        # its prompt only grows, so the model's prefix cache serves each answer's prompt from the last one's
+        messages: list[BaseMessage] = [SystemMessage(EXPERT_SYSTEM.format(business=self.deps.business))]
+        for m in state["messages"]:
+            said = m["content"]
+            messages.append(
+                HumanMessage(f"Interviewer: {said}\nYour answer:") if m["from"] == "interviewer" else AIMessage(said)
+            )
         # One retry; an expert who still does not answer wastes the turn (a fallback), not the interview.
         content, _, error = attempt(lambda: self.deps.expert.invoke(messages).content)
         errors = [{"node": "get_answer", "error": error}] if error else []

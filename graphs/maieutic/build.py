@@ -66,13 +66,13 @@ def play(
     deps = episode.deps
     thread = f"episode-{uuid.uuid4().hex}"
     config = {**config, "configurable": {"thread_id": thread}}
-    tutor: str | None = None
+    dialogue: list[tuple[str, str]] = []  # (learner, Sophia) exchanges: the learner remembers the dialogue
     final = state
     turn = 0
     try:
         while turn < episode.at_turn(turn).params.max_turns:
             current, turn = episode.at_turn(turn), turn + 1
-            prompt = learner_prompt(question=deps.question, character=deps.character, tutor=tutor)
+            prompt = learner_prompt(question=deps.question, character=deps.character, dialogue=dialogue)
 
             # One retry; a learner who still does not answer is silent this turn (a fallback), and Sophia goes on.
             def answer(prompt: list[BaseMessage] = prompt) -> str:
@@ -84,7 +84,7 @@ def play(
             state = {}
             if final.get("finished"):
                 break
-            tutor = str(final["messages"][-1].content)
+            dialogue.append((said or "", str(final["messages"][-1].content)))
     finally:
         compiled.checkpointer.delete_thread(thread)
     return final

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from dialectica.graphs.maieutic.state import Citation
 
@@ -45,7 +45,7 @@ def interlocutor_prompt(
     if feedback:
         lines.append(f"Corrective instruction: {feedback}")
     lines.append("Write Sophia's reply.")
-    return [SystemMessage(MAIEUTIC_STANDARD.format(limit=limit)), *history[-4:], HumanMessage("\n".join(lines))]
+    return [SystemMessage(MAIEUTIC_STANDARD.format(limit=limit)), *history, HumanMessage("\n".join(lines))]
 
 
 def synthesizer_prompt(
@@ -63,9 +63,13 @@ def synthesizer_prompt(
     return [SystemMessage(SYNTHESIZER_SYSTEM), HumanMessage("\n".join(lines))]
 
 
-def learner_prompt(*, question: str, character: str, tutor: str | None) -> list[BaseMessage]:
-    said = f"Sophia said: {tutor}" if tutor else f"Sophia asks: {question}"
-    return [
+def learner_prompt(*, question: str, character: str, dialogue: Sequence[tuple[str, str]] = ()) -> list[BaseMessage]:
+    """The learner's prompt: the whole dialogue so far, ``(learner, Sophia)`` exchanges in order, Sophia's turns as
+    the user's. It only grows, so the model's prefix cache serves each turn's prompt from the last one's."""
+    messages: list[BaseMessage] = [
         SystemMessage(LEARNER_SYSTEM.format(question=question, character=character)),
-        HumanMessage(f"{said}\nYour reply:"),
+        HumanMessage(f"Sophia asks: {question}\nYour reply:"),
     ]
+    for learner, sophia in dialogue:
+        messages += [AIMessage(learner), HumanMessage(f"Sophia said: {sophia}\nYour reply:")]
+    return messages

@@ -22,6 +22,7 @@ from dialectica.sim.analysis.bench import (
     token_figures,
     tracking_share,
 )
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 
 DESCRIPTION = "performance figures measured side by side in one run"
@@ -137,9 +138,22 @@ def measure(argv: list[str]) -> dict[str, Any]:
 
 def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:
     overrides = ["llm=llamacpp", f"llm.preset={args.tokens_preset}", *args.tokens_set]
-    rates = model_rates(overrides, tmp)
+    for graph in graphs:  # every graph's config composes before the model loads: a bad --tokens-set is one line
+        _composes([f"graph={graph}", "participants=surrogate", "tracking=none", *overrides], tmp)
+    rates = model_rates([f"graph={graphs[0]}", *overrides], tmp)
     by_graph = {g: token_figures(g, tmp, overrides, rates, args.tokens_episodes) for g in graphs}
     return {"preset": args.tokens_preset, "rates": rates, "graphs": by_graph}
+
+
+def _composes(overrides: list[str], tmp: Path) -> None:
+    from dialectica.sim.cli.run import describe
+    from dialectica.sim.config.typed import compose
+
+    try:
+        compose(overrides, tmp)
+    except Exception as exc:
+        line, _ = describe(exc)
+        raise ConfigError(f"--tokens/--tokens-set: {line}") from exc
 
 
 def _token_rows(tokens: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -629,3 +629,19 @@ def test_a_tracking_failure_after_the_episodes_costs_nothing_and_resume_logs_the
 
     assert "tracking_error" not in entry
     assert MlflowClient(f"sqlite:///{db}").get_run(entry["mlflow_run_id"]).data.metrics["episodes"] == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--tokens", "committee", "--tokens-set", "graph.committee_siz=5"], "unknown key graph.committee_siz; valid"),
+        (["--tokens", "nosuch"], "unknown graph='nosuch'; valid choices: all, committee,"),
+    ],
+)
+def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys, args, fragment):
+    from dialectica.sim.cli.main import dispatch
+
+    assert dispatch("bench", [*args, "--only-tokens", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dialectica: error: --tokens/--tokens-set: ") and fragment in err and "\n" not in err
+    assert not (tmp_path / "out").exists()

@@ -4,6 +4,7 @@ as the fit measured it, the validity report's calibrated column, and ``dialectic
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -121,6 +122,25 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
         for r in again["configs"]
     )
     assert "calibrated inside LLM CI" in (Path(again["out_dir"]) / "validity.md").read_text()
+
+
+def test_a_fit_no_better_than_the_authored_cast_writes_no_set(reference, tmp_path, monkeypatch):
+    root, _, ref, _ = reference
+    found = cli.search
+
+    def no_better(*args, **kwargs):
+        fit = found(*args, **kwargs)
+        return dataclasses.replace(fit, loss=fit.authored_loss)
+
+    monkeypatch.setattr(cli, "search", no_better)
+    lines: list[str] = []
+    target = tmp_path / "calibrated.yaml"
+    report = cli.run(
+        [f"graph={GRAPH}", f"reference={ref}", "trials=2", f"out={target}", "tracking=none"], cwd=root, echo=lines.append
+    )
+    assert report["calibrated_set"] is None and not target.exists()
+    assert any(line.startswith("calibrated set not written") and str(target) in line for line in lines)
+    assert (Path(lines[-1].split("report: ")[1]) / "calibration.json").exists()
 
 
 def test_behaviour_side_by_side_names_both_runs_and_every_statistic(reference, capsys):

@@ -3,6 +3,7 @@ a corrupted answer that does not crash the loop, precision and recall against a 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -139,6 +140,36 @@ def test_completion_by_budget_and_wasted_turns():
         "scheduling_challenges",
         "product_or_service_name",
     ]  # the least-asked missing field next
+
+
+def test_the_expert_remembers_the_interview_and_its_prompt_only_grows():
+    """Each expert prompt extends the last one (the prefix cache serves it) with the question and its own answer."""
+    answers = iter(["Hard to say.", "Mostly craft beers.", "A bottleneck."])
+    prompts: list[list] = []
+
+    def expert(messages):
+        prompts.append([(m.type, m.content) for m in messages])
+        return next(answers)
+
+    deps = InterviewDeps(
+        interviewer=ScriptedChatModel(policy=lambda m: f"Question {len(prompts) + 1}?"),
+        expert=ScriptedChatModel(policy=expert),
+        schema=DiscoverySchema.from_dict(SCHEMA),
+    )
+    params = InterviewParams(budget=3.0)
+    build_interview().invoke(
+        initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
+    )
+    assert len(prompts) == 3
+    for before, after in itertools.pairwise(prompts):
+        assert after[: len(before)] == before and len(after) == len(before) + 2
+    assert prompts[-1][1:] == [
+        ("human", "Interviewer: Question 1?\nYour answer:"),
+        ("ai", "Hard to say."),
+        ("human", "Interviewer: Question 2?\nYour answer:"),
+        ("ai", "Mostly craft beers."),
+        ("human", "Interviewer: Question 3?\nYour answer:"),
+    ]
 
 
 class _Corrupt(ScriptedChatModel):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -234,6 +236,27 @@ def test_dialogue_loop_stops_at_max_turns():
     assert result.termination is TerminationReason.MAX_TURNS and result.metrics["rounds"] == 4
 
 
+def test_the_learner_remembers_the_dialogue_and_its_prompt_only_grows():
+    """Each learner prompt extends the last one (the prefix cache serves it) and holds every turn said so far."""
+    params = MaieuticParams(max_turns=4, similarity_floor=0.5)
+    lines = iter(["I think justice is fairness.", "", "I think justice is harmony.", "I think justice is due."])
+    prompts: list[list] = []
+
+    def learner(messages):
+        prompts.append([(m.type, m.content) for m in messages])
+        return next(lines)
+
+    deps = replace(_deps(lambda m: GOOD), learner=ScriptedChatModel(policy=learner))
+    final = play(build_maieutic(), Episode(deps, params), {"topic": "justice"}, {"recursion_limit": 20})
+    assert len(prompts) == 4
+    for before, after in itertools.pairwise(prompts):
+        assert after[: len(before)] == before and len(after) == len(before) + 2
+    said = [c for t, c in prompts[-1] if t == "ai"]
+    assert said == ["I think justice is fairness.", "", "I think justice is harmony."]
+    sophia = [str(m.content) for m in final["messages"] if m.type == "ai"][:3]
+    assert [c for t, c in prompts[-1] if t == "human"][1:] == [f"Sophia said: {s}\nYour reply:" for s in sophia]
+
+
 def test_circling_three_times_synthesizes():
     params = MaieuticParams(similarity_floor=0.5)
     graph = _graph(_deps(lambda m: GOOD), params)
@@ -271,14 +294,14 @@ def test_scripted_learner_reads_the_tutor_and_revises_after_grounded_questions()
     }
     learner = ScriptedLearner(topic, persona, random.Random(0), rejoined=True)
     assert (
-        learner.reply(learner_prompt(question="What is justice?", character="", tutor=None))
+        learner.reply(learner_prompt(question="What is justice?", character="", dialogue=()))
         == "I think justice is paying debts."
     )
-    reply = learner.reply(learner_prompt(question="q", character="", tutor=GOOD))
+    reply = learner.reply(learner_prompt(question="q", character="", dialogue=[("I think so.", GOOD)]))
     assert reply.endswith("I think justice is harmony.")
     ungrounded = ScriptedLearner(topic, persona | {"openness": 0.0}, random.Random(0), rejoined=True)
-    ungrounded.reply(learner_prompt(question="q", character="", tutor=None))
-    reply = ungrounded.reply(learner_prompt(question="q", character="", tutor=GOOD))
+    ungrounded.reply(learner_prompt(question="q", character="", dialogue=()))
+    reply = ungrounded.reply(learner_prompt(question="q", character="", dialogue=[("I think so.", GOOD)]))
     assert reply.endswith("I still think justice is paying debts.")
 
 
@@ -307,9 +330,9 @@ def test_scripted_learner_is_not_a_fixed_script():
 
     def dialogue(seed: int) -> tuple[str, ...]:
         learner = ScriptedLearner(topic, persona, random.Random(seed))
-        said = [learner.reply(learner_prompt(question="q", character="", tutor=None))]
+        said = [learner.reply(learner_prompt(question="q", character="", dialogue=()))]
         while len(said) < 12 and "know" not in said[-1]:
-            said.append(learner.reply(learner_prompt(question="q", character="", tutor=challenge)))
+            said.append(learner.reply(learner_prompt(question="q", character="", dialogue=[(said[-1], challenge)])))
         return tuple(said)
 
     endings = {dialogue(seed) for seed in range(12)}

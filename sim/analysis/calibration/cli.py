@@ -4,8 +4,9 @@
 graph's grid or ``grid.<param>=a,b,c``, the reference model (``validity.REFERENCE_PRESET``) or any ``llm=``
 backend; every other argument is an override for that run). The fit uses the grid points ``fit=i,j`` (every
 other point by default) over ``trials=N`` Optuna trials and reports the match at every point, the held-out
-ones apart. It writes the calibrated set, with its provenance, to ``<graph's datasets>/calibrated.yaml``
-(``out=PATH`` elsewhere) and a report under ``results/calibration/<graph>-<time>/``.
+ones apart. It writes a report under ``results/calibration/<graph>-<time>/`` and, when the fit's loss is lower
+than the authored personas', the calibrated set with its provenance to ``<graph's datasets>/calibrated.yaml``
+(``out=PATH`` elsewhere).
 """
 
 from __future__ import annotations
@@ -371,7 +372,10 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     }
     chosen = CalibratedSet(args.graph, result.values, {}, provenance, summary)
     target_path = args.out or calsets.path_for(graph_run.datasets)
-    calsets.write(target_path, chosen)
+    # a set that fits the reference worse than the personas as written would only mislead whoever plays it
+    better = result.loss < result.authored_loss
+    if better:
+        calsets.write(target_path, chosen)
     report = json_safe(
         {
             "graph": args.graph,
@@ -379,7 +383,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
             "provenance": provenance,
             "fit": {"loss": result.loss, "authored_loss": result.authored_loss, "trials": result.trials},
             "evaluation": evaluation,
-            "calibrated_set": str(target_path),
+            "calibrated_set": str(target_path) if better else None,
         }
     )
     out = cwd / "results" / "calibration" / f"{args.graph}-{now:%Y-%m-%d_%H-%M-%S}"
@@ -388,7 +392,13 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     text = markdown(args.graph, report, dict(calibration.docs))
     (out / "calibration.md").write_text(text)
     plot(args.graph, report, out / "calibration.png")
-    _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", target_path])
+    written = [target_path] if better else []
+    _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", *written])
     echo(text)
-    echo(f"calibrated set: {target_path}\nreport: {out}")
+    if not better:
+        echo(
+            f"calibrated set not written: the fit's loss {result.loss:.3f} is no lower than the authored cast's "
+            f"{result.authored_loss:.3f}, so {target_path} is left as it was (try more trials= or other fit= points)"
+        )
+    echo(f"calibrated set: {target_path if better else 'not written'}\nreport: {out}")
     return dict(report)
