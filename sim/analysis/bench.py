@@ -315,6 +315,7 @@ def token_figures(graph: str, tmp: Path, overrides: list[str], rates: dict[str, 
 
     prompt = generated = cached = multi_prompt = multi_cached = 0
     calls, seconds = 0, 0.0
+    roles: dict[str, dict[str, int]] = {}
     for record in records.read(out / records.FILE, keep=False):
         timings, usage = record["timings"], record["usage"]
         calls += int(usage.get("llm_calls", 0))
@@ -322,6 +323,11 @@ def token_figures(graph: str, tmp: Path, overrides: list[str], rates: dict[str, 
         by_role_calls = usage.get("calls_by_role", {})
         for role, (p, g, c) in timings.get("model_tokens_by_role", {}).items():
             prompt, generated, cached = prompt + p, generated + g, cached + c
+            mine = roles.setdefault(role, {"calls": 0, "prompt_tokens": 0, "generated_tokens": 0, "cached_tokens": 0})
+            mine["calls"] += int(by_role_calls.get(role, 0))
+            mine["prompt_tokens"] += p
+            mine["generated_tokens"] += g
+            mine["cached_tokens"] += c
             if by_role_calls.get(role, 0) > 1:
                 multi_prompt, multi_cached = multi_prompt + p, multi_cached + c
     bound = prompt / rates["prompt_tokens_per_second"] + generated / rates["generated_tokens_per_second"]
@@ -336,4 +342,5 @@ def token_figures(graph: str, tmp: Path, overrides: list[str], rates: dict[str, 
         "model_seconds": seconds,
         "bound_seconds": bound,
         "over_bound": seconds / bound if bound else math.nan,
+        "roles": roles,
     }

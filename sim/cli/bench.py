@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -180,6 +181,15 @@ def _token_rows(tokens: dict[str, Any]) -> list[tuple[str, str, str]]:
             ),
             (f"{g} surrogate: seconds per call", f"{v['seconds_per_call']:.2f}", ""),
             (f"{g} surrogate: model seconds / compute bound", f"{v['over_bound']:.2f}", "<= 1.3"),
+        ]
+        rows += [
+            (
+                f"{g} surrogate, {role}: calls, prompt / generated tokens, from the prefix cache",
+                f"{r['calls']}, {r['prompt_tokens']}/{r['generated_tokens']}, "
+                f"{r['cached_tokens'] / r['prompt_tokens'] if r['prompt_tokens'] else math.nan:.0%}",
+                "",
+            )
+            for role, r in v.get("roles", {}).items()
         ]
     return rows
 

@@ -17,4 +17,10 @@ def test_bench_token_figures_add_up_against_the_compute_bound(tmp_path, capsys):
         + interview["generated_tokens"] / rates["generated_tokens_per_second"]
     )
     assert interview["bound_seconds"] == bound and interview["over_bound"] == interview["model_seconds"] / bound
-    assert "model seconds / compute bound" in capsys.readouterr().out
+    roles = interview["roles"]  # the per-role figures add up to the episode's
+    assert set(roles) == {"interviewer", "interviewee"}
+    assert sum(r["prompt_tokens"] for r in roles.values()) == interview["prompt_tokens"]
+    assert sum(r["calls"] for r in roles.values()) == interview["calls"]
+    assert all(0 <= r["cached_tokens"] < r["prompt_tokens"] for r in roles.values())
+    out = capsys.readouterr().out
+    assert "model seconds / compute bound" in out and "interview surrogate, interviewee: calls" in out
