@@ -39,8 +39,11 @@ class InterviewNodes:
     def formulate_question(self, state: InterviewState) -> dict[str, Any]:
         asked = Counter(m["field"] for m in state.get("messages", []) if m["from"] == "interviewer")
         field = self.deps.schema.next_field(state.get("ascr", {}), asked)
+        said = state.get("messages", [])
+        answered = [f"The expert answered: {said[-1]['content']}"] if said and said[-1]["from"] == "expert" else []
         prompt = "\n".join(
             [
+                *answered,
                 f"Discovery schema: {self.deps.schema.title}",
                 f"Field: {field.name}",
                 f"What we need: {field.question}",
@@ -51,16 +54,20 @@ class InterviewNodes:
         )
         # The interviewer gets one retry; if it still does not answer, the schema's own question is asked (as when
         # it says nothing), and the turn is marked a fallback.
-        text, _, error = attempt(
-            lambda: str(
-                self.deps.interviewer.invoke([SystemMessage(INTERVIEWER_SYSTEM), HumanMessage(prompt)]).content
-            ).strip()
-        )
+        # Its prompt is its own dialogue: what it was asked each turn and what it asked, unchanged, then this turn's
+        # prompt; so the prompt only grows, and the model's prefix cache serves it from the last one's.
+        messages: list[BaseMessage] = [SystemMessage(INTERVIEWER_SYSTEM)]
+        for m in said:
+            if m["from"] == "interviewer":
+                messages += [HumanMessage(m.get("asked") or f"Field: {m['field']}"), AIMessage(m["content"])]
+        messages.append(HumanMessage(prompt))
+        text, _, error = attempt(lambda: str(self.deps.interviewer.invoke(messages).content).strip())
         message = {
             "from": "interviewer",
             "content": text or field.question,
             "field": field.name,
             "fallback": error is not None,
+            "asked": prompt,
         }
         errors = [{"node": "formulate_question", "error": error}] if error else []
         return {"messages": [message], "target_field": field.name, "errors": errors}

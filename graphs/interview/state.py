@@ -17,6 +17,7 @@ class InterviewState(TypedDict, total=False):
     end_reason: str  # criteria | budget
     target_field: str
     ascr: Annotated[dict[str, Any], merge_ascr]
-    messages: Annotated[list[dict[str, Any]], operator.add]  # {"from": interviewer|expert, "content", "field", "fallback"}
+    # {"from": interviewer|expert, "content", "field", "fallback"}; the interviewer's also "asked", the prompt it answered
+    messages: Annotated[list[dict[str, Any]], operator.add]
     turn_log: Annotated[list[dict[str, Any]], operator.add]
     errors: Annotated[list[dict[str, Any]], operator.add]

@@ -172,6 +172,32 @@ def test_the_expert_remembers_the_interview_and_its_prompt_only_grows():
     ]
 
 
+def test_the_interviewer_hears_each_answer_and_its_prompt_only_grows():
+    """Each interviewer prompt extends the last one: what it was asked and asked, then the answer and this turn."""
+    answers = iter(["Hard to say.", "Mostly craft beers.", "A bottleneck."])
+    prompts: list[list] = []
+
+    def interviewer(messages):
+        prompts.append([(m.type, m.content) for m in messages])
+        return f"Question {len(prompts)}?"
+
+    deps = InterviewDeps(
+        interviewer=ScriptedChatModel(policy=interviewer),
+        expert=ScriptedChatModel(policy=lambda m: next(answers)),
+        schema=DiscoverySchema.from_dict(SCHEMA),
+    )
+    params = InterviewParams(budget=3.0)
+    build_interview().invoke(
+        initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
+    )
+    assert len(prompts) == 3
+    for before, after in itertools.pairwise(prompts):
+        assert after[: len(before)] == before and after[len(before)] == ("ai", f"Question {len(before) // 2}?")
+    last = prompts[-1][-1][1]
+    assert last.startswith("The expert answered: Mostly craft beers.\nDiscovery schema:")
+    assert "Times asked before: " in last and not prompts[0][-1][1].startswith("The expert answered")
+
+
 class _Corrupt(ScriptedChatModel):
     """An expert whose first reply is not text at all and whose second call and its retry raise."""
 
