@@ -270,7 +270,14 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     casts = {"scripted": ["participants=scripted"], "llm": llm_cast(llm_args, participants)}
     points = grid_points(grid)
     out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
-    base = from_hydra(compose([f"graph={graph}", *rest, *casts["llm"]], cwd), out / "check")  # fails fast on bad input
+
+    def overrides(point: dict[str, Any], cast: str) -> list[str]:
+        return [f"graph={graph}", *rest, *casts[cast], *(f"graph.{k}={v}" for k, v in point.items()), "progress=false"]
+
+    # fails fast on bad input: every grid point's config is checked before the first episode runs
+    base = from_hydra(compose([f"graph={graph}", *rest, *casts["llm"]], cwd), out / "check")
+    for point in points:
+        from_hydra(compose(overrides(point, "llm"), cwd), out / "check")
     if spec.calibration is not None and calset.path_for(base.graphs[0].datasets).is_file():
         casts["calibrated"] = ["participants=calibrated"]  # the graph's calibrated set: its column in the report
     tracker = Tracker(base.tracking)
@@ -278,15 +285,9 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
     with tracker.run(f"validity {graph}", {"validity": "true", "graph": graph, "out_dir": str(out)}) as parent:
         for i, point in enumerate(points):
-            for cast, extra in casts.items():
-                overrides = [
-                    f"graph={graph}",
-                    *rest,
-                    *extra,
-                    *(f"graph.{k}={v}" for k, v in point.items()),
-                    "progress=false",
-                ]
-                cfg = from_hydra(compose(overrides, cwd), out / f"{i}-{cast}", tuple(overrides), parent.run_id)
+            for cast in casts:
+                given = overrides(point, cast)
+                cfg = from_hydra(compose(given, cwd), out / f"{i}-{cast}", tuple(given), parent.run_id)
                 if embed is None and cfg.embedding_cache is not None:
                     from dialectica.sim.engine.embedding import Embedder
 

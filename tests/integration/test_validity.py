@@ -74,3 +74,12 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
     assert len(children) == 2 * len(casts) and parent.data.params["graph"] == graph
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {"validity.json", "validity.md", "validity.png"} <= artifacts
+
+
+def test_a_grid_point_out_of_range_is_refused_before_any_episode_runs(url, tmp_path):
+    from dialectica.sim.authoring.params import ConfigError
+
+    args = ["graph=tribunal", "grid.dispersion_threshold=0.5,4.5", "episodes=1", "llm=openai", f"llm.base_url={url}"]
+    with pytest.raises(ConfigError, match=r"graph.dispersion_threshold=4.5 is out of range; valid range: \[0.0, 4.0\]"):
+        run([*args, "llm.model=latency", "tracking=none"], cwd=tmp_path, echo=lambda _: None)
+    assert not (tmp_path / "results" / "validity").exists() or not any((tmp_path / "results" / "validity").iterdir())
