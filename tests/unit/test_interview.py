@@ -142,17 +142,23 @@ def test_completion_by_budget_and_wasted_turns():
     ]  # the least-asked missing field next
 
 
-def test_the_expert_remembers_the_interview_and_its_prompt_only_grows():
-    """Each expert prompt extends the last one (the prefix cache serves it) with the question and its own answer."""
+def test_both_speakers_remember_the_interview_and_their_prompts_only_grow():
+    """Each speaker's prompt extends its last one (the prefix cache serves it): the expert's with the question and its
+    own answer, the interviewer's with what it asked, then the answer and this turn's prompt."""
     answers = iter(["Hard to say.", "Mostly craft beers.", "A bottleneck."])
-    prompts: list[list] = []
+    asked: list[list] = []
+    heard: list[list] = []
+
+    def interviewer(messages):
+        asked.append([(m.type, m.content) for m in messages])
+        return f"Question {len(asked)}?"
 
     def expert(messages):
-        prompts.append([(m.type, m.content) for m in messages])
+        heard.append([(m.type, m.content) for m in messages])
         return next(answers)
 
     deps = InterviewDeps(
-        interviewer=ScriptedChatModel(policy=lambda m: f"Question {len(prompts) + 1}?"),
+        interviewer=ScriptedChatModel(policy=interviewer),
         expert=ScriptedChatModel(policy=expert),
         schema=DiscoverySchema.from_dict(SCHEMA),
     )
@@ -160,42 +166,21 @@ def test_the_expert_remembers_the_interview_and_its_prompt_only_grows():
     build_interview().invoke(
         initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
     )
-    assert len(prompts) == 3
-    for before, after in itertools.pairwise(prompts):
+    assert len(heard) == len(asked) == 3
+    for before, after in itertools.pairwise(heard):
         assert after[: len(before)] == before and len(after) == len(before) + 2
-    assert prompts[-1][1:] == [
+    assert heard[-1][1:] == [
         ("human", "Interviewer: Question 1?\nYour answer:"),
         ("ai", "Hard to say."),
         ("human", "Interviewer: Question 2?\nYour answer:"),
         ("ai", "Mostly craft beers."),
         ("human", "Interviewer: Question 3?\nYour answer:"),
     ]
-
-
-def test_the_interviewer_hears_each_answer_and_its_prompt_only_grows():
-    """Each interviewer prompt extends the last one: what it was asked and asked, then the answer and this turn."""
-    answers = iter(["Hard to say.", "Mostly craft beers.", "A bottleneck."])
-    prompts: list[list] = []
-
-    def interviewer(messages):
-        prompts.append([(m.type, m.content) for m in messages])
-        return f"Question {len(prompts)}?"
-
-    deps = InterviewDeps(
-        interviewer=ScriptedChatModel(policy=interviewer),
-        expert=ScriptedChatModel(policy=lambda m: next(answers)),
-        schema=DiscoverySchema.from_dict(SCHEMA),
-    )
-    params = InterviewParams(budget=3.0)
-    build_interview().invoke(
-        initial_state(SCENARIO, params), {"recursion_limit": recursion_limit(params)}, context=Episode(deps, params)
-    )
-    assert len(prompts) == 3
-    for before, after in itertools.pairwise(prompts):
+    for before, after in itertools.pairwise(asked):
         assert after[: len(before)] == before and after[len(before)] == ("ai", f"Question {len(before) // 2}?")
-    last = prompts[-1][-1][1]
+    last = asked[-1][-1][1]
     assert last.startswith("The expert answered: Mostly craft beers.\nDiscovery schema:")
-    assert "Times asked before: " in last and not prompts[0][-1][1].startswith("The expert answered")
+    assert "Times asked before: " in last and not asked[0][-1][1].startswith("The expert answered")
 
 
 class _Corrupt(ScriptedChatModel):
