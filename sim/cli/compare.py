@@ -31,6 +31,12 @@ def main(argv: list[str]) -> int:
 
     known = names()
     graphs = (args.graphs.split(",") if args.graphs else sorted(p.stem for p in args.baselines.glob("*.json"))) or known
+    loose = [o for o in args.overrides if "=" not in o]
+    if loose:
+        raise ConfigError(
+            f"{loose[0]!r} is not a key=value override; --graphs takes one comma-separated list "
+            f"(--graphs {','.join([*(args.graphs or '').split(','), *loose]).strip(',')}); valid graphs: {', '.join(known)}"
+        )
     unknown = [g for g in graphs if g not in known]
     if unknown:
         raise ConfigError(f"unknown graph {unknown[0]!r}; valid choices: {', '.join(known)}")

@@ -5,6 +5,7 @@ tracebacks)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -33,6 +34,16 @@ def guarded(command: Callable[[list[str]], Any], argv: Sequence[str]) -> int:
         result = command(list(argv))
     except ConfigError as exc:
         say(str(exc))
+        return INPUT
+    except Exception as exc:
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+
+        if not isinstance(exc, HydraException | OmegaConfBaseException) or os.environ.get("HYDRA_FULL_ERROR") == "1":
+            raise
+        from dialectica.sim.cli.run import describe
+
+        say(describe(exc)[0])  # an override Hydra cannot read or compose: bad input
         return INPUT
     except KeyboardInterrupt:
         print("dialectica: interrupted (SIGINT)", file=sys.stderr)

@@ -645,3 +645,21 @@ def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys
     err = capsys.readouterr().err.strip()
     assert err.startswith("dialectica: error: --tokens/--tokens-set: ") and fragment in err and "\n" not in err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "fragment"),
+    [
+        ("compare", ["--graphs", "interview", "maieutic"], "'maieutic' is not a key=value override; --graphs takes"),
+        ("compare", ["--graphs", "interview", "graph.budgt=3"], "unknown key graph.budgt; valid keys: budget"),
+        ("calibrate", ["graph=interview", "mode=per_persona"], "mode='per_persona' is not a fit mode; valid modes: shared"),
+    ],
+)
+def test_a_bad_subcommand_override_is_one_line_before_anything_runs(tmp_path, capsys, command, args, fragment):
+    from dialectica.sim.cli.main import dispatch
+
+    out = tmp_path / "out"
+    assert dispatch(command, [*args, *(["--out", str(out)] if command == "compare" else [])]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dialectica: error: ") and fragment in err and "\n" not in err
+    assert not out.exists()
