@@ -150,3 +150,27 @@ def test_behaviour_side_by_side_names_both_runs_and_every_statistic(reference, c
     stats = behaviour.run_statistics(ref / "0-llm")[GRAPH]
     assert f"## {GRAPH}" in text and all(f"| {name} |" in text for name in stats)
     assert dispatch("behaviour", [str(ref / "0-llm"), str(ref / "nowhere")]) == 2
+
+
+def test_an_offset_fit_writes_each_persona_shifted_from_its_authored_values(reference, tmp_path):
+    root, _, ref, _ = reference
+    target = tmp_path / "calibrated.yaml"
+    report = cli.run(
+        [f"graph={GRAPH}", f"reference={ref}", "trials=10", "mode=offset", f"out={target}", "tracking=none"],
+        cwd=root,
+        echo=lambda _: None,
+    )
+    trials = report["fit"]["trials"]
+    calibration = load(GRAPH).calibration
+    assert all(trials[0][k.name] == 0 for k in calibration.knobs)  # trial 0: the personas as written
+    assert trials[0]["loss"] == pytest.approx(report["fit"]["authored_loss"])
+    assert report["provenance"]["mode"] == "offset" and report["provenance"]["command"].endswith("mode=offset")
+    assert report["calibrated_set"] == str(target) and report["fit"]["loss"] < report["fit"]["authored_loss"]
+    saved = yaml.safe_load(target.read_text())
+    cfg = from_hydra(compose([f"graph={GRAPH}", "tracking=none"], root), root / "cfg")
+    authored = cli.authored_personas(calibration, cfg.graphs[0].scenarios)
+    assert saved["shared"] == {} and set(saved["personas"]) == set(authored)
+    knobs = {k.name: k for k in calibration.knobs}
+    for pid, values in saved["personas"].items():
+        for name, value in values.items():
+            assert value == pytest.approx(knobs[name].clip(authored[pid][name] + report["values"][name]))

@@ -11,7 +11,16 @@ import yaml
 
 from dialectica.sim.analysis.calibration import calset
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
-from dialectica.sim.analysis.calibration.fit import RATE_SCALE, authored_mean, loss, search, split
+from dialectica.sim.analysis.calibration.fit import (
+    RATE_SCALE,
+    authored_mean,
+    authored_personas,
+    loss,
+    offset_knobs,
+    search,
+    shifted,
+    split,
+)
 from dialectica.sim.analysis.calibration.model import Calibration, Knob
 from dialectica.sim.authoring.params import ConfigError
 
@@ -153,3 +162,44 @@ def test_the_search_starts_from_the_authored_personas_mean():
     reference = _play(None)
     found = search(TOY, _play, _behaviour([r for rows in reference for r in rows]), _rates(reference), trials=3, start=start)
     assert {k: found.trials[0][k] for k in start} == start
+
+
+def test_offsets_shift_each_authored_persona_within_range_and_zero_gives_the_cast_as_written():
+    scenarios = [{"people": [{"id": "a", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.9}]}]
+    authored = authored_personas(TOY, scenarios)
+    assert authored == {"a": {"vagueness": 0.1, "length": 2.0}, "b": {"vagueness": 0.9}}
+    assert shifted(TOY, authored, {"vagueness": 0.0, "length": 0}) == authored
+    moved = shifted(TOY, authored, {"vagueness": 0.3, "length": -4})
+    # the spread between personas is kept until a range's end clips it; an unset knob stays unset
+    assert moved == {"a": {"vagueness": pytest.approx(0.4), "length": 1}, "b": {"vagueness": 1.0}}
+    assert isinstance(moved["a"]["length"], int)
+    assert [(k.name, k.low, k.high, k.integer) for k in offset_knobs(TOY)] == [
+        ("vagueness", -1.0, 1.0, False),
+        ("length", -8, 8, True),
+    ]
+
+
+def test_an_offset_search_starts_at_the_authored_cast_so_it_never_ends_worse():
+    scenarios = [{"people": [{"id": "a", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.5, "length": 5}]}]
+    authored = authored_personas(TOY, scenarios)
+
+    def play(offsets):
+        """Toy episodes of both personas in turn, each with its own (shifted) values."""
+        people = authored if offsets is None else shifted(TOY, authored, offsets)
+        halves = [_play(dict(p), episodes=20) for p in people.values()]
+        return [a + b for a, b in zip(*halves, strict=True)]
+
+    reference = _play({"vagueness": 0.35, "length": 4})
+    target = _behaviour([r for rows in reference for r in rows])
+    found = search(
+        TOY,
+        play,
+        target,
+        _rates(reference),
+        trials=12,
+        seed=3,
+        start={"vagueness": 0.0, "length": 0},
+        knobs=offset_knobs(TOY),
+    )
+    assert found.trials[0]["loss"] == found.authored_loss  # trial 0 is the cast as written
+    assert found.loss <= found.authored_loss and found.loss == min(t["loss"] for t in found.trials)

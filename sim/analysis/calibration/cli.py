@@ -27,18 +27,23 @@ from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.fit import (
     Reference,
     authored_mean,
+    authored_personas,
     converged,
     load_reference,
+    offset_knobs,
     rate,
     search,
+    shifted,
     split,
     statistics,
 )
 from dialectica.sim.authoring.params import ConfigError
 
 TRIALS = 30
+MODES = ("shared", "offset")  # one value per knob for every persona | one shift per knob of each authored value
 USAGE = (
-    "usage: dialectica calibrate graph=NAME [reference=VALIDITY_DIR] [fit=0,2,4] [trials=N] [out=PATH] "
+    "usage: dialectica calibrate graph=NAME [reference=VALIDITY_DIR] [fit=0,2,4] [trials=N] [mode=shared|offset] "
+    "[out=PATH] "
     "[grid.PARAM=a,b,c] [overrides for the reference run]"
 )
 
@@ -49,6 +54,7 @@ class Args:
     reference: Path | None
     fit: list[int] | None
     trials: int
+    mode: str
     out: Path | None
     rest: list[str]
     tracking: list[str]
@@ -63,7 +69,7 @@ def parse(argv: Sequence[str]) -> Args:
         key, sep, value = arg.partition("=")
         if not sep:
             raise ConfigError(f"{arg!r} is not key=value; {USAGE}")
-        if key in ("graph", "reference", "fit", "trials", "out"):
+        if key in ("graph", "reference", "fit", "trials", "mode", "out"):
             given[key] = value
         elif key.lstrip("+").split(".")[0] == "tracking":
             tracking.append(arg)
@@ -84,13 +90,16 @@ def parse(argv: Sequence[str]) -> Args:
         raise ConfigError(f"fit= takes grid indices (fit=0,2,4) and trials= a whole number; {USAGE}") from exc
     if trials < 1:
         raise ConfigError(f"trials={trials} must be at least 1")
+    mode = given.get("mode", "shared")
+    if mode not in MODES:
+        raise ConfigError(f"mode={mode!r} is not a fit mode; valid modes: {', '.join(MODES)}")
     reference = Path(given["reference"]) if "reference" in given else None
     if reference is not None and rest:
         raise ConfigError(
             f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
             "run a new reference with them"
         )
-    return Args(graph, reference, fit, trials, Path(given["out"]) if "out" in given else None, rest, tracking)
+    return Args(graph, reference, fit, trials, mode, Path(given["out"]) if "out" in given else None, rest, tracking)
 
 
 def _package_version() -> str:
@@ -193,7 +202,13 @@ def markdown(graph: str, report: dict[str, Any], docs: dict[str, str]) -> str:
             f"| {name} | {_num(b['llm'][name])} | {_num(b['scripted'].get(name))} | "
             f"{_num(b['calibrated'].get(name))} | {docs.get(name, '')} |"
         )
-    lines += ["", "Calibrated values (every persona): " + ", ".join(f"{k}={v:.3g}" for k, v in report["values"].items())]
+    offset = report["mode"] == "offset"
+    values = ", ".join(f"{k}={v:+.3g}" if offset else f"{k}={v:.3g}" for k, v in report["values"].items())
+    if offset:
+        lines += ["", f"Offsets added to each persona's authored value (within each knob's range): {values}"]
+        lines += [f"- {pid}: " + ", ".join(f"{k}={v:.3g}" for k, v in vs.items()) for pid, vs in report["personas"].items()]
+    else:
+        lines += ["", f"Calibrated values (every persona): {values}"]
     return "\n".join(lines) + "\n"
 
 
@@ -246,7 +261,8 @@ def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> No
                 "graph": args.graph,
                 "reference": report["provenance"]["reference"],
                 "trials": args.trials,
-                **{f"value.{k}": v for k, v in report["values"].items()},
+                "mode": report["mode"],
+                **{f"{'offset' if report['mode'] == 'offset' else 'value'}.{k}": v for k, v in report["values"].items()},
             }
         )
         log.metrics(
@@ -297,9 +313,17 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     n = reference.episodes
     fit_points = [reference.points[i] for i in fit]
 
+    authored = authored_personas(calibration, graph_run.scenarios)
+
+    def calibrated(values: dict[str, float]) -> CalibratedSet:
+        """The set a trial's values make: one value per knob for every persona, or each persona's authored values
+        shifted by the knob's offset."""
+        if args.mode == "offset":
+            return CalibratedSet(args.graph, {}, shifted(calibration, authored, values))
+        return CalibratedSet(args.graph, values)
+
     def play(values: dict[str, float] | None, points: list[dict[str, Any]] = fit_points) -> list[list[FullRecord]]:
-        chosen = None if values is None else CalibratedSet(args.graph, values)
-        return simulate(graph_run, points, n, reference.seed, chosen, embed)
+        return simulate(graph_run, points, n, reference.seed, None if values is None else calibrated(values), embed)
 
     def stats(records: list[FullRecord]) -> dict[str, float]:
         return statistics(calibration, records)
@@ -307,9 +331,10 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     target = stats([r for i in fit for r in reference.llm[i]])
     target_rates = [rate(reference.llm[i]) for i in fit]
     echo(
-        f"fitting {len(calibration.knobs)} knobs of {args.graph} on {len(fit)} of {len(reference.points)} grid points "
-        f"({n} episodes each), {args.trials} trials; reference {reference_dir}"
+        f"fitting {len(calibration.knobs)} knobs of {args.graph} ({args.mode}) on {len(fit)} of "
+        f"{len(reference.points)} grid points ({n} episodes each), {args.trials} trials; reference {reference_dir}"
     )
+    space = offset_knobs(calibration) if args.mode == "offset" else calibration.knobs
     bar = tqdm(total=args.trials, desc=f"calibrate {args.graph}", unit="trial", dynamic_ncols=True)
 
     def progress(i: int, best: float) -> None:
@@ -324,7 +349,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         args.trials,
         seed=reference.seed,
         progress=progress,
-        start=authored_mean(calibration, graph_run.scenarios),
+        start=authored_mean(calibration, graph_run.scenarios) if args.mode == "shared" else {k.name: 0.0 for k in space},
+        knobs=space,
     )
     bar.close()
     evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
@@ -338,6 +364,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
             f"reference={shown}",
             *([f"fit={','.join(map(str, args.fit))}"] if args.fit else []),
             f"trials={args.trials}",
+            *([f"mode={args.mode}"] if args.mode != "shared" else []),
         ]
     )
     provenance = {
@@ -352,7 +379,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         "overrides": reference.overrides,
         "trials": args.trials,
         "sampler": "optuna TPESampler",
-        "per_persona": False,
+        "mode": args.mode,
         "date": now.isoformat(timespec="seconds"),
         "dialectica_version": _package_version(),
         "command": command,
@@ -370,7 +397,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
             for name in evaluation["behaviour"]["llm"]
         },
     }
-    chosen = CalibratedSet(args.graph, result.values, {}, provenance, summary)
+    fitted = calibrated(result.values)
+    chosen = CalibratedSet(args.graph, fitted.shared, fitted.personas, provenance, summary)
     target_path = args.out or calsets.path_for(graph_run.datasets)
     # a set that fits the reference worse than the personas as written would only mislead whoever plays it
     better = result.loss < result.authored_loss
@@ -379,7 +407,9 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     report = json_safe(
         {
             "graph": args.graph,
+            "mode": args.mode,
             "values": result.values,
+            "personas": fitted.personas,
             "provenance": provenance,
             "fit": {"loss": result.loss, "authored_loss": result.authored_loss, "trials": result.trials},
             "evaluation": evaluation,

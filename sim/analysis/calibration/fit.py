@@ -166,10 +166,12 @@ def search(
     seed: int = 0,
     progress: Callable[[int, float], None] = lambda i, best: None,
     start: Mapping[str, float] | None = None,
+    knobs: Sequence[Knob] | None = None,
 ) -> Fit:
     """Optuna's TPE sampler (seeded) over the graph's knobs. ``play(values)`` gives the scripted records per fit
     point with the personas set to ``values`` (None: as authored); ``start`` is tried first (the authored
-    personas' mean values, say), so that the search starts where the cast was written to be."""
+    personas' mean values, say), so that the search starts where the cast was written to be. ``knobs``: the
+    space searched (the graph's knobs unless given; :func:`offset_knobs` for shifts of the authored values)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -188,29 +190,58 @@ def search(
             return int(trial.suggest_int(knob.name, int(knob.low), int(knob.high)))
         return knob.clip(trial.suggest_float(knob.name, knob.low, knob.high))
 
+    space = tuple(knobs) if knobs is not None else calibration.knobs
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
     if start:
-        study.enqueue_trial({k.name: k.clip(start[k.name]) for k in calibration.knobs if k.name in start})
+        study.enqueue_trial({k.name: k.clip(start[k.name]) for k in space if k.name in start})
     history: list[dict[str, Any]] = []
     for i in range(trials):
         trial = study.ask()
-        values = {k.name: suggest(trial, k) for k in calibration.knobs}
+        values = {k.name: suggest(trial, k) for k in space}
         value = score(values)
         study.tell(trial, value)
         history.append({"trial": i, "loss": value, **values})
         progress(i, study.best_value)
-    best = {k.name: calibration.knobs[j].clip(study.best_params[k.name]) for j, k in enumerate(calibration.knobs)}
+    best = {k.name: k.clip(study.best_params[k.name]) for k in space}
     return Fit(best, float(study.best_value), score(None), history)
+
+
+def authored_personas(calibration: Calibration, scenarios: Iterable[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Each distinct persona of ``scenarios`` (by id) with the knob values its author wrote."""
+    personas: dict[str, Mapping[str, Any]] = {}
+    for scenario in scenarios:
+        personas.update(calibration.personas(scenario))
+    return {
+        pid: {k.name: float(p[k.name]) for k in calibration.knobs if isinstance(p.get(k.name), int | float)}
+        for pid, p in personas.items()
+    }
 
 
 def authored_mean(calibration: Calibration, scenarios: Iterable[dict[str, Any]]) -> dict[str, float]:
     """Each knob's mean over the distinct personas of ``scenarios``, as their authors wrote them."""
-    personas: dict[str, Mapping[str, Any]] = {}
-    for scenario in scenarios:
-        personas.update(calibration.personas(scenario))
+    personas = authored_personas(calibration, scenarios).values()
     out = {}
     for knob in calibration.knobs:
-        values = [float(p[knob.name]) for p in personas.values() if isinstance(p.get(knob.name), int | float)]
+        values = [p[knob.name] for p in personas if knob.name in p]
         if values:
             out[knob.name] = knob.clip(sum(values) / len(values))
     return out
+
+
+def offset_knobs(calibration: Calibration) -> tuple[Knob, ...]:
+    """The search space of ``mode=offset``: per knob, a shift of up to its whole range either way."""
+    return tuple(
+        Knob(k.name, -(k.high - k.low), k.high - k.low, k.integer, f"added to each persona's {k.name}")
+        for k in calibration.knobs
+    )
+
+
+def shifted(
+    calibration: Calibration, authored: Mapping[str, Mapping[str, float]], offsets: Mapping[str, float]
+) -> dict[str, dict[str, float]]:
+    """Each persona's authored values plus the knob's offset, within the knob's range: zero offsets give the
+    cast as written, and the personas keep their spread. A knob a persona does not set stays unset."""
+    return {
+        pid: {k.name: k.clip(values[k.name] + offsets.get(k.name, 0.0)) for k in calibration.knobs if k.name in values}
+        for pid, values in authored.items()
+    }
