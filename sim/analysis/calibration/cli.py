@@ -351,6 +351,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         progress=progress,
         start=authored_mean(calibration, graph_run.scenarios) if args.mode == "shared" else {k.name: 0.0 for k in space},
         knobs=space,
+        local=args.mode == "offset",
     )
     bar.close()
     evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
@@ -378,7 +379,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         "held_out_points": [_label(reference.points[i]) for i in held],
         "overrides": reference.overrides,
         "trials": args.trials,
-        "sampler": "optuna TPESampler",
+        "sampler": "optuna CmaEsSampler" if args.mode == "offset" else "optuna TPESampler",
         "mode": args.mode,
         "date": now.isoformat(timespec="seconds"),
         "dialectica_version": _package_version(),

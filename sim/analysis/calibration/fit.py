@@ -167,11 +167,14 @@ def search(
     progress: Callable[[int, float], None] = lambda i, best: None,
     start: Mapping[str, float] | None = None,
     knobs: Sequence[Knob] | None = None,
+    local: bool = False,
 ) -> Fit:
     """Optuna's TPE sampler (seeded) over the graph's knobs. ``play(values)`` gives the scripted records per fit
     point with the personas set to ``values`` (None: as authored); ``start`` is tried first (the authored
     personas' mean values, say), so that the search starts where the cast was written to be. ``knobs``: the
-    space searched (the graph's knobs unless given; :func:`offset_knobs` for shifts of the authored values)."""
+    space searched (the graph's knobs unless given; :func:`offset_knobs` for shifts of the authored values).
+    ``local``: CMA-ES from ``start`` instead (a search that stays near a start already close to the reference,
+    where TPE's wide draws over many knobs rarely land)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -191,7 +194,12 @@ def search(
         return knob.clip(trial.suggest_float(knob.name, knob.low, knob.high))
 
     space = tuple(knobs) if knobs is not None else calibration.knobs
-    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
+    sampler = (
+        optuna.samplers.CmaEsSampler(x0=dict(start or {}) or None, seed=seed, warn_independent_sampling=False)
+        if local
+        else optuna.samplers.TPESampler(seed=seed)
+    )
+    study = optuna.create_study(direction="minimize", sampler=sampler)
     if start:
         study.enqueue_trial({k.name: k.clip(start[k.name]) for k in space if k.name in start})
     history: list[dict[str, Any]] = []
