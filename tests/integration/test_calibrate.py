@@ -174,3 +174,29 @@ def test_an_offset_fit_writes_each_persona_shifted_from_its_authored_values(refe
     for pid, values in saved["personas"].items():
         for name, value in values.items():
             assert value == pytest.approx(knobs[name].clip(authored[pid][name] + report["values"][name]))
+
+
+def test_an_offset_fit_that_finds_no_shift_writes_the_personas_as_written(reference, tmp_path, monkeypatch):
+    root, _, ref, _ = reference
+    found = cli.search
+
+    def nothing_better(*args, **kwargs):
+        fit = found(*args, **kwargs)
+        return dataclasses.replace(fit, values={k: 0.0 for k in fit.values}, loss=fit.authored_loss)
+
+    monkeypatch.setattr(cli, "search", nothing_better)
+    lines: list[str] = []
+    target = tmp_path / "calibrated.yaml"
+    report = cli.run(
+        [f"graph={GRAPH}", f"reference={ref}", "trials=2", "mode=offset", f"out={target}", "tracking=none"],
+        cwd=root,
+        echo=lines.append,
+    )
+    cfg = from_hydra(compose([f"graph={GRAPH}", "tracking=none"], root), root / "cfg-as-written")
+    assert report["calibrated_set"] == str(target)
+    assert yaml.safe_load(target.read_text())["personas"] == cli.authored_personas(
+        load(GRAPH).calibration, cfg.graphs[0].scenarios
+    )
+    assert any(line.startswith("no shift fitted better") for line in lines)
+    configs = report["evaluation"]["configs"]
+    assert [r["calibrated_rate"] for r in configs] == [r["scripted_rate"] for r in configs]  # it plays as authored

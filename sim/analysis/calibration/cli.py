@@ -401,8 +401,10 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     fitted = calibrated(result.values)
     chosen = CalibratedSet(args.graph, fitted.shared, fitted.personas, provenance, summary)
     target_path = args.out or calsets.path_for(graph_run.datasets)
-    # a set that fits the reference worse than the personas as written would only mislead whoever plays it
-    better = result.loss < result.authored_loss
+    # a set that fits the reference worse than the personas as written would only mislead whoever plays it; an offset
+    # fit whose best is no shift at all writes the personas as written, now with this reference's provenance
+    as_written = args.mode == "offset" and not any(result.values.values())
+    better = result.loss < result.authored_loss or as_written
     if better:
         calsets.write(target_path, chosen)
     report = json_safe(
@@ -426,6 +428,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     written = [target_path] if better else []
     _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", *written])
     echo(text)
+    if as_written:
+        echo(f"no shift fitted better than the personas as written: {target_path} holds them as written")
     if not better:
         echo(
             f"calibrated set not written: the fit's loss {result.loss:.3f} is no lower than the authored cast's "
