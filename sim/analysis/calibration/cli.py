@@ -289,6 +289,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     spec = discovery.load(args.graph)
     calibration = spec.calibration
     assert calibration is not None  # parse checked
+    offset = args.mode == "offset"
     if args.reference is None:
         from dialectica.sim.analysis import validity
 
@@ -318,7 +319,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     def calibrated(values: dict[str, float]) -> CalibratedSet:
         """The set a trial's values make: one value per knob for every persona, or each persona's authored values
         shifted by the knob's offset."""
-        if args.mode == "offset":
+        if offset:
             return CalibratedSet(args.graph, {}, shifted(calibration, authored, values))
         return CalibratedSet(args.graph, values)
 
@@ -334,7 +335,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         f"fitting {len(calibration.knobs)} knobs of {args.graph} ({args.mode}) on {len(fit)} of "
         f"{len(reference.points)} grid points ({n} episodes each), {args.trials} trials; reference {reference_dir}"
     )
-    space = offset_knobs(calibration) if args.mode == "offset" else calibration.knobs
+    space = offset_knobs(calibration) if offset else calibration.knobs
     bar = tqdm(total=args.trials, desc=f"calibrate {args.graph}", unit="trial", dynamic_ncols=True)
 
     def progress(i: int, best: float) -> None:
@@ -351,7 +352,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         progress=progress,
         start=authored_mean(calibration, graph_run.scenarios) if args.mode == "shared" else {k.name: 0.0 for k in space},
         knobs=space,
-        local=args.mode == "offset",
+        local=offset,
     )
     bar.close()
     evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
@@ -379,7 +380,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         "held_out_points": [_label(reference.points[i]) for i in held],
         "overrides": reference.overrides,
         "trials": args.trials,
-        "sampler": "optuna CmaEsSampler" if args.mode == "offset" else "optuna TPESampler",
+        "sampler": "optuna CmaEsSampler" if offset else "optuna TPESampler",
         "mode": args.mode,
         "date": now.isoformat(timespec="seconds"),
         "dialectica_version": _package_version(),
@@ -403,7 +404,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     target_path = args.out or calsets.path_for(graph_run.datasets)
     # a set that fits the reference worse than the personas as written would only mislead whoever plays it; an offset
     # fit whose best is no shift at all writes the personas as written, now with this reference's provenance
-    as_written = args.mode == "offset" and not any(result.values.values())
+    as_written = offset and not any(result.values.values())
     better = result.loss < result.authored_loss or as_written
     if better:
         calsets.write(target_path, chosen)
