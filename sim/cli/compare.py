@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     if loose:
         raise ConfigError(
             f"{loose[0]!r} is not a key=value override; --graphs takes one comma-separated list "
-            f"(--graphs {','.join([*(args.graphs or '').split(','), *loose]).strip(',')}); valid graphs: {', '.join(known)}"
+            f"(--graphs {','.join([*graphs, *loose] if args.graphs else loose)}); valid graphs: {', '.join(known)}"
         )
     unknown = [g for g in graphs if g not in known]
     if unknown:

@@ -350,7 +350,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         args.trials,
         seed=reference.seed,
         progress=progress,
-        start=authored_mean(calibration, graph_run.scenarios) if args.mode == "shared" else {k.name: 0.0 for k in space},
+        start={k.name: 0.0 for k in space} if offset else authored_mean(calibration, graph_run.scenarios),
         knobs=space,
         local=offset,
     )
