@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dialectica.sim.adapter.evaluate import Evaluation as Evaluation
     from dialectica.sim.adapter.evaluate import evaluate as evaluate
+    from dialectica.sim.adapter.judges import Example as Example
     from dialectica.sim.adapter.judges import LLMJudge as LLMJudge
     from dialectica.sim.adapter.judges import Verdict as Verdict
     from dialectica.sim.adapter.users import LLMUser as LLMUser
+    from dialectica.sim.analysis.agreement import judge_examples as judge_examples
     from dialectica.sim.engine.records import load_episodes as load_episodes
     from dialectica.sim.engine.replay import replay as replay
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
@@ -27,16 +29,25 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "Evaluation",
+    "Example",
     "LLMJudge",
     "LLMUser",
     "Verdict",
     "__version__",
     "evaluate",
+    "judge_examples",
     "load_episodes",
     "load_sweep",
     "replay",
 ]
-_ADAPTER = {"evaluate": "evaluate", "Evaluation": "evaluate", "LLMJudge": "judges", "Verdict": "judges", "LLMUser": "users"}
+_ADAPTER = {
+    "evaluate": "evaluate",
+    "Evaluation": "evaluate",
+    "LLMJudge": "judges",
+    "Verdict": "judges",
+    "Example": "judges",
+    "LLMUser": "users",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -52,6 +63,10 @@ def __getattr__(name: str) -> Any:
         from dialectica.sim.engine.records import load_episodes
 
         return load_episodes
+    if name == "judge_examples":
+        from dialectica.sim.analysis.agreement import judge_examples
+
+        return judge_examples
     if name == "load_sweep":
         from dialectica.sim.tracking.sweep_data import load_sweep
 

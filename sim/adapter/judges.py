@@ -71,6 +71,26 @@ def transcript_text(messages: list[BaseMessage]) -> str:
 
 
 @dataclass(frozen=True)
+class Example:
+    """A conversation a person judged, shown to an LLM judge as a worked example.
+
+    Attributes:
+        transcript: The conversation as text (``USER: ...`` and ``ASSISTANT: ...`` lines).
+        passed: The person's verdict.
+        reason: Their reason, in a sentence.
+    """
+
+    transcript: str
+    passed: bool
+    reason: str = ""
+    episode: int | None = None  # the run's episode it came from: leave it out when measuring the judge
+
+    def text(self, number: int) -> str:
+        why = f" Reason: {self.reason}" if self.reason else ""
+        return f"Example {number}:\n{self.transcript}\nA person judged: passed {str(self.passed).lower()}.{why}"
+
+
+@dataclass(frozen=True)
 class LLMJudge:
     """A chat model that reads the dialogue against a rubric and answers ``{"reason": ..., "passed": ...}``.
 
@@ -78,10 +98,18 @@ class LLMJudge:
         rubric: What counts as success; None: the scenario's ``rubric`` key.
         model: Any langchain-core chat model; None: the run's ``llm`` config (role ``judge``: a JSON-schema
             constrained reply, seeded and cached like every call).
+        examples: Conversations people judged, put in the prompt before the one to judge; usually where an earlier
+            judge and people disagreed (``dialectica.judge_examples(run_dir)``).
     """
 
     rubric: str | None = None
     model: BaseChatModel | None = None
+    examples: tuple[Example, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not all(isinstance(e, Example) for e in self.examples):
+            raise ConfigError("LLMJudge(examples=...) takes Example objects (dialectica.judge_examples(run_dir) makes them)")
+        object.__setattr__(self, "examples", tuple(self.examples))
 
     def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
         rubric = self.rubric if self.rubric is not None else scenario.get("rubric")
@@ -89,8 +117,11 @@ class LLMJudge:
             raise ConfigError(
                 f"scenario {scenario['name']!r} has no 'rubric' for the LLM judge; add one, or give LLMJudge(rubric=...)"
             )
+        shown = "".join(f"{e.text(i)}\n\n" for i, e in enumerate(self.examples, 1))
+        if shown:
+            shown = f"Conversations a person has judged against a rubric like this one; judge as they did.\n\n{shown}"
         prompt = (
-            f"Read this conversation between a user and an assistant.\n\n{transcript_text(messages)}\n\n"
+            f"{shown}Read this conversation between a user and an assistant.\n\n{transcript_text(messages)}\n\n"
             f"Rubric: {rubric}\nDid the assistant meet the rubric? Give a one-sentence reason, then passed "
             "true or false."
         )

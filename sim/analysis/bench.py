@@ -156,6 +156,44 @@ def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
     return seconds, seconds / total
 
 
+def tracing_overhead(tmp: Path, episodes: int, graph: str = "interview") -> dict[str, float]:
+    """Wall seconds of one scripted run of ``episodes`` into a fresh SQLite store with ``traces=none``, the default
+    (``auto``: the first 20 episodes of a scripted run) and ``traces=all``, in one process after a warm-up run,
+    ``none`` timed before and after the others (its best counts), so that load on the machine falls on all alike."""
+    from dialectica.sim.engine.batch import run_experiment
+
+    def timed(mode: str, name: str, count: int = episodes) -> float:
+        store = tmp / "traces" / name
+        cfg = compose(
+            [
+                f"graph={graph}",
+                f"episodes={count}",
+                "progress=false",
+                "seed=7",
+                "view.enabled=false",
+                f"traces={mode}",
+                f"tracking.uri=sqlite:///{store / 'mlflow.db'}",
+            ],
+            tmp,
+        )
+        start = time.perf_counter()
+        run_experiment(from_hydra(cfg, store / "run"), echo=lambda _: None)
+        return time.perf_counter() - start
+
+    timed("all", "warm", 2)  # imports, the compile, MLflow's tracer
+    none = timed("none", "none")
+    auto, every = timed("auto", "auto"), timed("all", "all")
+    none = min(none, timed("none", "none-again"))
+    return {
+        "episodes": episodes,
+        "none_seconds": none,
+        "auto_seconds": auto,
+        "all_seconds": every,
+        "auto_ratio": auto / none,
+        "all_ratio": every / none,
+    }
+
+
 def startup_seconds(tmp: Path, repeats: int = 3) -> float:
     """Best wall time of ``dialectica`` for one interview episode, tracking and embeddings off (a fresh process)."""
     args = ["graph=interview", "episodes=1", "tracking=none", "embeddings=false", "progress=false"]

@@ -21,6 +21,7 @@ from dialectica.sim.analysis.bench import (
     startup_seconds,
     surrogate_run,
     token_figures,
+    tracing_overhead,
     tracking_share,
 )
 from dialectica.sim.authoring.params import ConfigError
@@ -80,6 +81,16 @@ def measure(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--tokens-episodes", type=int, default=1, help="surrogate episodes per graph for --tokens")
     parser.add_argument("--only-tokens", action="store_true", help="with --tokens: skip every other figure")
     parser.add_argument(
+        "--traces",
+        type=int,
+        nargs="?",
+        const=2000,
+        default=None,
+        metavar="EPISODES",
+        help="also time a scripted interview run of EPISODES (2000) with traces=none, the default and traces=all",
+    )
+    parser.add_argument("--only-traces", action="store_true", help="with --traces: skip every other figure")
+    parser.add_argument(
         "--tokens-set",
         action="append",
         default=[],
@@ -98,8 +109,10 @@ def measure(argv: list[str]) -> dict[str, Any]:
             figures["server"] = server_concurrency(tmp, args.server, args.server_in_flight, args.server_in_flight)
         if args.tokens is not None:
             figures["tokens"] = _tokens(args, tmp, args.tokens or names())
-        if args.only_server or args.only_tokens:
-            return _report(figures, [], args.out)
+        if args.traces is not None:
+            figures["traces"] = tracing_overhead(tmp, args.traces)
+        if args.only_server or args.only_tokens or args.only_traces:
+            return _report(figures, _trace_rows(figures), args.out)
         for graph in names():
             figures["graphs"][graph] = harness_overhead(graph, max(2, args.episodes // 2), tmp, embed) | {
                 "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)
@@ -129,12 +142,24 @@ def measure(argv: list[str]) -> dict[str, Any]:
             (f"peak RSS, {m['episodes']} panel episodes (MiB)", f"{m['peak_rss_mib']:.0f}", "< 1229"),
             (f"peak RSS, {m['episodes']} / {m['episodes'] // 10} episodes", f"{m['growth_ratio']:.2f}", "near 1"),
         ]
+    rows += _trace_rows(figures)
     for g, v in figures.get("surrogate", {}).items():
         rows += [
             (f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
             (f"{g} surrogate: harness share of the process", f"{v['harness_share_of_process']:.1%}", ""),
         ]
     return _report(figures, rows, args.out)
+
+
+def _trace_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
+    if "traces" not in figures:
+        return []
+    t = figures["traces"]
+    return [
+        (f"{t['episodes']} scripted episodes, traces=none (s)", f"{t['none_seconds']:.1f}", ""),
+        ("  traces=auto (the first 20) / none", f"{t['auto_ratio']:.3f}", "<= 1.05"),
+        ("  traces=all / none", f"{t['all_ratio']:.2f}", ""),
+    ]
 
 
 def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:

@@ -23,6 +23,19 @@ def say(message: str) -> None:
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors follow the policy: one line naming the option, exit 2."""
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Also takes ``key=value`` for an option ``--key`` (``labels=FILE`` is ``--labels FILE``), the way the
+        commands that run episodes take their keys."""
+        given = list(sys.argv[1:] if args is None else args)
+        options = self._option_string_actions
+
+        def spelled(arg: str) -> list[str]:
+            key, eq, value = arg.partition("=")
+            flag = "--" + key.replace("_", "-")
+            return [flag, value] if eq and not arg.startswith("-") and flag in options else [arg]
+
+        return super().parse_known_args([part for arg in given for part in spelled(arg)], namespace)
+
     def error(self, message: str) -> NoReturn:
         say(f"{message}; see `{self.prog} --help`")
         sys.exit(INPUT)

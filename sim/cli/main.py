@@ -28,6 +28,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "validity": ("dialectica.sim.analysis.validity:run", "do the scripted cast's rankings hold with LLM participants?"),
     "calibrate": ("dialectica.sim.analysis.calibration.cli:run", "fit the scripted personas to an LLM reference run"),
     "behaviour": ("dialectica.sim.cli.behaviour:main", "each graph's behaviour statistics for two runs, side by side"),
+    "label": ("dialectica.sim.cli.label:main", "choose episodes of a finished run for people to label; queue them"),
+    "agreement": ("dialectica.sim.cli.agreement:main", "every verdict of a run against people's labels; corrected rate"),
 }
 HELP = {"validity": "dialectica.sim.analysis.validity", "calibrate": "dialectica.sim.analysis.calibration.cli"}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +214,7 @@ def check_shape(cfg: DictConfig) -> None:
     view_options(cfg)
     objective(cfg)
     checkpoints(cfg)
+    traces(cfg)
     if not isinstance(cfg.get("llm"), DictConfig):
         raise ConfigError(f"llm={cfg.get('llm')!r} is invalid; choose an option: {', '.join(group_options('llm'))}")
     LLMSettings.from_dict(container(cfg.llm))
@@ -232,4 +234,54 @@ def checkpoints(cfg: DictConfig) -> bool | frozenset[int]:
         return frozenset(items)
     raise ConfigError(
         f"checkpoints={value!r} is invalid; valid values: false, true, or a list of episode indices like [0,3]"
+    )
+
+
+AUTO_TRACES = 20  # traces=auto with scripted models only: the first 20 episodes (README "Traces and labels")
+
+
+@dataclass(frozen=True)
+class Traces:
+    """Which episodes become MLflow traces (``traces=``).
+
+    Attributes:
+        mode: ``auto`` (every episode when a real model is called, else the first ``AUTO_TRACES``), ``all``,
+            ``none``, ``first`` (the first ``count``) or ``sample`` (a sample of ``count`` seeded by the run's seed).
+        count: For ``first`` and ``sample``.
+    """
+
+    mode: str = "auto"
+    count: int = 0
+
+    def picks(self, episodes: int, seed: int, models: bool) -> frozenset[int]:
+        """The traced episode indices of a run of ``episodes``; ``models``: whether a real model is called."""
+        if self.mode == "auto":
+            return Traces("all" if models else "first", AUTO_TRACES).picks(episodes, seed, models)
+        if self.mode == "all":
+            return frozenset(range(episodes))
+        if self.mode == "sample":
+            import random
+
+            return frozenset(random.Random(seed).sample(range(episodes), min(self.count, episodes)))
+        return frozenset(range(min(self.count, episodes))) if self.mode == "first" else frozenset()
+
+
+def traces(cfg: DictConfig) -> Traces:
+    """``traces``: auto, all, none, K (the first K episodes) or sample:K (K episodes drawn with the run's seed).
+
+    Raises:
+        ConfigError: naming the key and the valid values.
+    """
+    value = cfg.get("traces", "auto")
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return Traces("first", value)
+    text = str(value).strip().lower()
+    if text in ("auto", "all", "none"):
+        return Traces(text)
+    kind, _, count = text.partition(":")
+    if kind in ("first", "sample") and count.isdigit():
+        return Traces(kind, int(count))
+    raise ConfigError(
+        f"traces={value!r} is invalid; valid values: auto, all, none, K (the first K episodes), "
+        "sample:K (K episodes drawn with the run's seed)"
     )

@@ -21,7 +21,16 @@ from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
 from dialectica.sim.config.secrets import scrub_url
-from dialectica.sim.config.shape import check_shape, checkpoints, container, int_value, objective, view_options
+from dialectica.sim.config.shape import (
+    Traces,
+    check_shape,
+    checkpoints,
+    container,
+    int_value,
+    objective,
+    traces,
+    view_options,
+)
 from dialectica.sim.llm.casting import Voices, voices
 from dialectica.sim.view.options import ViewOptions
 
@@ -61,6 +70,7 @@ class TrackingConfig:
     experiment: str
     parent_run_id: str | None = None  # the sweep's parent run, when this run is a job of a multirun
     label: str = ""  # what tells this job from the sweep's others (``convergence_threshold=0.7 seed=1``)
+    traces: Traces = field(default_factory=Traces)  # which episodes become MLflow traces (``traces=``)
 
 
 @dataclass(frozen=True)
@@ -252,7 +262,11 @@ def from_hydra(
         participants=str(participants["kind"]),
         faults=faults,
         tracking=TrackingConfig(
-            bool(tracking.get("enabled")), str(tracking.get("uri")), str(tracking.get("experiment")), parent_run_id
+            bool(tracking.get("enabled")),
+            str(tracking.get("uri")),
+            str(tracking.get("experiment")),
+            parent_run_id,
+            traces=traces(cfg),
         ),
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),

@@ -7,6 +7,7 @@ memory does not grow with transcripts.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -32,6 +33,8 @@ from dialectica.sim.engine.episode import run_episode
 from dialectica.sim.engine.figures import draw
 from dialectica.sim.engine.inflight import ordered_map
 from dialectica.sim.tracking.runs import Tracker
+from dialectica.sim.tracking.store import mlflow_ui_url
+from dialectica.sim.tracking.traces import EpisodeTraces, trace_url
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -51,10 +54,11 @@ def run_graph(
     sink: Any,
     done: dict[int, Record] | None = None,
     store: history.Store | None = None,
+    traces: EpisodeTraces | None = None,
 ) -> rec.SlimRecords:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
     once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
-    finished) are kept, not rerun.
+    finished) are kept, not rerun; ``traces`` makes the episodes it picks MLflow traces.
 
     Returns:
         The slim records (no transcripts or artifacts) in episode order.
@@ -71,7 +75,12 @@ def run_graph(
         keep = history.Keeping(
             history.thread_of(name, index), store if keeps else None, source, None if run.spec.play else run.spec.turns
         )
-        return run_episode(run.spec, run.params, plan(run, cfg, index), embed, agreement, keep if keeps or source else None)
+        planned, kept_here = plan(run, cfg, index), keep if keeps or source else None
+
+        def episode(callbacks: list[Any]) -> rec.EpisodeRecord:
+            return run_episode(run.spec, run.params, planned, embed, agreement, kept_here, callbacks)
+
+        return episode([]) if traces is None else traces.play(index, episode, rec.as_written)
 
     played = ordered_map(play, (i for i in range(cfg.episodes) if i not in done), cfg.max_concurrency)
     bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
@@ -101,7 +110,7 @@ def _claim(sink: Any, out_dir: Path) -> None:
         ) from None
 
 
-def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path) -> list[Path]:
+def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path, traces: dict[int, str]) -> list[Path]:
     if not cfg.view.enabled:
         return []
     from dialectica.sim.view.topology import graph_topology
@@ -113,6 +122,7 @@ def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path
         cfg.view,
         graph_topology(run.spec),
         full=rec.GraphRecords(episodes, run.spec.name).pick,
+        traces=traces,
     )
 
 
@@ -156,6 +166,24 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))
     return summary
+
+
+TRACES = "traces.json"  # <graph>/traces.json: the MLflow experiment and each traced episode's trace id
+
+
+def _traces(
+    run: GraphRun, cfg: RunConfig, tracker: Tracker, run_id: str | None, run_dir: str, done: dict[int, Record] | None
+) -> EpisodeTraces | None:
+    """The graph's episodes that ``traces=`` picks (less those a resumed run kept), traced into its MLflow run."""
+    if run_id is None:
+        return None
+    picks = cfg.tracking.traces.picks(cfg.episodes, cfg.seed, cfg.voices.settings.backend != "scripted")
+    picks -= set(done or {})
+    if not picks:
+        return None
+    _, experiment_id = tracker.connect()
+    digest = hashlib.sha256(json.dumps(checkpoint.fingerprint(cfg.resolved), sort_keys=True).encode()).hexdigest()[:12]
+    return EpisodeTraces(cfg.tracking.uri, experiment_id, run_id, frozenset(picks), run_dir, digest)
 
 
 def _run_one(
@@ -242,16 +270,25 @@ def _run_logged(
         t0 = time.perf_counter()
         graph_dir = cfg.out_dir / name
         graph_dir.mkdir(exist_ok=True)
-        slims = run_graph(run, cfg, embed, sink, done, store)
+        traces = _traces(run, cfg, tracker, log.run_id, tags["run_dir"], done)
+        slims = run_graph(run, cfg, embed, sink, done, store, traces)
+        traced = traces.finish() if traces is not None else {}
         t1 = time.perf_counter()
         values = aggregate(slims, (*COMMON, *run.spec.metrics, lambda: termination(run.spec.endings())))
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
         files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
-        pages = _pages(run, cfg, slims, episodes)
+        links = {}
+        if traced and traces is not None:
+            (graph_dir / TRACES).write_text(json.dumps({"experiment_id": traces.experiment_id, "traces": traced}, indent=1))
+            ui = mlflow_ui_url(cfg.tracking.uri)
+            links = {i: trace_url(ui, traces.experiment_id, t) for i, t in traced.items()}
+        pages = _pages(run, cfg, slims, episodes, links)
         config = scrub_tree(cfg.resolved | {"graph": {"name": name, **run.raw}})
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
         entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
+        if traces is not None:
+            entry["traces"] = {"logged": len(traced), "failed": traces.failures}
         (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
         t_out = time.perf_counter()
         kept.update(entry=entry, times=(t0, t1, t2, t_out))

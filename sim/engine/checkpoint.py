@@ -27,6 +27,7 @@ IGNORED = (
     "resume",
     "view",
     "tracking",
+    "traces",
     "embedding_cache",
     "max_concurrency",
     "max_error_rate",

@@ -8,7 +8,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,13 +111,15 @@ def run_episode(
     embed: Callable[[list[str]], Any] | None = None,
     agreement: Embed | None = None,
     keep: history.Keeping | None = None,
+    callbacks: Sequence[Any] = (),
 ) -> EpisodeRecord:
     """Runs one episode through the graph compiled once for the process and builds its record once; with
     ``agreement``, each round's embedding agreement is measured first; with ``keep``, its LangGraph checkpoints
-    are kept and a fork goes on from the original's (``engine/history``). An exception becomes a record with
+    are kept and a fork goes on from the original's (``engine/history``); ``callbacks`` (LangChain callback
+    handlers, such as MLflow's tracer) see every node run and model call. An exception becomes a record with
     reason ``error`` and its traceback."""
     with history.keeping(keep):
-        record = _run(spec, params, plan, embed, agreement, keep)
+        record = _run(spec, params, plan, embed, agreement, keep, callbacks)
     if keep is not None and keep.restored and record.fork is not None:
         record.fork["restored"] = True
     return record
@@ -130,6 +132,7 @@ def _run(
     embed: Callable[[list[str]], Any] | None,
     agreement: Embed | None,
     keep: history.Keeping | None,
+    callbacks: Sequence[Any] = (),
 ) -> EpisodeRecord:
     meter = EpisodeMeter()
     graph_timings: dict[str, Any] = {}
@@ -161,7 +164,7 @@ def _run(
             compiled = _checkpointed(spec, compiled)
         state = spec.initial_state(plan.scenario, fork.before if fork else params)
         limit = max(spec.recursion_limit(params), spec.recursion_limit(fork.before) if fork else 0)
-        config: dict[str, Any] = {"recursion_limit": limit, "callbacks": [meter]}
+        config: dict[str, Any] = {"recursion_limit": limit, "callbacks": [meter, *callbacks]}
         if fork is not None:
             final = _play_forked(spec, compiled, episode.deps, params, plan.seed, fork, state, config)
         elif spec.play is not None:

@@ -113,6 +113,11 @@ def mlflow_ui(uri: str) -> str:
     return f"mlflow ui --backend-store-uri {shown}   (then http://127.0.0.1:5000)"
 
 
+def mlflow_ui_url(uri: str) -> str:
+    """Where the MLflow UI on the store at ``uri`` is served: the server itself, or ``mlflow ui``'s default address."""
+    return scrub_url(uri).rstrip("/") if uri.startswith(("http://", "https://")) else "http://127.0.0.1:5000"
+
+
 def _lock(uri: str) -> AbstractContextManager[Any]:
     db = sqlite_path(uri)
     if db is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,6 +40,7 @@ def write_graph_pages(
     full: Callable[[set[int]], dict[int, FullRecord]] | None = None,
     episodes: Collection[int] | None = None,
     remake: str | None = None,
+    traces: Mapping[int, str] | None = None,
 ) -> list[Path]:
     """Pages for the episodes ``options`` selects, ``index.html`` over every episode of ``records`` (linking
     each one whose page is in ``out_dir``, from this call or an earlier one), and ``topology.json`` when the
@@ -52,6 +53,7 @@ def write_graph_pages(
             (only ``options.metric`` is), so ``ViewOptions(first=0, errors=0)`` gives exactly these.
         remake: The command that, given ``--episode N``, writes episode N's page here (default: the run
             folder above ``out_dir`` with ``--graph``), shown on the index's rows without a page.
+        traces: Episode index -> the URL of its MLflow trace, linked from its page.
     """
     if not records:
         return []
@@ -73,6 +75,9 @@ def write_graph_pages(
             if k + 1 < len(picked)
             else []
         )
+        trace = (traces or {}).get(int(item.record.get("episode", 0)))
+        if trace:
+            links.append(tag("a", "MLflow trace", href=trace, class_="trace", title="needs the MLflow UI running"))
         path = out_dir / page_name(item.record)
         # a slim record when there is no reader of full ones: the page shows what the record holds
         page = render_page(cast("FullRecord", item.record), item.why, topology, tag("nav", join(links), class_="nav"))

@@ -201,6 +201,8 @@ INPUT_CASES = [
     ),
     case("seed-negative", "seed=-1", "seed=-1 is invalid; valid values: integers >= 0"),
     case("concurrency-zero", "max_concurrency=0", "max_concurrency=0 is invalid; valid values: integers 1..1024"),
+    case("traces-word", "traces=some", "traces='some' is invalid; valid values: auto, all, none, K", "sample:K"),
+    case("traces-negative", "traces=-3", "traces=-3 is invalid; valid values: auto, all, none"),
     case("max-error-rate", "max_error_rate=1.5", "max_error_rate=1.5 is out of range; valid range: [0, 1]"),
     case("crash-rate", "participants.crash_rate=2", "participants.crash_rate=2 is out of range; valid range: [0, 1]"),
     case("failure-rate", "participants.failure_rate=1", "participants.failure_rate=1 is out of range; valid range: [0, 1)"),
@@ -635,7 +637,7 @@ def test_a_tracking_failure_after_the_episodes_costs_nothing_and_resume_logs_the
     ("args", "fragment"),
     [
         (["--tokens", "committee", "--tokens-set", "graph.committee_siz=5"], "unknown key graph.committee_siz; valid"),
-        (["--tokens", "nosuch"], "unknown graph='nosuch'; valid choices: all, committee,"),
+        (["--tokens", "nosuch"], "unknown graph='nosuch'; valid choices: all, "),  # then every graph found here
     ],
 )
 def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys, args, fragment):

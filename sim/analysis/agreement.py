@@ -1,0 +1,387 @@
+"""``dialectica agreement RUN``: every verdict of a finished run against people's labels.
+
+A *verdict* is a machine's pass or fail for an episode: ``converged`` (the graph's own convergence detector, or
+the judge's verdict for a graph used as it is) and each episode metric ``<name>_passed`` (``judge_passed``
+becomes the verdict ``judge``). Labels are read from the run's MLflow traces and from files
+(``tracking.labels``); an episode with several labelers counts once, by their majority.
+
+Per verdict: the confusion matrix, accuracy, sensitivity, specificity and Cohen's kappa with its 95% interval,
+per scenario and per ending too; the episodes where verdict and person disagree, with their pages and traces;
+the verdict's raw rate and the rate corrected for its measured error, with a 95% interval over both the
+episodes' and the labels' sampling (``metrics.verdicts``), and how many more labels would halve it. Episodes
+``dialectica label`` queued as *targeted* (picked because a second verdict disagreed) are listed, not counted
+in the estimates, which need labels drawn at random.
+
+Writes ``<run>/<graph>/agreement.json`` (top-level keys are the ``converged`` verdict's: ``labels``, ``kappa``,
+``kappa_ci95``, ``confusion``, ``corrected_convergence_rate``, ...; ``verdicts`` holds every verdict) and
+``agreement.md``, and logs both and the headline figures to the graph's MLflow run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dialectica.metrics import Record
+from dialectica.metrics.stats import wilson_interval
+from dialectica.metrics.verdicts import Confusion, confusion, corrected_rate, kappa, labels_to_halve
+from dialectica.sim.adapter.judges import Example
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.engine import records as rec
+from dialectica.sim.tracking.labels import Label, consensus, from_mlflow, merged, read_file
+from dialectica.sim.tracking.store import mlflow_ui_url
+from dialectica.sim.tracking.traces import trace_url
+
+QUEUE = "label_queue.json"  # <graph>/label_queue.json: what `dialectica label` asked people to look at, and why
+TRACES = "traces.json"
+
+
+@dataclass(frozen=True)
+class GraphRun:
+    """One graph of a finished run directory: where its records, MLflow run and traces are."""
+
+    run_dir: Path
+    graph: str
+    mlflow_run_id: str | None = None
+    tracking_uri: str | None = None
+    experiment_id: str | None = None
+    traces: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> Path:
+        return self.run_dir / self.graph
+
+    def records(self) -> list[Record]:
+        return list(rec.read(self.run_dir / rec.FILE, self.graph, keep=False))
+
+    def queued(self) -> dict[int, str]:
+        """The episodes ``dialectica label`` queued, and why (``random`` or ``targeted``)."""
+        return {int(i): why for i, why in _json(self.folder / QUEUE).get("episodes", {}).items()}
+
+    def trace_links(self) -> dict[int, str]:
+        if not self.traces or self.experiment_id is None or self.tracking_uri is None:
+            return {}
+        ui = mlflow_ui_url(self.tracking_uri)
+        return {i: trace_url(ui, self.experiment_id, t) for i, t in self.traces.items()}
+
+
+def graph_runs(run_dir: Path, graph: str | None = None) -> list[GraphRun]:
+    """The graphs of a finished run directory (or only ``graph``).
+
+    Raises:
+        ConfigError: no finished run there, or no such graph in it.
+    """
+    summary = run_dir / "summary.json"
+    if not (run_dir / rec.FILE).is_file() or not summary.is_file():
+        raise ConfigError(f"{run_dir}: not a finished run directory (no {rec.FILE} and summary.json); give a run's folder")
+    entries = json.loads(summary.read_text())["graphs"]
+    if graph is not None and graph not in entries:
+        raise ConfigError(f"--graph {graph}: not in {run_dir}; valid choices: {', '.join(entries)}")
+    runs = []
+    for name, entry in entries.items():
+        if graph is not None and name != graph:
+            continue
+        config = _json(run_dir / name / "config.json")
+        tracking = config.get("tracking") or {}
+        traced = _json(run_dir / name / TRACES)
+        runs.append(
+            GraphRun(
+                run_dir,
+                name,
+                entry.get("mlflow_run_id"),
+                str(tracking["uri"]) if tracking.get("enabled") else None,
+                traced.get("experiment_id"),
+                {int(k): v for k, v in (traced.get("traces") or {}).items()},
+            )
+        )
+    return runs
+
+
+def _json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def verdict_values(record: Record) -> dict[str, bool]:
+    """The record's verdicts: ``converged``, and ``<name>`` for every episode metric ``<name>_passed``."""
+    out = {"converged": bool(record.get("converged"))}
+    for name, value in (record.get("metrics") or {}).items():
+        if name.endswith("_passed") and value is not None:
+            out[name.removesuffix("_passed")] = bool(value)
+    return out
+
+
+def _stats(c: Confusion) -> dict[str, Any]:
+    k = kappa(c)
+    return {
+        "n": c.n,
+        "confusion": c.counts(),
+        "accuracy": _num(c.accuracy),
+        "sensitivity": _num(c.sensitivity),
+        "specificity": _num(c.specificity),
+        "kappa": _num(k.estimate),
+        "kappa_ci95": [_num(k.low), _num(k.high)],
+    }
+
+
+def _num(value: float) -> float | None:
+    return None if math.isnan(value) else round(value, 6)
+
+
+def _grouped(rows: Iterable[tuple[str, bool, bool]]) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for key, verdict, label in rows:
+        groups[key].append((verdict, label))
+    return {key: _stats(confusion(pairs)) for key, pairs in sorted(groups.items())}
+
+
+def agreement(
+    records: Sequence[Record],
+    labels: Sequence[Label],
+    targeted: Iterable[int] = (),
+    pages: Mapping[int, str] | None = None,
+    traces: Mapping[int, str] | None = None,
+) -> dict[str, Any]:
+    """Every verdict of one graph's ``records`` against ``labels`` (module docstring). Pure: records and labels in,
+    the ``agreement.json`` mapping out."""
+    by_episode = {int(r["episode"]): r for r in records}
+    unknown = sorted({lab.episode for lab in labels} - set(by_episode))
+    if unknown:
+        raise ConfigError(
+            f"labels name episode {unknown[0]}, which the run does not hold (episodes 0-{max(by_episode, default=0)})"
+        )
+    people = consensus(labels)
+    skip = set(targeted)
+    notes: dict[int, list[str]] = defaultdict(list)
+    for lab in labels:
+        if lab.note:
+            notes[lab.episode].append(f"{lab.labeler}: {lab.note}")
+    names = sorted({n for r in records for n in verdict_values(r)}, key=lambda n: (n != "converged", n))
+    verdicts: dict[str, Any] = {}
+    for name in names:
+        judged = {i: verdict_values(r).get(name) for i, r in by_episode.items()}
+        judged_eps = {i: v for i, v in judged.items() if v is not None}
+        labeled = [(i, judged_eps[i], people[(g, i)]) for (g, i) in sorted(people) if i in judged_eps and i not in skip]
+        c = confusion((v, h) for _, v, h in labeled)
+        passed, total = sum(judged_eps.values()), len(judged_eps)
+        low, high = wilson_interval(passed, total)
+        corrected = corrected_rate(passed, total, c)
+        entry = _stats(c) | {
+            "rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
+            "corrected_rate": corrected.as_dict() | {"method": "double sampling, Jeffreys posterior (metrics/verdicts.py)"},
+            "labels_to_halve": labels_to_halve(passed, total, c) if c.n else None,
+            "by_scenario": _grouped((by_episode[i]["scenario"], v, h) for i, v, h in labeled),
+            "by_ending": _grouped((by_episode[i]["termination_reason"], v, h) for i, v, h in labeled),
+            "disagreements": [
+                {
+                    "episode": i,
+                    "scenario": by_episode[i]["scenario"],
+                    "ending": by_episode[i]["termination_reason"],
+                    "verdict": judged_eps[i],
+                    "label": people[(g, i)],
+                    "targeted": i in skip,
+                    "notes": notes.get(i, []),
+                    "page": (pages or {}).get(i),
+                    "trace": (traces or {}).get(i),
+                }
+                for (g, i) in sorted(people)
+                if i in judged_eps and judged_eps[i] != people[(g, i)]
+            ],
+        }
+        verdicts[name] = entry
+    head = verdicts.get("converged", {})
+    return {
+        "episodes": len(by_episode),
+        "labels": head.get("n", 0),
+        "labelers": sorted({lab.labeler for lab in labels}),
+        "label_count": len(labels),
+        "split": sum(1 for key in {(lab.graph, lab.episode) for lab in labels} if key not in people),
+        "targeted": sorted(skip & {i for (_, i) in people}),
+        "between_labelers": between_labelers(labels),
+        "kappa": head.get("kappa"),
+        "kappa_ci95": head.get("kappa_ci95"),
+        "confusion": head.get("confusion"),
+        "accuracy": head.get("accuracy"),
+        "sensitivity": head.get("sensitivity"),
+        "specificity": head.get("specificity"),
+        "convergence_rate": head.get("rate"),
+        "corrected_convergence_rate": head.get("corrected_rate"),
+        "labels_to_halve": head.get("labels_to_halve"),
+        "verdicts": verdicts,
+    }
+
+
+def between_labelers(labels: Sequence[Label]) -> dict[str, Any] | None:
+    """Cohen's kappa between the two labelers who share the most episodes, or None without such a pair."""
+    by_labeler: dict[str, dict[int, bool]] = defaultdict(dict)
+    for lab in labels:
+        by_labeler[lab.labeler][lab.episode] = lab.value
+    pairs = [
+        (len(by_labeler[a].keys() & by_labeler[b].keys()), a, b)
+        for a in sorted(by_labeler)
+        for b in sorted(by_labeler)
+        if a < b
+    ]
+    shared, a, b = max(pairs, default=(0, "", ""))
+    if shared < 2:
+        return None
+    episodes = sorted(by_labeler[a].keys() & by_labeler[b].keys())
+    stats = _stats(confusion((by_labeler[a][e], by_labeler[b][e]) for e in episodes))
+    return {"labelers": [a, b], "episodes": shared, "accuracy": stats["accuracy"], "kappa": stats["kappa"]}
+
+
+def _rate(entry: Mapping[str, Any] | None) -> str:
+    if not entry or entry.get("estimate") is None:
+        return "-"
+    return f"{entry['estimate']:.2f} ({entry['ci95_low']:.2f}-{entry['ci95_high']:.2f})"
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def markdown(graph: str, result: Mapping[str, Any]) -> str:
+    """``agreement.md``: the headline, a table per verdict, and the disagreements with their links."""
+    lines = [f"# Agreement with people: {graph}", ""]
+    lines.append(
+        f"{result['episodes']} episodes, {result['labels']} labeled by consensus "
+        f"({result['label_count']} labels from {len(result['labelers'])} labeler(s): {', '.join(result['labelers']) or '-'}"
+        f"{'; ' + str(result['split']) + ' split evenly, left out' if result['split'] else ''})."
+    )
+    if result["targeted"]:
+        lines.append(f"Targeted episodes, listed but not counted: {', '.join(map(str, result['targeted']))}.")
+    between = result.get("between_labelers")
+    if between:
+        lines.append(
+            f"Between labelers {between['labelers'][0]} and {between['labelers'][1]} ({between['episodes']} shared "
+            f"episodes): accuracy {_fmt(between['accuracy'])}, kappa {_fmt(between['kappa'])}."
+        )
+    lines += [
+        "",
+        "| verdict | rate (95% CI) | corrected (95% CI) | labels | tp | fp | fn | tn | accuracy | sensitivity | "
+        "specificity | kappa (95% CI) | labels to halve |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, v in result["verdicts"].items():
+        c, (low, high) = v["confusion"], v["kappa_ci95"]
+        k = f"{_fmt(v['kappa'])} ({_fmt(low)}-{_fmt(high)})" if v["kappa"] is not None else "-"
+        lines.append(
+            f"| {name} | {_rate(v['rate'])} | {_rate(v['corrected_rate'])} | {v['n']} | {c['tp']} | {c['fp']} | "
+            f"{c['fn']} | {c['tn']} | {_fmt(v['accuracy'])} | {_fmt(v['sensitivity'])} | {_fmt(v['specificity'])} | "
+            f"{k} | {v['labels_to_halve'] if v['labels_to_halve'] is not None else '-'} |"
+        )
+    for name, v in result["verdicts"].items():
+        for by in ("by_scenario", "by_ending"):
+            if len(v[by]) > 1:
+                lines += [
+                    "",
+                    f"**{name}, {by.replace('_', ' ')}**",
+                    "",
+                    "| | labels | accuracy | kappa |",
+                    "|---|---|---|---|",
+                ]
+                lines += [f"| {k} | {s['n']} | {_fmt(s['accuracy'])} | {_fmt(s['kappa'])} |" for k, s in v[by].items()]
+        if v["disagreements"]:
+            lines += ["", f"**{name}: where the verdict and people disagree**", ""]
+            for d in v["disagreements"]:
+                links = [f"[page]({d['page']})"] if d["page"] else []
+                links += [f"[trace]({d['trace']})"] if d["trace"] else []
+                said = f"verdict {'pass' if d['verdict'] else 'fail'}, people {'pass' if d['label'] else 'fail'}"
+                why = f": {'; '.join(d['notes'])}" if d["notes"] else ""
+                lines.append(
+                    f"- episode {d['episode']} ({d['scenario']}, {d['ending']}{', targeted' if d['targeted'] else ''}): "
+                    f"{said}{why} {' '.join(links)}".rstrip()
+                )
+    lines += [
+        "",
+        "The corrected rate is the share a person would pass: the verdict's pass rate over every episode, each class "
+        "re-weighted by how often people agreed with it in that class; its interval carries both the episodes' and "
+        "the labels' sampling (metrics/verdicts.py). It assumes the labeled episodes of each class were picked at "
+        "random, as `dialectica label` picks them.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def collect(run: GraphRun, files: Sequence[Path], graphs: Sequence[str]) -> list[Label]:
+    """The graph's labels from its MLflow traces and from ``files``."""
+    found = from_mlflow(run.tracking_uri, run.mlflow_run_id, run.graph) if run.tracking_uri and run.mlflow_run_id else []
+    for path in files:
+        found += [lab for lab in read_file(path, graphs) if lab.graph == run.graph]
+    return merged(found)
+
+
+def pages(run: GraphRun) -> dict[int, str]:
+    view = run.folder / "view"
+    return {int(p.stem.split("_")[1]): str(p) for p in view.glob("episode_*.html")} if view.is_dir() else {}
+
+
+def write(run: GraphRun, result: Mapping[str, Any]) -> list[Path]:
+    """``agreement.json`` and ``agreement.md`` in the graph's folder, logged to its MLflow run when it has one."""
+    run.folder.mkdir(parents=True, exist_ok=True)
+    out_json, out_md = run.folder / "agreement.json", run.folder / "agreement.md"
+    out_json.write_text(json.dumps({"graph": run.graph, **result}, indent=2) + "\n")
+    out_md.write_text(markdown(run.graph, result))
+    if run.tracking_uri and run.mlflow_run_id:
+        from mlflow.tracking import MlflowClient
+
+        from dialectica.sim.tracking.runs import MlflowRun
+        from dialectica.sim.tracking.store import RetryingClient
+
+        log = MlflowRun(RetryingClient(MlflowClient(run.tracking_uri)), run.mlflow_run_id)
+        corrected = result["corrected_convergence_rate"] or {}
+        log.metrics(
+            {
+                "agreement/labels": float(result["labels"]),
+                "agreement/kappa": _nan(result["kappa"]),
+                "agreement/corrected_convergence_rate": _nan(corrected.get("estimate")),
+                "agreement/corrected_convergence_rate_ci95_low": _nan(corrected.get("ci95_low")),
+                "agreement/corrected_convergence_rate_ci95_high": _nan(corrected.get("ci95_high")),
+            }
+        )
+        log.artifact(out_json, "agreement")
+        log.artifact(out_md, "agreement")
+    return [out_json, out_md]
+
+
+def _nan(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def judge_examples(
+    run_dir: str | Path, labels: Sequence[str | Path] = (), graph: str | None = None, k: int = 4
+) -> tuple[Example, ...]:
+    """Up to ``k`` labeled episodes of a finished run as worked examples for ``LLMJudge(examples=...)``: first those
+    where the run's judge (else its convergence) and people disagreed, then agreements, alternating pass and fail.
+    Labels are read from the run's MLflow traces and from ``labels`` files; the note is the example's reason.
+
+    Raises:
+        ConfigError: no finished run there, or no labels for it.
+    """
+    runs = graph_runs(Path(run_dir), graph)
+    if len(runs) > 1:
+        raise ConfigError(f"{run_dir} holds several graphs; give graph=, one of: {', '.join(r.graph for r in runs)}")
+    run = runs[0]
+    found = collect(run, [Path(p) for p in labels], [run.graph])
+    people = {i: v for (_, i), v in consensus(found).items()}
+    if not people:
+        raise ConfigError(f"no labels for {run_dir}: label some episodes first (dialectica label {run_dir})")
+    notes = {lab.episode: lab.note for lab in found if lab.note}
+    records = rec.GraphRecords(run.run_dir / rec.FILE, run.graph).pick(set(people))
+    machine = {i: verdict_values(r) for i, r in records.items()}
+    said = {i: v.get("judge", v["converged"]) for i, v in machine.items()}
+    wrong = [i for i in sorted(people) if said[i] != people[i]]
+    right = sorted((i for i in people if said[i] == people[i]), key=lambda i: (i, people[i]))
+    right = [i for pair in zip([i for i in right if people[i]], [i for i in right if not people[i]], strict=False)
+             for i in pair]  # fmt: skip
+    chosen = (wrong + right)[:k]
+    return tuple(Example(_text(records[i]), people[i], notes.get(i, ""), i) for i in chosen)
+
+
+def _text(record: Any) -> str:
+    """A record's dialogue as the judge reads one: ``USER:`` and ``ASSISTANT:`` lines, tool turns left out."""
+    speakers = {"user": "USER", "assistant": "ASSISTANT"}
+    return "\n".join(f"{speakers[t['role']]}: {t['text']}" for t in record.get("transcript") or [] if t["role"] in speakers)

@@ -1,0 +1,153 @@
+"""People's labels of episodes, from MLflow and from files, read into one list.
+
+A label is a person's judgment of one episode: did it converge (did the user get what they came for)? Labels
+come three ways and land in one list (``collect``):
+
+- **MLflow**: feedback named ``human/converged`` (``traces.HUMAN``) on an episode's trace, added on the trace's
+  page in MLflow's UI ("Add new assessment", a boolean) or through a review queue that ``dialectica label``
+  made; the labeler is the feedback's source id, its rationale the note.
+- **A file**: CSV with a header, or JSONL, with ``episode`` and ``label`` (true/false, yes/no, 1/0,
+  pass/fail), and optional ``note``, ``labeler`` and ``graph`` (needed when the run holds several graphs); a row
+  whose ``label`` is empty is an episode not labeled yet.
+
+Each (graph, episode, labeler) holds one label, the last one read: two labelers of one episode are kept apart.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.tracking.traces import HUMAN, TAG
+
+TRUE = ("true", "yes", "1", "pass", "passed", "y", "t")
+FALSE = ("false", "no", "0", "fail", "failed", "n", "f")
+COLUMNS = ("episode", "label", "note", "labeler", "graph")
+
+
+@dataclass(frozen=True)
+class Label:
+    """One person's judgment of one episode.
+
+    Attributes:
+        graph, episode: Which episode.
+        value: The person found it converged.
+        labeler: Who (a file's ``labeler`` column, else the file's name; MLflow's source id).
+        note: Why, in their words.
+        source: ``mlflow`` or the file's path.
+    """
+
+    graph: str
+    episode: int
+    value: bool
+    labeler: str
+    note: str = ""
+    source: str = "mlflow"
+
+
+def truth(value: Any) -> bool | None:
+    """A label's value as a bool; None when it is none of the accepted spellings."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    return True if text in TRUE else False if text in FALSE else None
+
+
+def _rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    if path.suffix in (".jsonl", ".json"):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ConfigError(f"labels file {path} line {number}: not JSON ({exc.msg})") from None
+                if not isinstance(row, dict):
+                    raise ConfigError(
+                        f"labels file {path} line {number}: a JSON object per line, like {{'episode': 3, 'label': true}}"
+                    )
+                yield number, row
+        return
+    with path.open(newline="") as handle:
+        yield from enumerate(csv.DictReader(handle), 2)
+
+
+def read_file(path: Path, graphs: Sequence[str]) -> list[Label]:
+    """The labels in a CSV or JSONL file, for a run holding ``graphs``.
+
+    Raises:
+        ConfigError: one line naming the file, the line and the bad column, with the valid values.
+    """
+    if not path.is_file():
+        raise ConfigError(f"labels={path}: no such file; give a CSV or JSONL file with columns {', '.join(COLUMNS)}")
+    labels = []
+    for number, row in _rows(path):
+        where = f"labels file {path} line {number}"
+        if row.get("label") in (None, "") and row.get("episode") not in (None, ""):
+            continue  # not labeled yet (a `dialectica label` template's row)
+        missing = [k for k in ("episode", "label") if row.get(k) in (None, "")]
+        if missing:
+            raise ConfigError(
+                f"{where}: no {' or '.join(missing)}; columns: {', '.join(COLUMNS)} (episode and label needed)"
+            )
+        value = truth(row["label"])
+        if value is None:
+            raise ConfigError(
+                f"{where}: label={row['label']!r} is invalid; valid values: true/false, yes/no, 1/0, pass/fail"
+            )
+        try:
+            episode = int(row["episode"])
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: episode={row['episode']!r} is invalid; valid values: an episode index") from None
+        graph = str(row.get("graph") or (graphs[0] if len(graphs) == 1 else ""))
+        if graph not in graphs:
+            raise ConfigError(
+                f"{where}: graph={graph!r} is not in the run; valid values: {', '.join(graphs)}"
+                if graph
+                else f"{where}: the run holds several graphs; add a graph column ({', '.join(graphs)})"
+            )
+        labeler = str(row.get("labeler") or path.stem)
+        labels.append(Label(graph, episode, value, labeler, str(row.get("note") or ""), str(path)))
+    return labels
+
+
+def from_mlflow(uri: str, run_id: str, graph: str) -> list[Label]:
+    """The ``human/converged`` feedback on the traces of MLflow run ``run_id`` (one graph's episodes)."""
+    from mlflow.tracing.client import TracingClient
+    from mlflow.tracking import MlflowClient
+
+    experiment_id = MlflowClient(uri).get_run(run_id).info.experiment_id
+    client = TracingClient(uri)
+    labels, token = [], None
+    while True:
+        page = client.search_traces(locations=[experiment_id], run_id=run_id, include_spans=False, page_token=token)
+        for trace in page:
+            episode = trace.info.tags.get(f"{TAG}episode")
+            if episode is None:
+                continue
+            for found in sorted(trace.info.assessments or [], key=lambda a: a.last_update_time_ms or 0):
+                value = truth(getattr(found, "value", None)) if found.name == HUMAN and found.valid is not False else None
+                if value is not None:
+                    who = (found.source.source_id if found.source else "") or "mlflow"
+                    labels.append(Label(graph, int(episode), value, who, found.rationale or ""))
+        token = page.token
+        if not token:
+            return labels
+
+
+def merged(labels: Iterable[Label]) -> list[Label]:
+    """One label per (graph, episode, labeler), the last given; ordered by graph, episode, labeler."""
+    kept = {(lab.graph, lab.episode, lab.labeler): lab for lab in labels}
+    return [kept[key] for key in sorted(kept)]
+
+
+def consensus(labels: Iterable[Label]) -> dict[tuple[str, int], bool]:
+    """Each labeled episode's label: its labelers' majority; an episode whose labelers are split evenly has none."""
+    votes: dict[tuple[str, int], list[bool]] = {}
+    for lab in labels:
+        votes.setdefault((lab.graph, lab.episode), []).append(lab.value)
+    return {key: sum(v) * 2 > len(v) for key, v in votes.items() if sum(v) * 2 != len(v)}

@@ -1,0 +1,138 @@
+"""Episodes as MLflow traces with their verdicts as assessments; people's labels from MLflow and from a file read
+back by ``dialectica agreement`` to the same figures; ``dialectica label`` queues episodes, tracing those that
+were not traced while they ran."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mlflow
+import pytest
+from mlflow.entities import AssessmentSource
+from mlflow.tracing.client import TracingClient
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_bot"
+NAME = "support_bot.graph.graph"
+ARGS = (
+    "graph=support_bot.graph:graph",
+    f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}",
+    "graph.user=support_bot.evaluation:customer",
+    "graph.judge=support_bot.evaluation:refunded",
+    "episodes=10",
+    "seed=0",
+    "progress=false",
+)
+
+
+def _dialectica(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLE / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A 10-episode run of the support bot with its scripted customer and rule judge, the first 4 traced."""
+    tmp = tmp_path_factory.mktemp("traced")
+    uri = f"sqlite:///{tmp / 'mlflow.db'}"
+    proc = _dialectica(tmp, *ARGS, "traces=4", f"tracking.uri={uri}", f"hydra.run.dir={tmp / 'run'}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp / "run", uri
+
+
+def _traces(uri: str, run_id: str) -> dict[int, object]:
+    experiment = mlflow.MlflowClient(uri).get_run(run_id).info.experiment_id
+    found = TracingClient(uri).search_traces(locations=[experiment], run_id=run_id, max_results=100)
+    return {int(t.info.tags["dialectica.episode"]): t for t in found}
+
+
+def test_each_picked_episode_is_one_trace_with_its_verdicts(run):
+    run_dir, uri = run
+    summary = json.loads((run_dir / "summary.json").read_text())["graphs"][NAME]
+    traces = _traces(uri, summary["mlflow_run_id"])
+    assert sorted(traces) == [0, 1, 2, 3]
+    assert summary["traces"] == {"logged": 4, "failed": 0}
+    records = {r["episode"]: r for r in map(json.loads, (run_dir / "episodes.jsonl").read_text().splitlines())}
+    for episode, trace in traces.items():
+        record, info = records[episode], trace.info
+        assert info.tags["dialectica.scenario"] == record["scenario"] and info.tags["dialectica.seed"] == str(record["seed"])
+        assert len(info.tags["dialectica.config"]) == 12
+        assert info.trace_metadata["mlflow.trace.session"].endswith(f"/{NAME}/{episode}")
+        root = trace.data.spans[0]
+        assert root.name == f"episode {episode}" and root.parent_id is None
+        assert root.outputs["termination_reason"] == record["termination_reason"]
+        # the graph's own spans under the episode: one LangGraph run per user turn, each with its nodes
+        assert sum(s.name == "LangGraph" for s in trace.data.spans) == record["metrics"]["rounds"]
+        assert {s.name for s in trace.data.spans} >= set(record["timings"]["node_path"])
+        verdicts = {a.name: a for a in info.assessments}
+        assert verdicts["dialectica/converged"].value is record["converged"]
+        assert verdicts["dialectica/ending"].value == record["termination_reason"]
+        assert verdicts["dialectica/judge"].value is bool(record["metrics"]["judge_passed"])
+        assert verdicts["dialectica/judge"].source.source_type == "CODE"  # a rule, not a model
+    trace_file = json.loads((run_dir / NAME / "traces.json").read_text())
+    assert {int(k) for k in trace_file["traces"]} == {0, 1, 2, 3}
+    page = (run_dir / NAME / "view" / "episode_0.html").read_text()
+    assert f"selectedEvaluationId={trace_file['traces']['0']}" in page
+
+
+def test_labels_from_mlflow_and_from_a_file_give_the_same_agreement(run, tmp_path):
+    run_dir, uri = run
+    summary = json.loads((run_dir / "summary.json").read_text())["graphs"][NAME]
+    traces = _traces(uri, summary["mlflow_run_id"])
+    records = {r["episode"]: r for r in map(json.loads, (run_dir / "episodes.jsonl").read_text().splitlines())}
+    # a person who disagrees with the judge on episode 1 and agrees elsewhere
+    mine = {e: (not records[e]["converged"]) if e == 1 else records[e]["converged"] for e in traces}
+    mlflow.set_tracking_uri(uri)
+    for episode, trace in traces.items():
+        mlflow.log_feedback(
+            trace_id=trace.info.trace_id,
+            name="human/converged",
+            value=mine[episode],
+            source=AssessmentSource(source_type="HUMAN", source_id="ann"),
+            rationale="read it" if episode == 1 else None,
+        )
+    proc = _dialectica(tmp_path, "agreement", str(run_dir))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    from_mlflow = json.loads((run_dir / NAME / "agreement.json").read_text())
+    assert from_mlflow["labels"] == 4 and from_mlflow["labelers"] == ["ann"]
+    assert sum(from_mlflow["confusion"].values()) == 4 and from_mlflow["accuracy"] == 0.75
+    assert [d["episode"] for d in from_mlflow["verdicts"]["converged"]["disagreements"]] == [1]
+    assert "episode 1" in proc.stdout and "ann: read it" in proc.stdout
+    logged = mlflow.MlflowClient(uri).get_run(summary["mlflow_run_id"]).data.metrics
+    assert logged["agreement/labels"] == 4.0
+
+    # the same labels in a file, read without MLflow: the same figures
+    labels = tmp_path / "labels.csv"
+    labels.write_text("episode,label,labeler,note\n" + "".join(f"{e},{v},ann,\n" for e, v in mine.items()))
+    offline = tmp_path / "offline"
+    proc = _dialectica(tmp_path, *ARGS, "tracking=none", f"hydra.run.dir={offline}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _dialectica(tmp_path, "agreement", str(offline), f"labels={labels}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    from_file = json.loads((offline / NAME / "agreement.json").read_text())
+    for key in ("labels", "kappa", "kappa_ci95", "confusion", "corrected_convergence_rate", "convergence_rate"):
+        assert from_file[key] == from_mlflow[key], key
+
+
+def test_the_label_queue_traces_tags_and_writes_a_template(run, tmp_path):
+    run_dir, uri = run
+    proc = _dialectica(tmp_path, "label", str(run_dir), "--n", "3", "--name", "first-look")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    queued = json.loads((run_dir / NAME / "label_queue.json").read_text())["episodes"]
+    assert len(queued) == 3 and set(queued.values()) == {"random"}
+    summary = json.loads((run_dir / "summary.json").read_text())["graphs"][NAME]
+    traces = _traces(uri, summary["mlflow_run_id"])
+    for episode in map(int, queued):
+        trace = traces[episode]  # made from the record: it was not traced while it ran
+        assert trace.info.tags["dialectica.queue"] == "first-look"
+        assert {a.name for a in trace.info.assessments} >= {"dialectica/converged", "dialectica/ending"}
+        assert any(s.name.startswith("turn ") for s in trace.data.spans)
+    assert "review-queue" in proc.stdout and "tags.`dialectica.queue` = 'first-look'" in proc.stdout
+    template = (run_dir / NAME / "labels_first-look.csv").read_text().splitlines()
+    assert template[0] == "episode,label,note,labeler,page" and len(template) == 4
+    assert all(Path(line.split(",")[-1]).is_file() for line in template[1:])  # each episode got its page

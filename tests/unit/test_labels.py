@@ -1,0 +1,123 @@
+"""People's labels from files, their consensus, the agreement report over a run's records, and which episodes
+the labeling queue chooses."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from dialectica.sim.analysis.agreement import agreement, markdown
+from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.tracking.labels import Label, consensus, merged, read_file
+
+
+def _record(i: int, scenario: str, converged: bool, judge: bool | None = None) -> dict:
+    metrics = {} if judge is None else {"judge_passed": float(judge)}
+    reason = "converged" if converged else "user_stopped"
+    return {"graph": "bot", "episode": i, "scenario": scenario, "termination_reason": reason, "converged": converged,
+            "metrics": metrics}  # fmt: skip
+
+
+def test_a_csv_and_a_jsonl_file_give_the_same_labels(tmp_path):
+    (tmp_path / "a.csv").write_text("episode,label,note,labeler\n0,yes,fine,ann\n1,FALSE,,ann\n2,,,\n3,pass,,\n")
+    (tmp_path / "a.jsonl").write_text(
+        '{"episode": 0, "label": true, "note": "fine", "labeler": "ann"}\n{"episode": 1, "label": 0, "labeler": "ann"}\n'
+        '{"episode": 3, "label": "pass"}\n'
+    )
+    from_csv = [(lab.episode, lab.value, lab.labeler, lab.note) for lab in read_file(tmp_path / "a.csv", ["bot"])]
+    from_jsonl = [(lab.episode, lab.value, lab.labeler, lab.note) for lab in read_file(tmp_path / "a.jsonl", ["bot"])]
+    assert from_csv == [(0, True, "ann", "fine"), (1, False, "ann", ""), (3, True, "a", "")]  # row 2: not labeled yet
+    assert from_jsonl == from_csv
+
+
+@pytest.mark.parametrize(
+    ("text", "graphs", "words"),
+    [
+        ("episode,label\n0,maybe\n", ["bot"], ["line 2", "label='maybe'", "true/false"]),
+        ("episode,label\nx,true\n", ["bot"], ["line 2", "episode='x'"]),
+        ("label\ntrue\n", ["bot"], ["line 2", "no episode"]),
+        ("episode,label\n0,true\n", ["bot", "other"], ["several graphs", "graph column", "bot, other"]),
+        ("episode,label,graph\n0,true,nope\n", ["bot"], ["graph='nope'", "valid values: bot"]),
+    ],
+)
+def test_a_bad_labels_file_is_one_line_naming_the_line(tmp_path, text, graphs, words):
+    path = tmp_path / "labels.csv"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        read_file(path, graphs)
+    assert all(w in str(err.value) for w in [str(path), *words]), err.value
+    assert "\n" not in str(err.value)
+
+
+def test_two_labelers_are_kept_apart_and_a_split_has_no_consensus():
+    labels = merged(
+        [
+            Label("bot", 1, True, "ann"),
+            Label("bot", 1, False, "ann"),  # ann changed her mind: the last one holds
+            Label("bot", 1, False, "bob"),
+            Label("bot", 2, True, "ann"),
+            Label("bot", 2, False, "bob"),
+            Label("bot", 3, True, "ann"),
+            Label("bot", 3, True, "bob"),
+            Label("bot", 3, False, "cy"),
+        ]
+    )
+    assert len(labels) == 7
+    assert consensus(labels) == {("bot", 1): False, ("bot", 3): True}  # episode 2 is split
+
+
+def test_agreement_over_a_small_labeled_run_by_hand():
+    records = [_record(i, "a" if i < 10 else "b", converged=i % 3 != 0, judge=i % 3 != 0) for i in range(20)]
+    # the verdict passes episodes 1,2,4,5,7,8,10,11,13,14,16,17,19 (13 of 20); people label six of them
+    labels = [
+        Label("bot", 1, True, "ann"),
+        Label("bot", 2, False, "ann", note="the bot refused"),
+        Label("bot", 3, False, "ann"),
+        Label("bot", 6, True, "ann", note="it did book"),
+        Label("bot", 10, True, "ann"),
+        Label("bot", 12, False, "ann"),
+        Label("bot", 13, False, "ann"),  # targeted: listed, not counted
+    ]
+    result = agreement(records, labels, targeted=[13], pages={2: "view/episode_2.html"})
+    assert result["labels"] == 6 and result["targeted"] == [13]
+    assert result["confusion"] == {"tp": 2, "fp": 1, "fn": 1, "tn": 2}
+    assert result["accuracy"] == pytest.approx(4 / 6)
+    assert result["kappa"] == pytest.approx((4 / 6 - 0.5) / 0.5)
+    corrected = result["corrected_convergence_rate"]
+    assert corrected["estimate"] == pytest.approx(13 / 20 * 2 / 3 + 7 / 20 * 1 / 3)
+    assert corrected["ci95_low"] < corrected["estimate"] < corrected["ci95_high"]
+    assert result["convergence_rate"]["estimate"] == pytest.approx(13 / 20)
+    assert set(result["verdicts"]) == {"converged", "judge"}
+    assert result["verdicts"]["converged"]["by_scenario"]["a"]["n"] == 4
+    assert result["verdicts"]["converged"]["by_ending"]["user_stopped"]["confusion"] == {"tp": 0, "fp": 0, "fn": 1, "tn": 2}
+    wrong = {d["episode"]: d for d in result["verdicts"]["converged"]["disagreements"]}
+    assert set(wrong) == {2, 6, 13}
+    assert wrong[2]["notes"] == ["ann: the bot refused"] and wrong[2]["page"] == "view/episode_2.html"
+    assert wrong[13]["targeted"] is True
+    text = markdown("bot", result)
+    assert "episode 2 (a, converged): verdict pass, people fail: ann: the bot refused [page](view/episode_2.html)" in text
+    json.dumps(result, allow_nan=False)  # strict JSON
+
+
+def test_labels_of_episodes_the_run_does_not_hold_are_refused():
+    with pytest.raises(ConfigError, match="episode 99"):
+        agreement([_record(0, "a", True)], [Label("bot", 99, True, "ann")])
+
+
+def test_the_queue_spreads_over_scenarios_and_endings_and_skips_the_labeled():
+    records = [_record(i, "a" if i < 60 else "b", converged=i % 2 == 0, judge=i % 2 == 0 or i % 7 == 0) for i in range(80)]
+    chosen = choose(records, 16, seed=3, labeled={0, 2, 4})
+    assert len(chosen) == 16 and set(chosen.values()) == {RANDOM}
+    assert not chosen.keys() & {0, 2, 4}
+    strata = Counter((records[i]["scenario"], records[i]["converged"]) for i in chosen)
+    pool = {("a", True): 27, ("a", False): 30, ("b", True): 10, ("b", False): 10}  # less the 3 labeled
+    assert all(abs(strata[k] - 16 * n / 77) < 1 for k, n in pool.items()), strata  # in proportion, to the episode
+    assert choose(records, 16, seed=3, labeled={0, 2, 4}) == chosen
+    assert choose(records, 16, seed=4, labeled={0, 2, 4}) != chosen
+    more = choose(records, 4, seed=3, labeled=set(), targeted=3)
+    split = [i for i, why in more.items() if why == TARGETED]
+    assert len(split) == 3 and all(i % 2 == 1 and i % 7 == 0 for i in split)  # the judge passed, the ending did not
+    assert len(choose(records, 500, seed=0, labeled=set())) == 80

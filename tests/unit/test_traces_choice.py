@@ -1,0 +1,60 @@
+"""``traces=``: which episodes become MLflow traces; the LLM judge's worked examples in its prompt."""
+
+from __future__ import annotations
+
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+
+from dialectica.sim.adapter.judges import Example, LLMJudge
+from dialectica.sim.config.shape import AUTO_TRACES, Traces
+
+
+def test_auto_traces_every_episode_with_a_model_and_the_first_few_without():
+    assert Traces().picks(500, 0, models=True) == frozenset(range(500))
+    assert Traces().picks(500, 0, models=False) == frozenset(range(AUTO_TRACES))
+    assert Traces().picks(5, 0, models=False) == frozenset(range(5))
+
+
+def test_first_k_a_seeded_sample_and_none():
+    assert Traces("first", 3).picks(10, 0, models=True) == {0, 1, 2}
+    sample = Traces("sample", 4).picks(100, 7, models=False)
+    assert len(sample) == 4 and sample == Traces("sample", 4).picks(100, 7, models=False)
+    assert sample != Traces("sample", 4).picks(100, 8, models=False)
+    assert Traces("sample", 40).picks(10, 0, models=False) == frozenset(range(10))
+    assert Traces("none").picks(10, 0, models=True) == frozenset()
+
+
+class _Reading(FakeListChatModel):
+    """Answers a fixed verdict and keeps the prompts it read."""
+
+    seen: list[str] = []
+
+    def _call(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        self.seen.append(messages[-1].content)
+        return super()._call(messages, stop, run_manager, **kwargs)
+
+
+def test_an_llm_judge_reads_the_worked_examples_before_the_conversation():
+    model = _Reading(responses=['{"reason": "refunded", "passed": true}'] * 2)
+    examples = (Example("USER: refund AB1\nASSISTANT: I cannot.", False, "refused", 3), Example("USER: hi", True))
+    dialogue = [HumanMessage("Refund booking CD5678"), AIMessage("Refunded.")]
+    plain = LLMJudge(rubric="refund issued", model=model).judge(dialogue, {"name": "s"}, {}, cast=_Cast())
+    taught = LLMJudge(rubric="refund issued", model=model, examples=examples).judge(dialogue, {"name": "s"}, {}, _Cast())
+    assert plain.passed and taught.passed
+    before, after = model.seen
+    assert "Example" not in before
+    assert after.index("Example 1:\nUSER: refund AB1") < after.index("Example 2:") < after.index("USER: Refund booking")
+    assert "A person judged: passed false. Reason: refused" in after
+
+
+class _Cast:
+    callbacks: list[object] = []
+
+
+def test_examples_that_are_not_examples_are_one_clear_error():
+    import pytest
+
+    from dialectica.sim.authoring.params import ConfigError
+
+    with pytest.raises(ConfigError, match=r"takes Example objects \(dialectica.judge_examples"):
+        LLMJudge(examples=({"transcript": "x", "passed": True},))  # type: ignore[arg-type]

@@ -1,0 +1,86 @@
+"""A verdict against people's labels: the confusion matrix, kappa and the corrected rate against hand-computed
+values, and the corrected interval's coverage where the verdict's error rates are known."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dialectica.metrics.verdicts import Confusion, _variance, confusion, corrected_rate, kappa, labels_to_halve
+
+# 10 labeled episodes: (verdict, person)
+PAIRS = [(True, True)] * 6 + [(True, False)] * 2 + [(False, True)] + [(False, False)]
+
+
+def test_confusion_and_its_rates_by_hand():
+    c = confusion(PAIRS)
+    assert c == Confusion(tp=6, fp=2, fn=1, tn=1)
+    assert c.accuracy == pytest.approx(0.7)
+    assert c.sensitivity == pytest.approx(6 / 7)
+    assert c.specificity == pytest.approx(1 / 3)
+    assert c.ppv == pytest.approx(0.75) and c.npv == pytest.approx(0.5)
+    assert math.isnan(confusion([]).accuracy)
+
+
+def test_kappa_by_hand():
+    # observed agreement 0.7; chance: verdict passes 0.8, people 0.7 -> 0.8 * 0.7 + 0.2 * 0.3 = 0.62
+    k = kappa(confusion(PAIRS))
+    assert k.estimate == pytest.approx((0.7 - 0.62) / (1 - 0.62))
+    assert -1 <= k.low < k.estimate < k.high <= 1
+    perfect = kappa(Confusion(tp=5, tn=5))
+    assert perfect.estimate == pytest.approx(1.0)
+
+
+def test_kappa_interval_narrows_with_four_times_the_labels():
+    small, large = kappa(Confusion(6, 2, 1, 1)), kappa(Confusion(24, 8, 4, 4))
+    assert large.estimate == pytest.approx(small.estimate)
+    assert (large.high - large.low) == pytest.approx((small.high - small.low) / 2, rel=0.15)
+
+
+def test_kappa_undefined_without_labels_or_variation():
+    assert math.isnan(kappa(Confusion()).estimate)
+    assert math.isnan(kappa(Confusion(tp=7)).estimate)  # both sides always pass: chance agreement is total
+
+
+def test_corrected_rate_by_hand():
+    # the verdict passed 23 of 30; people agreed with 6 of its 8 labeled passes and passed 1 of its 2 labeled fails
+    got = corrected_rate(23, 30, confusion(PAIRS))
+    assert got.estimate == pytest.approx(23 / 30 * 0.75 + 7 / 30 * 0.5)
+    assert got.low < got.estimate < got.high
+    assert corrected_rate(23, 30, confusion(PAIRS)) == got  # seeded
+
+
+def test_a_perfect_verdict_is_its_own_rate_and_a_class_without_labels_counts_half():
+    assert corrected_rate(12, 20, Confusion(tp=5, tn=5)).estimate == pytest.approx(12 / 20)
+    assert corrected_rate(10, 20, Confusion(tp=4)).estimate == pytest.approx(0.5 * 1 + 0.5 * 0.5)
+
+
+def test_the_interval_covers_the_true_rate_when_the_verdicts_error_rates_are_known():
+    """300 seeded runs of 200 episodes: true rate 0.5, the verdict passes 90% of true successes and 40% of true
+    failures (it reports about 0.65); 30 episodes labeled at random each time."""
+    rng = np.random.default_rng(11)
+    covered, raw_covered, reps = 0, 0, 300
+    for rep in range(reps):
+        truth = rng.random(200) < 0.5
+        verdict = np.where(truth, rng.random(200) < 0.9, rng.random(200) < 0.4)
+        labeled = rng.choice(200, 30, replace=False)
+        got = corrected_rate(
+            int(verdict.sum()), 200, confusion(zip(verdict[labeled], truth[labeled], strict=True)), 4000, rep
+        )
+        covered += got.low <= 0.5 <= got.high
+        raw_covered += abs(verdict.mean() - 0.5) < 1.96 * math.sqrt(0.25 / 200)
+    assert 0.91 <= covered / reps <= 0.99, covered / reps
+    assert raw_covered / reps < 0.05  # the uncorrected rate misses the truth almost always
+
+
+def test_labels_to_halve_the_interval():
+    c = confusion(PAIRS)
+    m = labels_to_halve(23, 300, c)
+    assert m is not None and m > 0
+    assert _variance(23, 300, c, m) <= _variance(23, 300, c) / 4 < _variance(23, 300, c, m - 1)
+
+
+def test_labels_cannot_halve_what_the_episodes_sampling_holds():
+    assert labels_to_halve(5, 10, Confusion(tp=5, tn=5)) is None
