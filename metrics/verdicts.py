@@ -101,7 +101,8 @@ class Interval:
 
 def kappa(c: Confusion) -> Interval:
     """Cohen's kappa between verdict and labels with its asymptotic 95% interval (statsmodels'
-    ``cohens_kappa``), clipped to [-1, 1]. NaN when undefined: no labels, or both sides constant and equal."""
+    ``cohens_kappa``), clipped to [-1, 1]. NaN when undefined: no labels, or both sides constant and equal; the
+    interval is NaN where the asymptotic variance is zero or below (a table too small or one-sided to say)."""
     if c.n == 0:
         return Interval(math.nan, math.nan, math.nan)
     table = np.array([[c.tp, c.fp], [c.fn, c.tn]], dtype=float)  # rows: label, columns: verdict (kappa is symmetric)
@@ -110,10 +111,10 @@ def kappa(c: Confusion) -> Interval:
         return Interval(math.nan, math.nan, math.nan)
     from statsmodels.stats.inter_rater import cohens_kappa
 
-    with np.errstate(invalid="ignore"):  # a tiny table's variance estimate can fall below zero: no interval then
+    with np.errstate(invalid="ignore"):
         result = cohens_kappa(table)
     value, variance = float(result.kappa), float(result.var_kappa)
-    if not variance >= 0:
+    if not variance > 0:  # a tiny or one-sided table's variance estimate is zero or below: it says nothing
         return Interval(value, math.nan, math.nan)
     half = 1.959963984540054 * math.sqrt(variance)
     return Interval(value, max(-1.0, value - half), min(1.0, value + half))

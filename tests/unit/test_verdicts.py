@@ -31,6 +31,8 @@ def test_kappa_by_hand():
     assert -1 <= k.low < k.estimate < k.high <= 1
     perfect = kappa(Confusion(tp=5, tn=5))
     assert perfect.estimate == pytest.approx(1.0)
+    one = kappa(Confusion(fp=1))  # one label says nothing about chance: no interval rather than [0, 0]
+    assert one.estimate == 0.0 and math.isnan(one.low) and math.isnan(one.high)
 
 
 def test_kappa_interval_narrows_with_four_times_the_labels():
