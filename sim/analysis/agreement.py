@@ -171,6 +171,8 @@ def agreement(
         low, high = wilson_interval(passed, total)
         corrected = corrected_rate(passed, total, c)
         entry = _stats(c) | {
+            "passed": passed,
+            "judged": total,
             "rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
             "corrected_rate": corrected.as_dict() | {"method": "double sampling, Jeffreys posterior (metrics/verdicts.py)"},
             "labels_to_halve": labels_to_halve(passed, total, c) if c.n else None,
@@ -307,9 +309,11 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
 
 
 def collect(run: GraphRun, files: Sequence[Path], graphs: Sequence[str]) -> list[Label]:
-    """The graph's labels from its MLflow traces and from ``files``."""
+    """The graph's labels from its MLflow traces, the ``labels_<name>.csv`` files ``dialectica label`` left in its
+    folder (filled in by people), and ``files``."""
     found = from_mlflow(run.tracking_uri, run.mlflow_run_id, run.graph) if run.tracking_uri and run.mlflow_run_id else []
-    for path in files:
+    own = sorted(run.folder.glob("labels_*.csv"))
+    for path in [*own, *(p for p in files if p.resolve() not in {o.resolve() for o in own})]:
         found += [lab for lab in read_file(path, graphs) if lab.graph == run.graph]
     return merged(found)
 
@@ -385,3 +389,49 @@ def _text(record: Any) -> str:
     """A record's dialogue as the judge reads one: ``USER:`` and ``ASSISTANT:`` lines, tool turns left out."""
     speakers = {"user": "USER", "assistant": "ASSISTANT"}
     return "\n".join(f"{speakers[t['role']]}: {t['text']}" for t in record.get("transcript") or [] if t["role"] in speakers)
+
+
+def sweep_jobs(directory: Path) -> dict[str, list[Path]]:
+    """A sweep directory's finished jobs grouped by configuration: the job's overrides less its ``seed`` (jobs that
+    differ only in their seed pool); empty when ``directory`` is not a sweep."""
+    groups: dict[str, list[Path]] = defaultdict(list)
+    for summary in sorted(directory.glob("*/summary.json"), key=lambda p: (len(p.parent.name), p.parent.name)):
+        overrides = json.loads(summary.read_text()).get("overrides", [])
+        kept = [o for o in overrides if not o.lstrip("+~").startswith("seed=")]
+        groups[" ".join(kept) or "(defaults)"].append(summary.parent)
+    return dict(groups)
+
+
+def pooled(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One configuration's jobs (their ``agreement`` results for one graph) pooled: episodes, labels, confusion,
+    raw and corrected convergence rate, kappa."""
+    head = [r["verdicts"]["converged"] for r in results]
+    c = Confusion(*(sum(v["confusion"][k] for v in head) for k in ("tp", "fp", "fn", "tn")))
+    passed, total = sum(v["passed"] for v in head), sum(v["judged"] for v in head)
+    low, high = wilson_interval(passed, total)
+    k = kappa(c)
+    return {
+        "jobs": len(results),
+        "episodes": total,
+        "labels": c.n,
+        "confusion": c.counts(),
+        "kappa": _num(k.estimate),
+        "convergence_rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
+        "corrected_convergence_rate": corrected_rate(passed, total, c).as_dict(),
+    }
+
+
+def sweep_markdown(graph: str, rows: Mapping[str, Mapping[str, Any]]) -> str:
+    """The sweep's configurations with their raw and corrected convergence rates side by side."""
+    lines = [
+        f"# Agreement with people across a sweep: {graph}",
+        "",
+        "| configuration | jobs | episodes | labels | convergence rate (95% CI) | corrected (95% CI) | kappa |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, row in rows.items():
+        lines.append(
+            f"| {name} | {row['jobs']} | {row['episodes']} | {row['labels']} | {_rate(row['convergence_rate'])} | "
+            f"{_rate(row['corrected_convergence_rate'])} | {_fmt(row['kappa'])} |"
+        )
+    return "\n".join(lines) + "\n"

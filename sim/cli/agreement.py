@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
+import json
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-from dialectica.sim.analysis.agreement import agreement, collect, graph_runs, pages, write
+from dialectica.sim.analysis.agreement import (
+    agreement,
+    collect,
+    graph_runs,
+    pages,
+    pooled,
+    sweep_jobs,
+    sweep_markdown,
+    write,
+)
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 
@@ -16,7 +29,9 @@ DESCRIPTION = (
 
 def main(argv: list[str]) -> int:
     parser = Parser(prog="dialectica agreement", description=DESCRIPTION)
-    parser.add_argument("run", type=Path, help="a finished run's directory")
+    parser.add_argument(
+        "run", type=Path, help="a finished run's directory, or a sweep's (its configurations pooled over seeds)"
+    )
     parser.add_argument(
         "--labels",
         type=Path,
@@ -32,13 +47,25 @@ def main(argv: list[str]) -> int:
         help="comma-separated episodes left out, e.g. those shown to an LLM judge as examples (Example.episode)",
     )
     args = parser.parse_args(argv)
+    if not (args.run / "summary.json").is_file() and sweep_jobs(args.run):
+        if args.labels:
+            raise ConfigError(
+                f"--labels with the sweep {args.run}: a file names one run's episodes; label each job in MLflow, "
+                "or in the labels_<name>.csv that `dialectica label JOB` writes, then run agreement on the sweep"
+            )
+        return _sweep(args)
+    return _run(args)
+
+
+def _run(args: Any, echo: bool = True) -> dict[str, dict[str, Any]]:
+    """Agreement for each graph of one run directory: graph -> result (graphs without labels left out)."""
     runs = graph_runs(args.run, args.graph)
     names = [run.graph for run in graph_runs(args.run)]
     try:
         skip = {int(e) for e in args.skip.split(",") if e.strip()}
     except ValueError:
         raise ConfigError(f"--skip {args.skip}: give comma-separated episode indices, like 1,4,9") from None
-    done = 0
+    done: dict[str, dict[str, Any]] = {}
     for run in runs:
         labels = [lab for lab in collect(run, args.labels, names) if lab.episode not in skip]
         if not labels:
@@ -46,12 +73,34 @@ def main(argv: list[str]) -> int:
         targeted = [i for i, why in run.queued().items() if why == "targeted"]
         result = agreement(run.records(), labels, targeted, pages(run), run.trace_links())
         written = write(run, result)
-        print((run.folder / "agreement.md").read_text())
-        print(f"wrote {', '.join(str(p) for p in written)}")
-        done += 1
-    if not done:
+        if echo:
+            print((run.folder / "agreement.md").read_text())
+            print(f"wrote {', '.join(str(p) for p in written)}")
+        done[run.graph] = result
+    if not done and echo:
         raise ConfigError(
             f"no labels for {args.run}: add feedback named human/converged on its traces in MLflow's UI, "
             f"run `dialectica label {args.run}`, or give --labels FILE (columns episode,label)"
         )
+    return done
+
+
+def _sweep(args: Any) -> int:
+    """A sweep directory: every job's agreement, then each graph's configurations pooled over their seeds."""
+    by_graph: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for name, jobs in sweep_jobs(args.run).items():
+        results: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for job in jobs:
+            for graph, result in _run(argparse.Namespace(**{**vars(args), "run": job}), echo=False).items():
+                results[graph].append(result)
+        for graph, found in results.items():
+            by_graph[graph][name] = pooled(found)
+    if not by_graph:
+        raise ConfigError(f"no labels for any job of the sweep {args.run}; label its jobs' runs (dialectica label JOB)")
+    for graph, rows in by_graph.items():
+        text = sweep_markdown(graph, rows)
+        print(text)
+    (args.run / "agreement.json").write_text(json.dumps(by_graph, indent=2) + "\n")
+    (args.run / "agreement.md").write_text("\n".join(sweep_markdown(g, r) for g, r in by_graph.items()))
+    print(f"wrote {args.run / 'agreement.json'}, {args.run / 'agreement.md'}")
     return 0

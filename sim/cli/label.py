@@ -48,5 +48,5 @@ def main(argv: list[str]) -> int:
     if queue.note:
         print(f"  ({queue.note})")
     print(f"In a file: fill the label column (true/false) of {queue.files[1]}")
-    print(f"Then: dialectica agreement {args.run}{' --labels ' + str(queue.files[1]) if not queue.traces else ''}")
+    print(f"Then: dialectica agreement {args.run}   (it reads that file and the MLflow labels)")
     return 0

@@ -136,3 +136,31 @@ def test_the_label_queue_traces_tags_and_writes_a_template(run, tmp_path):
     template = (run_dir / NAME / "labels_first-look.csv").read_text().splitlines()
     assert template[0] == "episode,label,note,labeler,page" and len(template) == 4
     assert all(Path(line.split(",")[-1]).is_file() for line in template[1:])  # each episode got its page
+
+
+def test_a_sweeps_labels_pool_per_configuration_over_seeds(tmp_path):
+    sweep = tmp_path / "sweep"
+    args = [a for a in ARGS if not a.startswith(("episodes=", "seed="))]
+    proc = _dialectica(
+        tmp_path, "-m", *args, "episodes=6", "seed=0,1", "graph.refund_window_days=7,30", "tracking=none",
+        f"hydra.sweep.dir={sweep}",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    truth = {}  # job -> episode -> the label a person gave: the verdict, except on the first queued episode
+    for job in sorted(p for p in sweep.iterdir() if (p / "summary.json").is_file()):
+        proc = _dialectica(tmp_path, "label", str(job), "--n", "3")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        template = job / NAME / "labels_dialectica.csv"
+        records = {r["episode"]: r for r in map(json.loads, (job / "episodes.jsonl").read_text().splitlines())}
+        rows = template.read_text().splitlines()
+        episodes = [int(line.split(",")[0]) for line in rows[1:]]
+        truth[job.name] = {e: records[e]["converged"] != (k == 0) for k, e in enumerate(episodes)}
+        template.write_text(rows[0] + "\n" + "".join(f"{e},{v},,,\n" for e, v in truth[job.name].items()))
+    proc = _dialectica(tmp_path, "agreement", str(sweep))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    pooled = json.loads((sweep / "agreement.json").read_text())[NAME]
+    assert len(pooled) == 2 and all(row["jobs"] == 2 and row["episodes"] == 12 for row in pooled.values())
+    for name, row in pooled.items():
+        assert "seed" not in name and row["labels"] == 6  # 3 labels a job, two seeds
+        assert row["confusion"]["fp"] + row["confusion"]["fn"] == 2  # one disagreement a job
+    assert "corrected (95% CI)" in (sweep / "agreement.md").read_text()

@@ -18,7 +18,7 @@ EXAMPLE = ROOT / "examples" / "support_bot"
 MODELS = f"llm.model_dir={ROOT / 'results' / 'cache' / 'models'}"  # the assembled model, shared with the LLM tier
 
 
-def _cli(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+def _cli(tmp: Path, name: str, *extra: str, tracking: str = "tracking=none") -> subprocess.CompletedProcess[str]:
     args = [
         sys.executable,
         "-m",
@@ -34,7 +34,7 @@ def _cli(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
         "llm.max_tokens=48",
         f"llm.cache={tmp / 'llm.sqlite'}",
         MODELS,
-        "tracking=none",
+        tracking,
         "progress=false",
         f"hydra.run.dir={tmp / name}",
         *extra,
@@ -44,7 +44,8 @@ def _cli(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_an_llm_customer_and_an_llm_judge_on_the_local_model(tmp_path: Path):
-    proc = _cli(tmp_path, "first")
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    proc = _cli(tmp_path, "first", tracking=f"tracking.uri={store}")  # traces=auto: every episode, a model is called
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [json.loads(line) for line in (tmp_path / "first" / "episodes.jsonl").read_text().splitlines()]
     assert [r["termination_reason"] != "error" for r in records] == [True, True], records[0].get("error")
@@ -53,6 +54,7 @@ def test_an_llm_customer_and_an_llm_judge_on_the_local_model(tmp_path: Path):
         assert said and all(t["text"].strip() for t in said)  # the model spoke as the customer
         assert record["usage"]["calls_by_role"]["user"] >= 1 and record["usage"]["calls_by_role"]["judge"] == 1
         assert record["artifacts"].get("judge")  # the LLM judge's reason
+    _assert_traced(store, tmp_path / "first", records)
     again = _cli(tmp_path, "second")
     assert again.returncode == 0, again.stderr[-3000:]
     replay = [json.loads(line) for line in (tmp_path / "second" / "episodes.jsonl").read_text().splitlines()]
@@ -114,3 +116,25 @@ print(json.dumps([json.loads(line) for line in open("run/episodes.jsonl")]))
     records = json.loads(proc.stdout.strip().splitlines()[-1])
     assert [r["termination_reason"] != "error" for r in records] == [True, True], records[0].get("error")
     assert all(r["usage"]["calls_by_role"].get("judge") == 1 and r["artifacts"].get("judge") for r in records)
+
+
+def _assert_traced(store: str, run: Path, records: list[dict]) -> None:
+    """Each episode is one MLflow trace: the model's calls as chat-model spans with their tokens, the LLM judge's
+    verdict and reason as feedback from an LLM judge."""
+    from mlflow.tracing.client import TracingClient
+    from mlflow.tracking import MlflowClient
+
+    run_id = json.loads((run / "summary.json").read_text())["graphs"]["support_bot.graph.graph"]["mlflow_run_id"]
+    experiment = MlflowClient(store).get_run(run_id).info.experiment_id
+    traces = {
+        int(t.info.tags["dialectica.episode"]): t for t in TracingClient(store).search_traces([experiment], run_id=run_id)
+    }
+    assert sorted(traces) == [0, 1]
+    for record in records:
+        trace = traces[record["episode"]]
+        calls = [s for s in trace.data.spans if s.span_type == "CHAT_MODEL"]
+        assert len(calls) == record["usage"]["llm_calls"]
+        assert sum(s.attributes["mlflow.chat.tokenUsage"]["total_tokens"] for s in calls) == record["usage"]["tokens_total"]
+        judge = next(a for a in trace.info.assessments if a.name == "dialectica/judge")
+        assert judge.source.source_type == "LLM_JUDGE" and judge.rationale == record["artifacts"]["judge"]
+        assert judge.value is bool(record["metrics"]["judge_passed"])
