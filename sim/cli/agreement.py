@@ -54,7 +54,8 @@ def main(argv: list[str]) -> int:
                 "or in the labels_<name>.csv that `dialectica label JOB` writes, then run agreement on the sweep"
             )
         return _sweep(args)
-    return _run(args)
+    _run(args)
+    return 0
 
 
 def _run(args: Any, echo: bool = True) -> dict[str, dict[str, Any]]:
