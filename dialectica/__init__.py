@@ -11,6 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from dialectica.sim.adapter.evaluate import EpisodesFailed as EpisodesFailed
     from dialectica.sim.adapter.evaluate import Evaluation as Evaluation
     from dialectica.sim.adapter.evaluate import evaluate as evaluate
     from dialectica.sim.adapter.judges import Example as Example
@@ -28,6 +29,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "EpisodesFailed",
     "Evaluation",
     "Example",
     "LLMJudge",
@@ -43,6 +45,7 @@ __all__ = [
 _ADAPTER = {
     "evaluate": "evaluate",
     "Evaluation": "evaluate",
+    "EpisodesFailed": "evaluate",
     "LLMJudge": "judges",
     "Verdict": "judges",
     "Example": "judges",

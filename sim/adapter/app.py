@@ -160,8 +160,19 @@ class App:
             self.user = ScriptedUser(self.user)
         elif isinstance(self.user, (list, tuple, dict)):
             self.user = Turns(self.user)
-        if self.judge is not None and not hasattr(self.judge, "judge"):
+        elif self.user is not None and not hasattr(self.user, "speaker"):
+            raise ConfigError(
+                f"user={self.user!r} is invalid; valid values: a function (messages, scenario, rng) -> str | None, "
+                "a list of turns, a mapping of scenario name -> turns, dialectica.LLMUser(...), or None (each "
+                "scenario's turns)"
+            )
+        if callable(self.judge) and not hasattr(self.judge, "judge"):
             self.judge = RuleJudge(self.judge)
+        elif self.judge is not None and not hasattr(self.judge, "judge"):
+            raise ConfigError(
+                f"judge={self.judge!r} is invalid; valid values: a function (messages, scenario[, state]) -> bool | "
+                "Verdict, dialectica.LLMJudge(...), or None (no judge)"
+            )
         self.all_endings = {**ENDINGS, **declared(self.endings)}
 
     def graph(self, knobs: Mapping[str, Any]) -> Any:

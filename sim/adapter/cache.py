@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core._api import LangChainBetaWarning
 from langchain_core.caches import BaseCache
 from langchain_core.load import dumpd, load
 
@@ -73,7 +75,9 @@ class SeededCache(BaseCache):
             return None
         with scope.lock:
             scope.hits += 1
-        return [load(g, allowed_objects="core") for g in value["generations"]]
+        with warnings.catch_warnings():  # langchain-core marks `load` beta; the harness's own use is no news to users
+            warnings.simplefilter("ignore", LangChainBetaWarning)
+            return [load(g, allowed_objects="core") for g in value["generations"]]
 
     def update(self, prompt: str, llm_string: str, return_val: Sequence[Any]) -> None:
         scope = _SCOPE.get()

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+class EpisodesFailed(RuntimeError):
+    """More episodes raised than ``max_error_rate`` allows (``overrides=["max_error_rate=1"]`` accepts any share);
+    the message names the records file and the first traceback's last line. The run directory is complete."""
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """What ``evaluate`` returns.
@@ -51,10 +56,13 @@ class Evaluation:
 
     def __repr__(self) -> str:
         m = self.metrics
+        episodes = int(m.get("episodes", 0))
+        failed = round(m.get("error_rate", 0.0) * episodes)
         return (
-            f"Evaluation({self.name}: {int(m.get('episodes', 0))} episodes, convergence_rate "
+            f"Evaluation({self.name}: {episodes} episodes, convergence_rate "
             f"{m.get('convergence_rate', float('nan')):.2f} ({m.get('convergence_rate_ci95_low', float('nan')):.2f}-"
-            f"{m.get('convergence_rate_ci95_high', float('nan')):.2f}), run_dir={self.run_dir})"
+            f"{m.get('convergence_rate_ci95_high', float('nan')):.2f}), "
+            f"{f'{failed} raised (see their error fields), ' if failed else ''}run_dir={self.run_dir})"
         )
 
 
@@ -131,6 +139,8 @@ def evaluate(
 
     Raises:
         ConfigError: bad input, in one line naming the key and the valid choices; nothing is left behind.
+        EpisodesFailed: more episodes raised than ``max_error_rate`` (0.5) allows, as the command line exits 1;
+            below it, the returned evaluation's repr says how many raised.
     """
     from dialectica.sim.authoring.spec import GraphSpec
     from dialectica.sim.config import discovery
@@ -260,7 +270,7 @@ def _run(
 
     from dialectica.sim.config.resources import CONF_DIR
     from dialectica.sim.config.typed import compose, from_hydra
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.engine.batch import run_experiment, too_many_errors
 
     if not (CONF_DIR / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
         ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
@@ -295,5 +305,8 @@ def _run(
 
         probe(run_cfg.tracking.uri)
     summary = run_experiment(run_cfg, echo=lambda line: None)
+    problems = too_many_errors(summary, run_cfg.max_error_rate, run_dir)
+    if problems:  # the command line's policy: past max_error_rate the run failed
+        raise EpisodesFailed(problems[0])
     entry = summary["graphs"][spec.name]
     return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))

@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
-from dialectica.sim.adapter.users import Cast, _text
+from dialectica.sim.adapter.users import Cast, _text, qualified
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.structured import instruction, read_json, response_format
 
@@ -56,7 +56,14 @@ class RuleJudge:
 
     def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
         takes_state = len(inspect.signature(self.fn).parameters) >= 3
-        return as_verdict(self.fn(messages, scenario, state) if takes_state else self.fn(messages, scenario))
+        value = self.fn(messages, scenario, state) if takes_state else self.fn(messages, scenario)
+        try:
+            return as_verdict(value)
+        except TypeError:
+            raise TypeError(
+                f"the judge {qualified(self.fn)} returned {value!r} ({type(value).__name__}); it must return a bool, "
+                "a dialectica.Verdict(passed, reason) or (bool, reason)"
+            ) from None
 
 
 VERDICT_SCHEMA = {

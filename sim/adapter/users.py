@@ -78,7 +78,22 @@ class ScriptedUser:
 
     def speaker(self, scenario: dict[str, Any], seed: int, cast: Cast) -> Speaker:
         rng = random.Random(seed)
-        return lambda messages: self.fn(messages, scenario, rng)
+
+        def say(messages: list[BaseMessage]) -> str | None:
+            turn = self.fn(messages, scenario, rng)
+            if turn is not None and not isinstance(turn, str):
+                raise TypeError(
+                    f"the user function {qualified(self.fn)} returned {turn!r} ({type(turn).__name__}); it must return "
+                    "the user's next turn as a str, or None when the user stops"
+                )
+            return turn
+
+        return say
+
+
+def qualified(fn: Any) -> str:
+    """``module.name`` of a function, for messages."""
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
 
 
 def _text(message: BaseMessage) -> str:

@@ -201,7 +201,7 @@ def app(cfg: DictConfig) -> float | None:
         if finished is not None:
             print(f"already finished: {out_dir} (resume=true)")
             return finished.get("objective")
-    from dialectica.sim.engine.batch import format_table, run_experiment
+    from dialectica.sim.engine.batch import format_table, run_experiment, too_many_errors
 
     signal.signal(signal.SIGTERM, _terminate)
     Run.started = True
@@ -243,21 +243,6 @@ def where_to_look(run_cfg: RunConfig, summary: dict[str, Any]) -> list[str]:
 
         lines.append(f"mlflow:  {mlflow_ui(run_cfg.tracking.uri)}")
     return lines
-
-
-def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> list[str]:
-    """One line per graph whose episodes raised more often than ``max_error_rate``."""
-    problems = []
-    for name, entry in summary.get("graphs", {}).items():
-        metrics = entry.get("metrics", {})
-        n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)
-        if n and rate > max_error_rate:
-            what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
-            problems.append(
-                f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}); "
-                f"the tracebacks are the 'error' fields of {out_dir / 'episodes.jsonl'}"
-            )
-    return problems
 
 
 def main(args: list[str]) -> None:

@@ -306,6 +306,24 @@ def _run_logged(
     return t0, t1, t2, t_out, t3
 
 
+def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> list[str]:
+    """One line per graph whose episodes raised more often than ``max_error_rate``, naming the records file and the
+    last line of the first traceback (the command line exits 1 on them, ``evaluate`` raises)."""
+    problems = []
+    for name, entry in summary.get("graphs", {}).items():
+        metrics = entry.get("metrics", {})
+        n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)
+        if n and rate > max_error_rate:
+            what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
+            first = next((r["error"] for r in rec.read(out_dir / rec.FILE, name, keep=False) if r.get("error")), "")
+            last = f"; the first: {first.strip().splitlines()[-1]}" if first.strip() else ""
+            problems.append(
+                f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}){last}; "
+                f"the tracebacks are the 'error' fields of {out_dir / rec.FILE}"
+            )
+    return problems
+
+
 TABLE_KEYS = (
     "episodes",
     "convergence_rate",
@@ -320,10 +338,17 @@ TABLE_KEYS = (
 )
 
 
+def _cell(value: float | None) -> str:
+    """A table cell: whole numbers as they are (2000, not 2e+03), others to three significant digits."""
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
+
+
 def format_table(summary: dict[str, Any]) -> str:
     """A fixed-width table of the headline metrics, one row per graph."""
     header = ["graph", *TABLE_KEYS]
     rows = [[name, *(entry["metrics"].get(k) for k in TABLE_KEYS)] for name, entry in summary["graphs"].items()]
-    cells = [header] + [[r[0]] + ["-" if v is None else f"{v:.3g}" for v in r[1:]] for r in rows]
+    cells = [header] + [[r[0]] + [_cell(v) for v in r[1:]] for r in rows]
     widths = [max(len(str(row[i])) for row in cells) for i in range(len(header))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells)

@@ -185,6 +185,22 @@ USAGE = (
 )
 
 
+def _check_out(run: Path, out: Path, resume: bool) -> None:
+    """A replay writes a new run directory: never the original's, nor one that holds a run already (unless resuming
+    that replay with resume=true).
+
+    Raises:
+        ConfigError: naming ``out`` and what to do instead.
+    """
+    if out.resolve() == run.resolve():
+        raise ConfigError(f"out={out} is the run being replayed; a replay never writes over it: give another out=DIR")
+    if out.is_dir() and any(out.iterdir()) and not resume:
+        raise ConfigError(
+            f"out={out} holds a run already; a replay never writes into one: give another out=DIR, remove it, "
+            "or add resume=true to finish a replay that was stopped there"
+        )
+
+
 def arguments(args: list[str]) -> list[str]:
     """The Hydra arguments of ``dialectica replay RUN ...``: the original's overrides, the given ones, the
     replay keys and the output directory.
@@ -203,6 +219,7 @@ def arguments(args: list[str]) -> list[str]:
     turn = next((a.partition("=")[2] for a in rest if a.startswith("from_turn=")), "0")
     out = next((a.partition("=")[2] for a in rest if a.startswith("out=")), f"{run.as_posix().rstrip('/')}-replay-t{turn}")
     given = [a for a in rest if not a.startswith(("from_turn=", "out="))]
+    _check_out(run, Path(out), "resume=true" in given)
     keys = {a.lstrip("+~").partition("=")[0] for a in given}
     original = [
         o

@@ -1,7 +1,8 @@
 """Episodes as MLflow traces, their verdicts as MLflow assessments.
 
 - **Which episodes** (``traces=``, ``config.shape.Traces``): every one when a real model is called, else the
-  first 20; or all, none, the first K, a seeded sample of K.
+  first 5; or all, none, the first K, a seeded sample of K. MLflow writes a scripted episode's trace (about 40
+  spans) into SQLite in about 0.2 s, ten times the episode: a scripted run traces a few.
 - **A traced episode** is one trace in the run's experiment: a root span ``episode <i>`` (inputs: scenario,
   seed; outputs: ending, convergence, error), and below it what MLflow's LangChain tracer records of the graph
   (a span per node run and model call, tokens on the model calls; a graph used as it is gets one LangGraph span
@@ -15,7 +16,9 @@
 - **People's labels** are feedback named ``human/converged`` (``labels.py`` reads them).
 
 Tracing never costs an episode: a failure to open, tag or log a trace is counted and warned about once; the
-episode runs untraced. Every span is scrubbed of the run's secrets before export (``secrets.scrub_tree``).
+episode runs untraced. Traces are exported in the background; when more than ``BACKLOG`` wait, the next traced
+episode waits for them (MLflow would drop traces past its queue's size otherwise). Every span is scrubbed of the
+run's secrets before export (``secrets.scrub_tree``).
 """
 
 from __future__ import annotations
@@ -36,9 +39,11 @@ VERDICTS = {
     JUDGE: "the judge's verdict and reason, for a graph used as it is with a judge (source: LLM judge or code)",
 }
 TAG = "dialectica."
+BACKLOG = 64  # traced episodes exported in the background before the next one waits for them
 _log = logging.getLogger(__name__)
-_scrubbing = threading.Lock()
+_setup = threading.Lock()
 _scrubbing_on = False
+_destination: tuple[str, str] | None = None
 
 
 def _scrub_span(span: Any) -> None:
@@ -53,16 +58,19 @@ def _scrub_span(span: Any) -> None:
 
 
 def use_store(uri: str, experiment_id: str) -> None:
-    """Sends this process's traces to ``experiment_id`` of the store at ``uri``, scrubbed of secrets."""
-    global _scrubbing_on
+    """Sends this process's traces to ``experiment_id`` of the store at ``uri``, scrubbed of secrets (a new
+    destination builds MLflow's exporter anew, about a second: the same one is kept)."""
+    global _scrubbing_on, _destination
     import mlflow
     from mlflow.entities.trace_location import MlflowExperimentLocation
 
-    mlflow.set_tracking_uri(uri)
-    mlflow.tracing.set_destination(MlflowExperimentLocation(experiment_id=experiment_id))
-    # its note at exit ("Flushing the async trace logging queue...") is about a flush ``finish`` has made already
-    logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
-    with _scrubbing:
+    with _setup:
+        if _destination != (uri, experiment_id) or mlflow.get_tracking_uri() != uri:
+            mlflow.set_tracking_uri(uri)
+            mlflow.tracing.set_destination(MlflowExperimentLocation(experiment_id=experiment_id))
+            _destination = (uri, experiment_id)
+        # its note at exit ("Flushing the async trace logging queue...") is about a flush ``finish`` has made already
+        logging.getLogger("mlflow.tracing.export.async_export_queue").setLevel(logging.WARNING)
         if not _scrubbing_on:
             mlflow.tracing.configure(span_processors=[_scrub_span])
             _scrubbing_on = True
@@ -163,6 +171,8 @@ class EpisodeTraces:
         )
         self.traced[record["episode"]] = span.trace_id
         self._pending.append((span.trace_id, record))
+        if len(self._pending) % BACKLOG == 0:  # the export queue drains before more traces join it
+            mlflow.flush_trace_async_logging()
 
     def finish(self) -> dict[int, str]:
         """Waits for the traces' export, logs each one's verdicts as feedback; returns episode -> trace id."""

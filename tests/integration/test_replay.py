@@ -134,6 +134,20 @@ def test_bad_replays_are_one_line(original, tmp_path, args, words):
     assert not (tmp_path / "x").exists()
 
 
+def test_a_replay_never_writes_into_an_existing_run(original, tmp_path):
+    files = {p.name: p.read_bytes() for p in original.iterdir() if p.is_file()}
+    for out in (original, tmp_path / "other"):
+        if out != original:
+            out.mkdir()
+            (out / "episodes.jsonl").write_text("{}\n")  # another run's
+        proc = _run(tmp_path, "replay", str(original), "from_turn=1", f"out={out}")
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        assert f"out={out}" in lines[0] and "never writes" in lines[0] and "another out=DIR" in lines[0]
+    assert {p.name: p.read_bytes() for p in original.iterdir() if p.is_file()} == files  # nothing touched
+    assert (tmp_path / "other" / "episodes.jsonl").read_text() == "{}\n"
+
+
 def test_replay_from_python_is_the_command(original, monkeypatch):
     import dialectica
 

@@ -327,6 +327,7 @@ class MoodyModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(mood))])
 
 
+@pytest.mark.filterwarnings("error::langchain_core._api.LangChainBetaWarning")  # the harness's cache warns no one
 def test_the_graphs_own_model_calls_are_cached_per_episode_seed(tmp_path: Path):
     moody = MoodyModel()
 
@@ -442,3 +443,52 @@ def test_a_context_field_named_like_a_harness_key_keeps_its_value(tmp_path: Path
         out_dir=tmp_path / "named",
     )
     assert _records(run)[0]["transcript"][1]["text"] == "Hello Ana, cold regards"
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"user": 42}, r"user=42 is invalid; valid values: a function \(messages, scenario, rng\)"),
+        ({"judge": "yes"}, r"judge='yes' is invalid; valid values: a function \(messages, scenario\[, state\]\)"),
+    ],
+)
+def test_a_user_or_judge_of_the_wrong_kind_is_refused_before_anything_runs(tmp_path: Path, kw: dict[str, Any], message: str):
+    with pytest.raises(ConfigError, match=message):
+        _run(tmp_path, "wrong", **kw)
+    assert not (tmp_path / "wrong").exists()
+
+
+def _raising_judge(messages: list[BaseMessage], scenario: dict[str, Any]) -> bool:
+    return scenario["no such key"]
+
+
+def test_evaluate_raises_past_max_error_rate_naming_the_records_and_the_first_error(tmp_path: Path):
+    with pytest.raises(dialectica.EpisodesFailed) as failed:
+        _run(tmp_path, "broken", judge=_raising_judge)
+    message = str(failed.value)
+    assert "every episode raised (error_rate 1.00 > max_error_rate 0.5)" in message
+    assert "the first: KeyError: 'no such key'" in message and str(tmp_path / "broken" / "episodes.jsonl") in message
+    tolerated = _run(tmp_path, "tolerated", judge=_raising_judge, overrides=["max_error_rate=1"])
+    assert "8 raised (see their error fields)" in repr(tolerated)
+    assert "raised" not in repr(_run(tmp_path, "fine"))
+
+
+def _number_user(messages: list[BaseMessage], scenario: dict[str, Any], rng: random.Random) -> Any:
+    return 7
+
+
+def _maybe_judge(messages: list[BaseMessage], scenario: dict[str, Any]) -> Any:
+    return "maybe"
+
+
+@pytest.mark.parametrize(
+    ("kw", "words"),
+    [
+        ({"user": _number_user}, ("the user function", "_number_user returned 7 (int)", "as a str, or None")),
+        ({"judge": _maybe_judge}, ("the judge", "_maybe_judge returned 'maybe' (str)", "a bool, a dialectica.Verdict")),
+    ],
+)
+def test_a_function_that_returns_the_wrong_type_is_named_in_the_record(tmp_path: Path, kw: dict[str, Any], words: tuple):
+    run = _run(tmp_path, "typed", overrides=["max_error_rate=1"], **kw)
+    errors = [r["error"].strip().splitlines()[-1] for r in _records(run)]
+    assert all(all(w in e for w in words) for e in errors), errors[0]
