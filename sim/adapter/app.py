@@ -26,7 +26,7 @@ from langchain_core.language_models import BaseChatModel
 
 from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
-from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict
+from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict, empty_reasons
 from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
@@ -327,6 +327,8 @@ class App:
         }
         if verdict is not None:
             metrics["judge_passed"] = float(verdict.passed)
+            if verdict.reasoned is not None:
+                metrics["judge_empty_reason"] = float(not verdict.reasoned)
         return EpisodeOutcome(
             termination=reason,
             metrics=metrics,
@@ -360,6 +362,7 @@ class App:
             prepare_scenario=prepare_scenario,
             roles=self._roles(),
             agreement=False,
+            metrics=(empty_reasons,),
             terminations=self.all_endings,
             description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
             view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
+from dialectica.metrics import MetricFn, Record
 from dialectica.sim.adapter.users import Cast, _text, qualified
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.structured import instruction, read_json, response_format
@@ -35,6 +36,7 @@ class Verdict:
     passed: bool
     reason: str = ""
     ending: str | None = None
+    reasoned: bool | None = None  # an LLM judge's: False when its reason is empty or a placeholder (``empty_reason``)
 
 
 def as_verdict(value: Any) -> Verdict:
@@ -143,7 +145,29 @@ class LLMJudge:
         value = read_json(_json_part(text), VERDICT_SCHEMA)
         if value is None:
             return Verdict(False, f"the judge's reply was not a verdict: {text[:200]!r}")
-        return Verdict(bool(value["passed"]), str(value["reason"]))
+        return Verdict(bool(value["passed"]), str(value["reason"]), reasoned=not empty_reason(str(value["reason"])))
+
+
+# What a small model copies from the prompt's schema instead of a reason (seen from SmolLM2: "pass", "text",
+# "true|false"): such a verdict was not reasoned, and is flagged.
+PLACEHOLDERS = frozenset(
+    "|pass|passed|fail|failed|text|true|false|true/false|reason|string|...|<reason>|one-sentence reason|n/a|none".split("|")
+) | {"true|false"}
+
+
+def empty_reason(reason: str) -> bool:
+    """Whether an LLM judge's reason is empty or a schema placeholder rather than a reason."""
+    return reason.strip().strip(".\"'").lower() in PLACEHOLDERS
+
+
+def empty_reasons() -> MetricFn:
+    """``judge/empty_reasons``: how many episodes' LLM-judge verdicts came with an empty or placeholder reason."""
+
+    def compute(records: Sequence[Record]) -> dict[str, float]:
+        flagged = [(r.get("metrics") or {}).get("judge_empty_reason") for r in records]
+        return {"judge/empty_reasons": float(sum(v == 1 for v in flagged))} if any(v is not None for v in flagged) else {}
+
+    return compute
 
 
 def _json_part(text: str) -> str:

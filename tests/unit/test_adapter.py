@@ -492,3 +492,13 @@ def test_a_function_that_returns_the_wrong_type_is_named_in_the_record(tmp_path:
     run = _run(tmp_path, "typed", overrides=["max_error_rate=1"], **kw)
     errors = [r["error"].strip().splitlines()[-1] for r in _records(run)]
     assert all(all(w in e for w in words) for e in errors), errors[0]
+
+
+def test_an_llm_judges_placeholder_reasons_are_flagged_and_counted(tmp_path: Path):
+    replies = ['{"reason": "pass", "passed": true}', '{"reason": "The shop issued the refund.", "passed": true}']
+    judge = LLMJudge(rubric="a refund was issued", model=ScriptModel(replies=replies * 2))
+    run = _run(tmp_path, "placeholders", judge=judge, episodes=4, scenarios=[{"name": "s", "order": 7}])
+    flags = [r["metrics"]["judge_empty_reason"] for r in _records(run)]
+    assert flags == [1.0, 0.0, 1.0, 0.0]
+    assert run.metrics["judge/empty_reasons"] == 2
+    assert "judge/empty_reasons" not in _run(tmp_path, "rule").metrics  # a rule gives no reasons to flag
