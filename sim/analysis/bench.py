@@ -158,7 +158,7 @@ def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
 
 def tracing_overhead(tmp: Path, episodes: int, graph: str = "interview") -> dict[str, float]:
     """Wall seconds of one scripted run of ``episodes`` into a fresh SQLite store with ``traces=none``, the default
-    (``auto``: the first 5 episodes of a scripted run) and ``traces=all``, in one process after a warm-up run,
+    (``auto``: the first 3 episodes of a scripted run) and ``traces=all``, in one process after a warm-up run,
     ``none`` timed before and after the others (its best counts), so that load on the machine falls on all alike."""
     from dialectica.sim.engine.batch import run_experiment
 

@@ -237,7 +237,7 @@ def checkpoints(cfg: DictConfig) -> bool | frozenset[int]:
     )
 
 
-AUTO_TRACES = 5  # traces=auto without a real model: the first 5 episodes (README "Checking the verdicts against people")
+AUTO_TRACES = 3  # traces=auto without a real model: the first 3 episodes (README "Checking the verdicts against people")
 
 
 @dataclass(frozen=True)

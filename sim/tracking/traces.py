@@ -1,7 +1,7 @@
 """Episodes as MLflow traces, their verdicts as MLflow assessments.
 
 - **Which episodes** (``traces=``, ``config.shape.Traces``): every one when a real model is called, else the
-  first 5; or all, none, the first K, a seeded sample of K. MLflow writes a scripted episode's trace (about 40
+  first 3; or all, none, the first K, a seeded sample of K. MLflow writes a scripted episode's trace (about 40
   spans) into SQLite in about 0.2 s, ten times the episode: a scripted run traces a few.
 - **A traced episode** is one trace in the run's experiment: a root span ``episode <i>`` (inputs: scenario,
   seed; outputs: ending, convergence, error), and below it what MLflow's LangChain tracer records of the graph
