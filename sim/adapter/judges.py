@@ -109,11 +109,16 @@ class LLMJudge:
             constrained reply, seeded and cached like every call).
         examples: Conversations people judged, put in the prompt before the one to judge; usually where an earlier
             judge and people disagreed (``dialectica.judge_examples(run_dir)``).
+        temperature: What the run's model samples the verdict at: 0 (the default) gives the same conversation the
+            same verdict (at the run's 0.8 the 1.5B judged identical conversations differently and agreed with a
+            person on 15 of 30, against 22 at 0: docs/results/verdicts-and-people.md); None: the run's
+            ``llm.temperature``. A model of your own keeps its settings.
     """
 
     rubric: str | None = None
     model: BaseChatModel | None = None
     examples: tuple[Example, ...] = ()
+    temperature: float | None = 0.0
 
     def __post_init__(self) -> None:
         if not all(isinstance(e, Example) for e in self.examples):
@@ -137,8 +142,11 @@ class LLMJudge:
         config = RunnableConfig(callbacks=cast.callbacks)
         if self.model is None:
             model = cast.model("judge", "You are a strict, fair evaluator of conversations.")
+            sampling: dict[str, Any] = {} if self.temperature is None else {"temperature": self.temperature}
             text = _text(
-                model.invoke([HumanMessage(prompt)], response_format=response_format(VERDICT_SCHEMA), config=config)
+                model.invoke(
+                    [HumanMessage(prompt)], response_format=response_format(VERDICT_SCHEMA), config=config, **sampling
+                )
             )
         else:  # a model of the researcher's: the schema goes in the prompt, not as a backend-specific argument
             text = _text(self.model.invoke([HumanMessage(f"{prompt}\n{instruction(VERDICT_SCHEMA)}")], config=config))

@@ -76,7 +76,7 @@ class LLMChatModel(BaseChatModel):
         return Request(
             messages=turns,
             seed=self._next_seed(),
-            temperature=s.temperature,
+            temperature=float(kwargs.get("temperature", s.temperature)),  # a caller's own (an LLM judge's 0)
             top_p=s.top_p,
             max_tokens=s.json_max_tokens if schema else s.max_tokens,
             timeout_s=s.timeout_s,

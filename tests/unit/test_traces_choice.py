@@ -12,7 +12,7 @@ from dialectica.sim.config.shape import AUTO_TRACES, Traces
 def test_auto_traces_every_episode_with_a_model_and_the_first_few_without():
     assert Traces().picks(500, 0, models=True) == frozenset(range(500))
     assert Traces().picks(500, 0, models=False) == frozenset(range(AUTO_TRACES))
-    assert Traces().picks(5, 0, models=False) == frozenset(range(5))
+    assert Traces().picks(2, 0, models=False) == frozenset(range(2))
 
 
 def test_first_k_a_seeded_sample_and_none():
@@ -58,3 +58,32 @@ def test_examples_that_are_not_examples_are_one_clear_error():
 
     with pytest.raises(ConfigError, match=r"takes Example objects \(dialectica.judge_examples"):
         LLMJudge(examples=({"transcript": "x", "passed": True},))  # type: ignore[arg-type]
+
+
+class _Seeing(FakeListChatModel):
+    """The run's model for the judge role: keeps the sampling arguments of each call."""
+
+    kwargs: list[dict] = []
+
+    def _call(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        self.kwargs.append(kwargs)
+        return super()._call(messages, stop, run_manager, **kwargs)
+
+
+class _RunCast:
+    callbacks: list[object] = []
+
+    def __init__(self) -> None:
+        self.seen = _Seeing(responses=['{"reason": "refunded", "passed": true}'] * 2)
+
+    def model(self, role: str, persona: str) -> _Seeing:
+        assert role == "judge"
+        return self.seen
+
+
+def test_an_llm_judge_on_the_runs_model_samples_at_temperature_zero_unless_told():
+    dialogue = [HumanMessage("Refund booking CD5678"), AIMessage("Refunded.")]
+    cast = _RunCast()
+    LLMJudge(rubric="refund issued").judge(dialogue, {"name": "s"}, {}, cast)
+    LLMJudge(rubric="refund issued", temperature=None).judge(dialogue, {"name": "s"}, {}, cast)
+    assert cast.seen.kwargs[0]["temperature"] == 0.0 and "temperature" not in cast.seen.kwargs[1]
