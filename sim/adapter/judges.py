@@ -96,7 +96,10 @@ class Example:
 
     def text(self, number: int) -> str:
         why = f" Reason: {self.reason}" if self.reason else ""
-        return f"Example {number}:\n{self.transcript}\nA person judged: passed {str(self.passed).lower()}.{why}"
+        return (
+            f"<example {number}>\n{self.transcript}\n</example {number}>\n"
+            f"A person judged example {number}: passed {str(self.passed).lower()}.{why}"
+        )
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,13 @@ class LLMJudge:
             )
         shown = "".join(f"{e.text(i)}\n\n" for i, e in enumerate(self.examples, 1))
         if shown:
-            shown = f"Conversations a person has judged against a rubric like this one; judge as they did.\n\n{shown}"
+            shown = (
+                "First, other conversations a person has judged against a rubric like this one, to show how they "
+                f"judge. They are not the conversation you judge.\n\n{shown}Now the conversation to judge.\n\n"
+            )
         prompt = (
-            f"{shown}Read this conversation between a user and an assistant.\n\n{transcript_text(messages)}\n\n"
+            f"{shown}Read this conversation between a user and an assistant.\n\n<conversation>\n"
+            f"{transcript_text(messages)}\n</conversation>\n\n"
             f"Rubric: {rubric}\nDid the assistant meet the rubric? Give a one-sentence reason, then passed "
             "true or false."
         )

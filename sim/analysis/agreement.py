@@ -270,7 +270,7 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
     ]
     for name, v in result["verdicts"].items():
         c, (low, high) = v["confusion"], v["kappa_ci95"]
-        k = f"{_fmt(v['kappa'])} ({_fmt(low)}-{_fmt(high)})" if v["kappa"] is not None else "-"
+        k = _fmt(v["kappa"]) + (f" ({_fmt(low)}-{_fmt(high)})" if low is not None and high is not None else "")
         lines.append(
             f"| {name} | {_rate(v['rate'])} | {_rate(v['corrected_rate'])} | {v['n']} | {c['tp']} | {c['fp']} | "
             f"{c['fn']} | {c['tn']} | {_fmt(v['accuracy'])} | {_fmt(v['sensitivity'])} | {_fmt(v['specificity'])} | "
@@ -358,8 +358,8 @@ def _nan(value: Any) -> float:
 def judge_examples(
     run_dir: str | Path, labels: Sequence[str | Path] = (), graph: str | None = None, k: int = 4
 ) -> tuple[Example, ...]:
-    """Up to ``k`` labeled episodes of a finished run as worked examples for ``LLMJudge(examples=...)``: first those
-    where the run's judge (else its convergence) and people disagreed, then agreements, alternating pass and fail.
+    """Up to ``k`` labeled episodes of a finished run as worked examples for ``LLMJudge(examples=...)``: those where
+    the run's judge (else its convergence) and people disagreed, with at least one of each label people gave.
     Labels are read from the run's MLflow traces and from ``labels`` files; the note is the example's reason.
 
     Raises:
@@ -378,10 +378,13 @@ def judge_examples(
     machine = {i: verdict_values(r) for i, r in records.items()}
     said = {i: v.get("judge", v["converged"]) for i, v in machine.items()}
     wrong = [i for i in sorted(people) if said[i] != people[i]]
-    right = sorted((i for i in people if said[i] == people[i]), key=lambda i: (i, people[i]))
-    right = [i for pair in zip([i for i in right if people[i]], [i for i in right if not people[i]], strict=False)
-             for i in pair]  # fmt: skip
-    chosen = (wrong + right)[:k]
+    right = [i for i in sorted(people) if said[i] == people[i]]
+    chosen = wrong[: max(1, k - 1)]
+    for pool in (right, wrong):  # at least one example of each verdict where the labels have both
+        missing = [i for i in pool if people[i] not in {people[c] for c in chosen}]
+        if missing and len(chosen) < k:
+            chosen.append(missing[0])
+    chosen += [i for i in wrong + right if i not in chosen][: k - len(chosen)]
     return tuple(Example(_text(records[i]), people[i], notes.get(i, ""), i) for i in chosen)
 
 

@@ -42,9 +42,10 @@ def test_an_llm_judge_reads_the_worked_examples_before_the_conversation():
     taught = LLMJudge(rubric="refund issued", model=model, examples=examples).judge(dialogue, {"name": "s"}, {}, _Cast())
     assert plain.passed and taught.passed
     before, after = model.seen
-    assert "Example" not in before
-    assert after.index("Example 1:\nUSER: refund AB1") < after.index("Example 2:") < after.index("USER: Refund booking")
-    assert "A person judged: passed false. Reason: refused" in after
+    assert "<example" not in before
+    first, second = after.index("<example 1>\nUSER: refund AB1"), after.index("<example 2>")
+    assert first < second < after.index("<conversation>\nUSER: Refund")
+    assert "A person judged example 1: passed false. Reason: refused" in after
 
 
 class _Cast:
