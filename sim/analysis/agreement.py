@@ -380,7 +380,7 @@ def judge_examples(
     wrong = [i for i in sorted(people) if said[i] != people[i]]
     right = [i for i in sorted(people) if said[i] == people[i]]
     chosen = wrong[: max(1, k - 1)]
-    for pool in (right, wrong):  # at least one example of each verdict where the labels have both
+    for pool in (wrong, right):  # at least one example of each label, where people gave both
         missing = [i for i in pool if people[i] not in {people[c] for c in chosen}]
         if missing and len(chosen) < k:
             chosen.append(missing[0])

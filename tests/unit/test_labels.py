@@ -121,3 +121,25 @@ def test_the_queue_spreads_over_scenarios_and_endings_and_skips_the_labeled():
     split = [i for i, why in more.items() if why == TARGETED]
     assert len(split) == 3 and all(i % 2 == 1 and i % 7 == 0 for i in split)  # the judge passed, the ending did not
     assert len(choose(records, 500, seed=0, labeled=set())) == 80
+
+
+def test_judge_examples_are_the_disagreements_with_both_labels_and_their_conversations(tmp_path):
+    from dialectica.sim.analysis.agreement import judge_examples
+
+    run = tmp_path / "run"
+    (run / "bot").mkdir(parents=True)
+    records = [_record(i, "a", converged=i < 6, judge=i < 6) | {"transcript": [
+        {"round": 1, "role": "user", "speaker": "user", "text": f"refund {i}"},
+        {"round": 1, "role": "tool", "speaker": "tool", "text": "looked up"},
+        {"round": 1, "role": "assistant", "speaker": "bot", "text": "done" if i < 6 else "no"},
+    ]} for i in range(10)]  # fmt: skip
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (run / "summary.json").write_text(json.dumps({"graphs": {"bot": {"metrics": {}, "mlflow_run_id": None}}}))
+    # people fail episodes 1, 2, 3 (the judge passed them), pass 7 (failed), and agree on 0 and 8
+    labels = tmp_path / "labels.csv"
+    labels.write_text("episode,label,note\n0,true,\n1,false,refused\n2,false,\n3,false,\n7,true,\n8,false,\n")
+    examples = judge_examples(run, labels=[labels], k=3)
+    assert [e.episode for e in examples] == [1, 2, 7]  # two disagreements, then one of the other label
+    assert [e.passed for e in examples] == [False, False, True] and examples[0].reason == "refused"
+    assert examples[0].transcript == "USER: refund 1\nASSISTANT: done"  # tool turns left out, as the judge reads
+    assert [e.episode for e in judge_examples(run, labels=[labels], k=5)] == [1, 2, 3, 7, 0]
