@@ -74,7 +74,7 @@ def _traced(run: GraphRun, chosen: dict[int, str], name: str) -> Queue:
     queue over them."""
     from mlflow.tracing.client import TracingClient
 
-    from dialectica.sim.engine.checkpoint import fingerprint
+    from dialectica.sim.engine.checkpoint import digest
     from dialectica.sim.tracking.store import open_store
     from dialectica.sim.tracking.traces import trace_record, use_store
 
@@ -84,12 +84,9 @@ def _traced(run: GraphRun, chosen: dict[int, str], name: str) -> Queue:
     traces = dict(run.traces)
     missing = [i for i in chosen if i not in traces]
     if missing:
-        import hashlib
-
-        config = json.loads((run.folder / "config.json").read_text())
-        digest = hashlib.sha256(json.dumps(fingerprint(config), sort_keys=True).encode()).hexdigest()[:12]
+        config = digest(json.loads((run.folder / "config.json").read_text()))
         for i, record in sorted(rec.GraphRecords(run.run_dir / rec.FILE, run.graph).pick(set(missing)).items()):
-            traces[i] = trace_record(record, run.tracking_uri, experiment_id, run.mlflow_run_id, str(run.run_dir), digest)
+            traces[i] = trace_record(record, run.tracking_uri, experiment_id, run.mlflow_run_id, str(run.run_dir), config)
         (run.folder / TRACES).write_text(json.dumps({"experiment_id": experiment_id, "traces": traces}, indent=1))
     tracing = TracingClient(run.tracking_uri)
     for i, why in chosen.items():

@@ -7,7 +7,6 @@ memory does not grow with transcripts.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -182,8 +181,14 @@ def _traces(
     if not picks:
         return None
     _, experiment_id = tracker.connect()
-    digest = hashlib.sha256(json.dumps(checkpoint.fingerprint(cfg.resolved), sort_keys=True).encode()).hexdigest()[:12]
+    digest = checkpoint.digest(graph_config(run, cfg))  # as `dialectica label` computes it from config.json
     return EpisodeTraces(cfg.tracking.uri, experiment_id, run_id, frozenset(picks), run_dir, digest)
+
+
+def graph_config(run: GraphRun, cfg: RunConfig) -> dict[str, Any]:
+    """The graph's resolved config as ``<graph>/config.json`` holds it (secrets scrubbed)."""
+    config: dict[str, Any] = scrub_tree(cfg.resolved | {"graph": {"name": run.spec.name, **run.raw}})
+    return config
 
 
 def _run_one(
@@ -284,7 +289,7 @@ def _run_logged(
             ui = mlflow_ui_url(cfg.tracking.uri)
             links = {i: trace_url(ui, traces.experiment_id, t) for i, t in traced.items()}
         pages = _pages(run, cfg, slims, episodes, links)
-        config = scrub_tree(cfg.resolved | {"graph": {"name": name, **run.raw}})
+        config = graph_config(run, cfg)
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
         entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
         if traces is not None:

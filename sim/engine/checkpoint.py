@@ -57,6 +57,13 @@ def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
     return {**kept, "dialectica_version": json.dumps(__version__)}
 
 
+def digest(resolved: dict[str, Any]) -> str:
+    """Twelve hex digits of the fingerprint: one config, one digest (a trace's ``dialectica.config`` tag)."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(fingerprint(resolved), sort_keys=True).encode()).hexdigest()[:12]
+
+
 def check(out_dir: Path, resolved: dict[str, Any]) -> None:
     """Raises a ConfigError naming the keys that differ from the run directory's fingerprint, if it has one."""
     path = out_dir / FILE

@@ -1,8 +1,8 @@
 """Episodes as MLflow traces, their verdicts as MLflow assessments.
 
-- **Which episodes** (``traces=``, ``config.shape.Traces``): every one when a real model is called, else the
-  first 3; or all, none, the first K, a seeded sample of K. MLflow writes a scripted episode's trace (about 40
-  spans) into SQLite in about 0.2 s, ten times the episode: a scripted run traces a few.
+- **Which episodes** (``traces=``, ``config.shape.Traces``): every one when a real model is called, none of a
+  scripted run (MLflow's export costs one a second or more, the run 15% at 2,000 episodes; ``dialectica label``
+  traces the episodes it queues); or all, none, the first K, a seeded sample of K.
 - **A traced episode** is one trace in the run's experiment: a root span ``episode <i>`` (inputs: scenario,
   seed; outputs: ending, convergence, error), and below it what MLflow's LangChain tracer records of the graph
   (a span per node run and model call, tokens on the model calls; a graph used as it is gets one LangGraph span

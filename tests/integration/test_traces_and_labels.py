@@ -164,3 +164,14 @@ def test_a_sweeps_labels_pool_per_configuration_over_seeds(tmp_path):
         assert "seed" not in name and row["labels"] == 6  # 3 labels a job, two seeds
         assert row["confusion"]["fp"] + row["confusion"]["fn"] == 2  # one disagreement a job
     assert "corrected (95% CI)" in (sweep / "agreement.md").read_text()
+
+
+def test_live_and_afterwards_traces_carry_the_same_config_digest(run, tmp_path):
+    run_dir, uri = run
+    summary = json.loads((run_dir / "summary.json").read_text())["graphs"][NAME]
+    proc = _dialectica(tmp_path, "label", str(run_dir), "--n", "2", "--name", "digest")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    traces = _traces(uri, summary["mlflow_run_id"])
+    live = {t.info.tags["dialectica.config"] for e, t in traces.items() if e < 4}
+    made = {t.info.tags["dialectica.config"] for e, t in traces.items() if e >= 4}
+    assert len(live) == 1 and live == made

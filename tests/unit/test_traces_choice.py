@@ -6,13 +6,12 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
 from dialectica.sim.adapter.judges import Example, LLMJudge
-from dialectica.sim.config.shape import AUTO_TRACES, Traces
+from dialectica.sim.config.shape import Traces
 
 
-def test_auto_traces_every_episode_with_a_model_and_the_first_few_without():
+def test_auto_traces_every_episode_with_a_model_and_none_without():
     assert Traces().picks(500, 0, models=True) == frozenset(range(500))
-    assert Traces().picks(500, 0, models=False) == frozenset(range(AUTO_TRACES))
-    assert Traces().picks(2, 0, models=False) == frozenset(range(2))
+    assert Traces().picks(500, 0, models=False) == frozenset()
 
 
 def test_first_k_a_seeded_sample_and_none():
