@@ -175,3 +175,27 @@ def test_live_and_afterwards_traces_carry_the_same_config_digest(run, tmp_path):
     live = {t.info.tags["dialectica.config"] for e, t in traces.items() if e < 4}
     made = {t.info.tags["dialectica.config"] for e, t in traces.items() if e >= 4}
     assert len(live) == 1 and live == made
+
+
+def test_a_native_graphs_convergence_is_a_verdict_people_label_the_same_way(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    run_dir = tmp_path / "run"
+    args = ["graph=interview", "episodes=6", "seed=1", "traces=2", "progress=false", f"tracking.uri={uri}"]
+    proc = _dialectica(tmp_path, *args, f"hydra.run.dir={run_dir}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads((run_dir / "summary.json").read_text())["graphs"]["interview"]
+    traces = _traces(uri, summary["mlflow_run_id"])
+    records = {r["episode"]: r for r in map(json.loads, (run_dir / "episodes.jsonl").read_text().splitlines())}
+    assert sorted(traces) == [0, 1]
+    for episode, trace in traces.items():
+        names = {s.name for s in trace.data.spans}
+        assert set(records[episode]["timings"]["node_path"]) <= names  # the graph's own nodes, as spans
+        verdict = next(a for a in trace.info.assessments if a.name == "dialectica/converged")
+        assert verdict.value is records[episode]["converged"] and verdict.source.source_type == "CODE"
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"episode": e, "label": not r["converged"]}) + "\n" for e, r in records.items()))
+    proc = _dialectica(tmp_path, "agreement", str(run_dir), f"labels={labels}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads((run_dir / "interview" / "agreement.json").read_text())
+    assert result["labels"] == 6 and result["accuracy"] == 0.0  # people disagreed with every verdict
+    assert result["corrected_convergence_rate"]["estimate"] == pytest.approx(1 - result["convergence_rate"]["estimate"])

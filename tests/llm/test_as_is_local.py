@@ -127,7 +127,8 @@ def _assert_traced(store: str, run: Path, records: list[dict]) -> None:
     run_id = json.loads((run / "summary.json").read_text())["graphs"]["support_bot.graph.graph"]["mlflow_run_id"]
     experiment = MlflowClient(store).get_run(run_id).info.experiment_id
     traces = {
-        int(t.info.tags["dialectica.episode"]): t for t in TracingClient(store).search_traces([experiment], run_id=run_id)
+        int(t.info.tags["dialectica.episode"]): t
+        for t in TracingClient(store).search_traces(locations=[experiment], run_id=run_id)
     }
     assert sorted(traces) == [0, 1]
     for record in records:

@@ -195,7 +195,7 @@ def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
     assert run.metrics["convergence_rate"] == reasons.count("refunded") / 12  # the verdict decides convergence
     page = next((run.run_dir / run.name / "view").glob("episode_*.html")).read_text()
     assert any(meaning in page for meaning in ("The judge found", "The customer gave up", "Refunded"))
-    bad = _run(tmp_path, "undeclared", judge=gave_up, episodes=12, seed=0)
+    bad = _run(tmp_path, "undeclared", judge=gave_up, episodes=12, seed=0, overrides=["max_error_rate=1"])
     errors = [r for r in _records(bad) if r["termination_reason"] == "error"]
     assert any("'gave_up', which it does not declare; declared: converged, user_stopped" in e["error"] for e in errors)
 
