@@ -5,9 +5,6 @@ were not traced while they ran."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import mlflow
@@ -15,24 +12,10 @@ import pytest
 from mlflow.entities import AssessmentSource
 from mlflow.tracing.client import TracingClient
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_bot"
-NAME = "support_bot.graph.graph"
-ARGS = (
-    "graph=support_bot.graph:graph",
-    f"graph.scenarios={EXAMPLE / 'scenarios.yaml'}",
-    "graph.user=support_bot.evaluation:customer",
-    "graph.judge=support_bot.evaluation:refunded",
-    "episodes=10",
-    "seed=0",
-    "progress=false",
-)
+from tests.integration.test_support_bot_example import ARGS as SUPPORT_BOT
+from tests.integration.test_support_bot_example import NAME, _dialectica
 
-
-def _dialectica(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(EXAMPLE / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "dialectica", *args], capture_output=True, text=True, cwd=cwd, env=env, check=False
-    )
+ARGS = (*(a for a in SUPPORT_BOT if a not in ("episodes=8", "tracking=none")), "episodes=10", "seed=0")
 
 
 @pytest.fixture(scope="module")
