@@ -12,6 +12,24 @@ from dialectica.sim.authoring.params import ConfigError
 
 TEXT = ("persona", "instructions", "rubric", "stop")
 LINES = ("turns", "opening")
+# The keys the harness reads, and what for (README "Evaluate a graph you already have"); every other key is yours.
+RESERVED = {
+    "name": "the scenario's name (a non-empty string)",
+    "turns": "a scripted user's lines, said in order (a list of strings)",
+    "opening": "an LLM user's fixed first lines (a list of strings)",
+    "persona": "who an LLM user is (a string)",
+    "instructions": "what an LLM user wants (a string)",
+    "stop": "the phrase an LLM user says when done (a string)",
+    "rubric": "what an LLM judge counts as success (a string)",
+    "input": "the graph's input state (a mapping)",
+}
+
+
+def _reserved(key: str, expected: str, value: Any) -> ConfigError:
+    return ConfigError(
+        f"key {key!r} is reserved by the harness ({RESERVED[key]}); got {value!r}"[:240]
+        + f"; expected {expected}. The reserved keys: {', '.join(RESERVED)}; name a key of your own otherwise"
+    )
 
 
 def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
@@ -25,11 +43,11 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         raise ConfigError("missing or malformed key 'name' (expected a non-empty string)")
     for key in TEXT:
         if key in scenario and not isinstance(scenario[key], str):
-            raise ConfigError(f"key {key!r} must be a string, got {type(scenario[key]).__name__}")
+            raise _reserved(key, "a string", scenario[key])
     for key in LINES:
         value = scenario.get(key)
         if key in scenario and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise ConfigError(f"key {key!r} must be a list of strings, got {value!r}"[:300])
+            raise _reserved(key, "a list of strings", value)
     if "input" in scenario and not isinstance(scenario["input"], dict):
-        raise ConfigError(f"key 'input' must be a mapping (the graph's input state), got {type(scenario['input']).__name__}")
+        raise _reserved("input", "a mapping", scenario["input"])
     return scenario

@@ -255,9 +255,19 @@ def test_an_llm_judge_without_a_model_needs_one_before_anything_runs(tmp_path: P
 
 
 def test_a_malformed_scenario_is_one_line_naming_the_key(tmp_path: Path):
-    with pytest.raises(ConfigError, match=r"scenarios.yaml, item 1: key 'turns' must be a list of strings"):
+    with pytest.raises(ConfigError, match=r"scenarios.yaml, item 1: key 'turns' is reserved by the harness") as err:
         _run(tmp_path, "bad", scenarios=[{"name": "x", "turns": "hello"}])
+    assert "expected a list of strings" in str(err.value) and "\n" not in str(err.value)
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_users_own_key_that_the_harness_reserves_says_so_and_lists_the_others(tmp_path: Path):
+    with pytest.raises(ConfigError) as err:
+        _run(tmp_path, "mine", scenarios=[{"name": "x", "opening": {"greeting": "hi"}}])
+    message = str(err.value)
+    assert "key 'opening' is reserved by the harness (an LLM user's fixed first lines" in message
+    assert "The reserved keys: name, turns, opening, persona, instructions, stop, rubric, input" in message
+    assert "name a key of your own otherwise" in message
 
 
 def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
