@@ -107,6 +107,17 @@ def verdicts(record: FullRecord) -> list[Any]:
     return out
 
 
+def _describe(span: Any, record: FullRecord, run_id: str, run_dir: str, digest: str) -> None:
+    """An episode's root span and trace, live or made afterwards: inputs, outputs, tags, session, MLflow run."""
+    import mlflow
+
+    span.set_inputs({"scenario": record["scenario"], "seed": record["seed"], "episode": record["episode"]})
+    span.set_outputs(_outputs(record))
+    mlflow.update_current_trace(
+        tags=trace_tags(record, run_dir, digest), metadata={"mlflow.sourceRun": run_id}, session_id=session(record, run_dir)
+    )
+
+
 def _outputs(record: FullRecord) -> dict[str, Any]:
     out = {"termination_reason": record["termination_reason"], "converged": bool(record.get("converged"))}
     return out | ({"error": str(record["error"]).strip().splitlines()[-1]} if record.get("error") else {})
@@ -162,13 +173,7 @@ class EpisodeTraces:
 
         if record is None:
             return
-        span.set_inputs({"scenario": record["scenario"], "seed": record["seed"], "episode": record["episode"]})
-        span.set_outputs(_outputs(record))
-        mlflow.update_current_trace(
-            tags=trace_tags(record, self.run_dir, self.digest),
-            metadata={"mlflow.sourceRun": self.run_id},
-            session_id=session(record, self.run_dir),
-        )
+        _describe(span, record, self.run_id, self.run_dir, self.digest)
         self.traced[record["episode"]] = span.trace_id
         self._pending.append((span.trace_id, record))
         if len(self._pending) % BACKLOG == 0:  # the export queue drains before more traces join it
@@ -207,17 +212,11 @@ def trace_record(record: FullRecord, uri: str, experiment_id: str, run_id: str, 
 
     use_store(uri, experiment_id)
     with mlflow.start_span(name=f"episode {record['episode']}", span_type="AGENT") as span:
-        span.set_inputs({"scenario": record["scenario"], "seed": record["seed"], "episode": record["episode"]})
         for turn in record.get("transcript") or []:
             with mlflow.start_span(name=f"turn {turn['round']} {turn['speaker']}", span_type="CHAIN") as child:
                 child.set_inputs({"role": turn["role"], "speaker": turn["speaker"]})
                 child.set_outputs({"text": turn["text"]})
-        span.set_outputs(_outputs(record))
-        mlflow.update_current_trace(
-            tags=trace_tags(record, run_dir, digest),
-            metadata={"mlflow.sourceRun": run_id},
-            session_id=session(record, run_dir),
-        )
+        _describe(span, record, run_id, run_dir, digest)
         trace_id = str(span.trace_id)
     mlflow.flush_trace_async_logging()
     client = TracingClient(uri)
