@@ -5,13 +5,15 @@ scripted episodes per second per graph; the harness's time against calling the s
 graph directly; embedding-agreement throughput against a raw ``SentenceTransformer.encode`` of the
 same sentences; MLflow's share of a 200-episode job; start-up time of a one-episode run; peak
 resident memory of a long panel run against a short one. With ``--surrogate``, also the harness's
-own time outside model calls in surrogate runs on the local LLM.
+own time outside model calls in surrogate runs on the local LLM; with ``--shared-cores``, two surrogate jobs at
+once against the same two one after the other.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from dialectica.sim.config.typed import RunConfig, compose, from_hydra
+from dialectica.sim.llm.machine import ENV
 
 OUT = Path("results") / "benchmarks"  # relative to the working directory
 FAST_HANG = "++per_graph.tribunal.cast.hang_s=0.2"  # the planted hanging collector, kept short
@@ -206,28 +209,28 @@ def surrogate_overhead(records: list[dict[str, Any]]) -> float:
     return 1 - sum(r["timings"]["llm_seconds"] for r in records) / wall if wall else float("nan")
 
 
+def _surrogate_command(graph: str, out: Path, tmp: Path, episodes: int, *extra: str) -> list[str]:
+    """A cold (no call cache) ``participants=surrogate llm=llamacpp`` run of ``graph`` into ``out``."""
+    return [
+        str(Path(sys.executable).parent / "dialectica"),
+        f"graph={graph}",
+        "participants=surrogate",
+        "llm=llamacpp",
+        f"episodes={episodes}",
+        "llm.cache=null",
+        "progress=false",
+        f"hydra.run.dir={out}",
+        f"tracking.uri=sqlite:///{tmp / 'surrogate' / 'mlflow.db'}",
+        *extra,
+    ]
+
+
 def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
-    """A cold (no call cache) ``participants=surrogate llm=llamacpp`` run of ``graph`` in a fresh process:
-    the harness's share of the episodes' time and of the whole process (start-up and MLflow included)."""
-    exe = Path(sys.executable).parent / "dialectica"
+    """A cold surrogate run of ``graph`` in a fresh process: the harness's share of the episodes' time and of the
+    whole process (start-up and MLflow included)."""
     out = tmp / "surrogate" / graph
     start = time.perf_counter()
-    subprocess.run(
-        [
-            str(exe),
-            f"graph={graph}",
-            "participants=surrogate",
-            "llm=llamacpp",
-            f"episodes={episodes}",
-            "llm.cache=null",
-            "progress=false",
-            f"hydra.run.dir={out}",
-            f"tracking.uri=sqlite:///{tmp / 'surrogate' / 'mlflow.db'}",
-        ],
-        check=True,
-        capture_output=True,
-        cwd=tmp,
-    )
+    subprocess.run(_surrogate_command(graph, out, tmp, episodes), check=True, capture_output=True, cwd=tmp)
     wall = time.perf_counter() - start
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     model = sum(r["timings"]["llm_seconds"] for r in records)
@@ -236,6 +239,44 @@ def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
         "llm_seconds": model,
         "harness_share_of_episodes": surrogate_overhead(records),
         "harness_share_of_process": (wall - model) / wall,
+    }
+
+
+def shared_cores(tmp: Path, graph: str = "interview", episodes: int = 2) -> dict[str, Any]:
+    """Two cold surrogate jobs (seeds 0 and 1) one after the other, then the same two at once, then at once with a
+    lock file each (as if there were no machine lock, ``sim/llm/machine.py``): wall seconds, and the ratios of
+    the concurrent runs to the sequential one."""
+
+    def jobs(name: str, together: bool, own_locks: bool) -> float:
+        commands = [
+            _surrogate_command(graph, tmp / "shared" / f"{name}{seed}", tmp, episodes, f"seed={seed}", "tracking=none")
+            for seed in (0, 1)
+        ]
+        envs = [os.environ | ({ENV: str(tmp / "shared" / f"{name}{seed}.lock")} if own_locks else {}) for seed in (0, 1)]
+        start = time.perf_counter()
+        if together:
+            running = [
+                subprocess.Popen(c, env=e, cwd=tmp, stdout=subprocess.DEVNULL) for c, e in zip(commands, envs, strict=True)
+            ]
+            if any([p.wait() for p in running]):  # a list: wait for both
+                raise RuntimeError(f"a concurrent {graph} surrogate job failed")
+        else:
+            for command, env in zip(commands, envs, strict=True):
+                subprocess.run(command, env=env, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+
+    (tmp / "shared").mkdir(parents=True, exist_ok=True)
+    sequential = jobs("sequential", together=False, own_locks=False)
+    together = jobs("together", together=True, own_locks=False)
+    unlocked = jobs("unlocked", together=True, own_locks=True)
+    return {
+        "graph": graph,
+        "episodes": episodes,
+        "sequential_seconds": sequential,
+        "together_seconds": together,
+        "unlocked_seconds": unlocked,
+        "together_ratio": together / sequential,
+        "unlocked_ratio": unlocked / sequential,
     }
 
 

@@ -18,6 +18,7 @@ from dialectica.sim.analysis.bench import (
     memory_growth,
     model_rates,
     server_concurrency,
+    shared_cores,
     startup_seconds,
     surrogate_run,
     token_figures,
@@ -91,6 +92,17 @@ def measure(argv: list[str]) -> dict[str, Any]:
     )
     parser.add_argument("--only-traces", action="store_true", help="with --traces: skip every other figure")
     parser.add_argument(
+        "--shared-cores",
+        type=int,
+        nargs="?",
+        const=2,
+        default=None,
+        metavar="EPISODES",
+        help="also time two cold interview surrogate jobs of EPISODES (2) on the local LLM one after the other, at "
+        "once, and at once without the machine's model lock (needs the llm extra)",
+    )
+    parser.add_argument("--only-shared-cores", action="store_true", help="with --shared-cores: skip every other figure")
+    parser.add_argument(
         "--tokens-set",
         action="append",
         default=[],
@@ -111,8 +123,10 @@ def measure(argv: list[str]) -> dict[str, Any]:
             figures["tokens"] = _tokens(args, tmp, args.tokens or names())
         if args.traces is not None:
             figures["traces"] = tracing_overhead(tmp, args.traces)
-        if args.only_server or args.only_tokens or args.only_traces:
-            return _report(figures, _trace_rows(figures), args.out)
+        if args.shared_cores is not None:
+            figures["shared_cores"] = shared_cores(tmp, episodes=args.shared_cores)
+        if args.only_server or args.only_tokens or args.only_traces or args.only_shared_cores:
+            return _report(figures, _trace_rows(figures) + _shared_rows(figures), args.out)
         for graph in names():
             figures["graphs"][graph] = harness_overhead(graph, max(2, args.episodes // 2), tmp, embed) | {
                 "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)
@@ -142,7 +156,7 @@ def measure(argv: list[str]) -> dict[str, Any]:
             (f"peak RSS, {m['episodes']} panel episodes (MiB)", f"{m['peak_rss_mib']:.0f}", "< 1229"),
             (f"peak RSS, {m['episodes']} / {m['episodes'] // 10} episodes", f"{m['growth_ratio']:.2f}", "near 1"),
         ]
-    rows += _trace_rows(figures)
+    rows += _trace_rows(figures) + _shared_rows(figures)
     for g, v in figures.get("surrogate", {}).items():
         rows += [
             (f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
@@ -159,6 +173,21 @@ def _trace_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
         (f"{t['episodes']} scripted episodes, traces=none (s)", f"{t['none_seconds']:.1f}", ""),
         ("  traces=3 / none", f"{t['three_ratio']:.3f}", ""),
         ("  traces=all / none", f"{t['all_ratio']:.2f}", ""),
+    ]
+
+
+def _shared_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
+    if "shared_cores" not in figures:
+        return []
+    v = figures["shared_cores"]
+    return [
+        (
+            f"two {v['graph']} surrogate jobs of {v['episodes']} episodes, one after the other (s)",
+            f"{v['sequential_seconds']:.0f}",
+            "",
+        ),
+        ("  at once / one after the other", f"{v['together_ratio']:.2f}", "<= 1.1"),
+        ("  at once without the machine's model lock / one after the other", f"{v['unlocked_ratio']:.2f}", ""),
     ]
 
 

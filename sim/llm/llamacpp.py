@@ -1,7 +1,8 @@
 """``llm=llamacpp``: a GGUF model run in process by llama-cpp-python, offline.
 
-The model loads once per process and is shared by every role and episode (a lock serialises calls:
-llama.cpp contexts are not thread-safe, and the tribunal's judges run in threads). Prompt evaluation
+The model loads once per process and is shared by every role and episode. One call computes at a time on the
+machine (``machine.machine_lock``): llama.cpp contexts are not thread-safe, the tribunal's judges run in threads,
+and two processes computing at once on the same cores slow each other many times over. Prompt evaluation
 dominates on a CPU, and llama.cpp skips the prefix a prompt shares with what its context holds. So the model
 keeps up to ``llm.contexts`` contexts (one set of weights; each context its own KV cache), and a call goes to the
 context that holds the longest prefix of its prompt (``pick_context``): each speaker's growing dialogue stays in
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import atexit
 import json
-import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -28,6 +28,7 @@ import numpy as np
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.gguf import model_file, read_metadata
+from dialectica.sim.llm.machine import machine_lock
 
 Turns = tuple[tuple[str, str], ...]
 
@@ -132,9 +133,6 @@ def remind(messages: Turns) -> Turns:
     if not system or not messages or messages[-1][0] != "user":
         return messages
     return (*messages[:-1], ("user", f"{messages[-1][1]}\n\n(Remember: {reminder(system)})"))
-
-
-_LOCKS: dict[tuple[Any, ...], threading.Lock] = {}
 
 
 def shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -265,7 +263,6 @@ class LlamaCppBackend:
                 f"or llm.model_path=null for llm.preset"
             )
         self._args = (str(path), settings.n_ctx, settings.n_batch, settings.threads(), settings.contexts)
-        self.lock = _LOCKS.setdefault(self._args, threading.Lock())
         name = settings.chat_format if settings.chat_format != AUTO else packaged_format or AUTO
         chat_format = template_format(path, label) if name == AUTO else CHAT_FORMATS[name]
         arrange: Callable[[Turns], Turns] = (
@@ -309,7 +306,7 @@ class LlamaCppBackend:
         from llama_cpp import StoppingCriteriaList
 
         grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema is not None else None
-        with self.lock:
+        with machine_lock():  # one model call at a time on this machine, across threads and processes
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
             deadline = time.monotonic() + request.timeout_s
             prompt, stop, tokens = self._fit(request.messages, request.max_tokens)

@@ -77,12 +77,12 @@ class LLMSettings:
     roles: dict[str, Any] = field(default_factory=dict)
 
     def threads(self) -> int:
-        """``n_threads``, or when null ``OMP_NUM_THREADS`` if set (a test worker sharing the cores sets 1), else the
-        cores this process may use, at most 8 (generation is bound by memory long before a large machine's cores)."""
+        """``n_threads``, or when null the cores this process may use, at most 8 (generation is bound by memory long
+        before a large machine's cores). Not fewer when other processes share the cores: model calls on one machine
+        take turns (``machine.machine_lock``), so each has every core while it runs."""
         if self.n_threads is not None:
             return self.n_threads
-        env = os.environ.get("OMP_NUM_THREADS", "")
-        return int(env) if env.isdigit() and int(env) > 0 else min(8, len(os.sched_getaffinity(0)))
+        return min(8, len(os.sched_getaffinity(0)))
 
     def validate(self) -> None:
         from dialectica.sim.llm.backends import BACKENDS

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import sys
+import threading
 
+import filelock
 import pytest
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm import gguf
 from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma, pick_context, shared_prefix
+from dialectica.sim.llm.machine import ENV, machine_lock
 from dialectica.sim.llm.server import ServerBackend
 from dialectica.sim.llm.settings import LLMSettings
 
@@ -191,14 +195,39 @@ def test_http_client_logs_default_to_warning_but_a_chosen_level_stays():
             logging.getLogger(name).setLevel(level)
 
 
-def test_threads_follow_omp_num_threads_unless_set(monkeypatch):
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    assert LLMSettings().threads() == 1  # a test worker sharing the cores
+def test_model_threads_are_the_cores_even_when_a_process_shares_them(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a test worker or a sweep job: torch and BLAS take one thread
+    assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))  # model calls take turns: all cores each
     assert LLMSettings(n_threads=3).threads() == 3  # an explicit value wins
-    monkeypatch.delenv("OMP_NUM_THREADS")
-    assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))
-    monkeypatch.setenv("OMP_NUM_THREADS", "many")  # not a count: ignored
-    assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))
+
+
+def test_model_calls_take_turns_across_processes_and_threads(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV, str(tmp_path / "llm.lock"))
+    probe = (  # another process: exit 0 when it could take the machine's model lock at once, 1 when it waits
+        "import sys, filelock\n"
+        "from dialectica.sim.llm.machine import machine_lock\n"
+        "try:\n    machine_lock().acquire(timeout=0)\nexcept filelock.Timeout:\n    sys.exit(1)\n"
+    )
+    free = lambda: subprocess.run([sys.executable, "-c", probe]).returncode == 0  # noqa: E731
+    assert free()
+    with machine_lock():
+        assert not free()  # another process waits for the call in progress
+        other_thread: list[bool] = []
+        thread = threading.Thread(target=lambda: other_thread.append(free_here()))
+        thread.start()
+        thread.join()
+        assert other_thread == [False]  # and so does another thread of this process (llama.cpp is not thread-safe)
+    assert free()
+
+
+def free_here() -> bool:
+    lock = machine_lock()
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        return False
+    lock.release()
+    return True
 
 
 def test_a_prompt_goes_to_the_context_holding_its_own_dialogue():
