@@ -398,7 +398,9 @@ def sweep_jobs(directory: Path) -> dict[str, list[Path]]:
     """A sweep directory's finished jobs grouped by configuration: the job's overrides less its ``seed`` (jobs that
     differ only in their seed pool); empty when ``directory`` is not a sweep."""
     groups: dict[str, list[Path]] = defaultdict(list)
-    for summary in sorted(directory.glob("*/summary.json"), key=lambda p: (len(p.parent.name), p.parent.name)):
+    from dialectica.sim.tracking.sweep import job_files
+
+    for summary in job_files(directory, "summary.json"):
         overrides = json.loads(summary.read_text()).get("overrides", [])
         kept = [o for o in overrides if not o.lstrip("+~").startswith("seed=")]
         groups[" ".join(kept) or "(defaults)"].append(summary.parent)

@@ -27,6 +27,11 @@ PARENT_FILE = "mlflow_parent.json"
 HYDRA_FILE = "multirun.yaml"  # Hydra's copy of the sweep's config and overrides, scrubbed once written
 
 
+def job_files(sweep_dir: Path, name: str) -> list[Path]:
+    """The jobs' ``name`` files of a sweep, in the order Hydra numbered the jobs (2 before 10)."""
+    return sorted(sweep_dir.glob(f"*/{name}"), key=lambda p: (len(p.parent.name), p.parent.name))
+
+
 def _tracking(config: DictConfig) -> dict[str, Any]:
     values = OmegaConf.to_container(config.tracking, resolve=True)
     assert isinstance(values, dict), f"tracking must be a mapping, got {values!r}"
@@ -62,7 +67,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     from dialectica.sim.engine import records
 
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
-    paths = sorted(sweep_dir.glob("*/summary.json"))
+    paths = job_files(sweep_dir, "summary.json")
     summaries = [json.loads(p.read_text()) for p in paths]
     keys = _config_keys([s.get("overrides", []) for s in summaries])
     for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
@@ -106,7 +111,9 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    frame = frame.sort_values(["graph", "convergence_rate"], ascending=[True, False]).reset_index(drop=True)
+    # stable: configurations that converge equally stay in the jobs' order
+    frame = frame.sort_values(["graph", "convergence_rate"], ascending=[True, False], kind="stable")
+    frame = frame.reset_index(drop=True)
     return frame.join(_against_best(frame, outcomes, alpha))
 
 

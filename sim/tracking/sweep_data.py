@@ -41,6 +41,20 @@ class Sweep:
     episodes: pd.DataFrame
     comparison: pd.DataFrame
 
+    def configurations(self, episodes: pd.DataFrame | None = None) -> pd.Series:
+        """Each episode's configuration, as the values of the swept keys (``run_seed`` left out): an ordered
+        categorical, numbers in numeric order (6 before 12), so that tables and plots keyed on it follow the
+        values."""
+        import pandas as pd
+
+        frame = self.episodes if episodes is None else episodes
+        keys = [key for key in self.swept if key != "run_seed"]
+        if not keys:
+            return pd.Series(pd.Categorical(["(defaults)"] * len(frame)), index=frame.index)
+        labels = frame[keys].astype(str).agg(" ".join, axis=1)
+        order = frame[keys].assign(label=labels).drop_duplicates("label").sort_values(keys, kind="stable")["label"]
+        return pd.Series(pd.Categorical(labels, categories=list(order), ordered=True), index=frame.index)
+
 
 def _from_run(run_id: str, tracking_uri: str) -> tuple[Path, str]:
     from mlflow.exceptions import MlflowException
@@ -78,7 +92,7 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
     """
     import pandas as pd
 
-    from dialectica.sim.tracking.sweep import PARENT_FILE, comparison
+    from dialectica.sim.tracking.sweep import PARENT_FILE, comparison, job_files
 
     path = Path(target)
     parent: str | None = None
@@ -93,7 +107,7 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         raise SweepError(
             f"no sweep at {target}: give a sweep directory (hydra.sweep.dir) or its MLflow parent run id with a tracking URI"
         )
-    jobs = sorted((p.parent for p in directory.glob(f"*/{FILE}")), key=lambda p: (len(p.name), p.name))
+    jobs = [path.parent for path in job_files(directory, FILE)]
     frames = []
     keys: dict[str, str] = {}  # override key -> its column (a sweep's seed is the run seed, not an episode's)
     for job in jobs:

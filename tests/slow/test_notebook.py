@@ -74,6 +74,7 @@ def test_report_of_one_sweep_in_a_store_of_two_shows_only_that_sweep(tmp_path):
     parent = json.loads((tmp_path / "panel" / "mlflow_parent.json").read_text())["run_id"]
     proc = subprocess.run([str(BIN), "report", parent, "--tracking-uri", uri], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "WARNING" not in proc.stderr  # the kernel runs on local sockets: no unencrypted-TCP warning
     html = (tmp_path / "panel" / "report.html").read_text()
     assert "2 jobs, 8 episodes, graphs socratic_panel; swept: graph.convergence_threshold" in html
     assert "interview" not in html and "graph.budget" not in html

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 from dialectica.sim.tracking.sweep_data import Sweep
 
@@ -34,13 +35,20 @@ def _environ(values: dict[str, str]) -> Iterator[None]:
 def render(sweep: Sweep, out: Path) -> Path:
     """Executes the notebook for ``sweep`` and writes it, outputs and figures inlined, as HTML to ``out``."""
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
 
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     params = {"DIALECTICA_SWEEP": str(sweep.directory.resolve()), "DIALECTICA_TRACKING_URI": sweep.tracking_uri or ""}
-    with _environ(params | {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}):
-        NotebookClient(notebook, kernel_name="python3", resources={"metadata": {"path": str(sweep.directory)}}).execute()
+    with _environ(params | {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}), TemporaryDirectory() as sockets:
+        # local sockets, not TCP: nothing listens on a port, and the kernel has no unencrypted-TCP warning to print
+        kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+        try:
+            NotebookClient(notebook, km=kernel, resources={"metadata": {"path": str(sweep.directory)}}).execute()
+        finally:
+            if kernel.has_kernel:
+                kernel.shutdown_kernel()
     html, _ = HTMLExporter(embed_images=True).from_notebook_node(notebook)
     html = _REMOTE_SCRIPT.sub("", html)  # require.js and MathJax from a CDN: the page needs neither offline
     out.parent.mkdir(parents=True, exist_ok=True)

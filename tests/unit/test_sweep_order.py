@@ -1,0 +1,37 @@
+"""A sweep's jobs and configurations in numeric order, not text order (12 after 6 and 8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from dialectica.sim.tracking.sweep import job_files
+from dialectica.sim.tracking.sweep_data import Sweep
+
+
+def test_jobs_come_in_hydras_numbering(tmp_path):
+    for job in ("0", "1", "2", "10", "11"):
+        (tmp_path / job).mkdir()
+        (tmp_path / job / "summary.json").write_text("{}")
+    assert [p.parent.name for p in job_files(tmp_path, "summary.json")] == ["0", "1", "2", "10", "11"]
+
+
+def test_configurations_follow_the_swept_values():
+    episodes = pd.DataFrame(
+        {
+            "graph.max_rounds": [12, 6, 8, 12, 6],
+            "graph.threshold": [0.5, 0.5, 0.5, 0.25, 0.25],
+            "run_seed": [0, 0, 0, 1, 1],
+        }
+    )
+    sweep = Sweep(Path("."), None, None, ["graph.max_rounds", "graph.threshold", "run_seed"], episodes, pd.DataFrame())
+    config = sweep.configurations()
+    assert list(config.cat.categories) == ["6 0.25", "6 0.5", "8 0.5", "12 0.25", "12 0.5"]
+    assert list(config) == ["12 0.5", "6 0.5", "8 0.5", "12 0.25", "6 0.25"]  # each episode keeps its own
+    table = episodes.assign(config=config, converged=1).pivot_table(
+        index="run_seed", columns="config", values="converged", observed=True
+    )
+    assert list(table.columns) == list(config.cat.categories)  # a heatmap's columns in the values' order
+    unswept = Sweep(Path("."), None, None, ["run_seed"], episodes, pd.DataFrame())
+    assert set(unswept.configurations()) == {"(defaults)"}
