@@ -21,7 +21,15 @@ from omegaconf import DictConfig, OmegaConf
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import FAULT, INPUT, say
-from dialectica.sim.config.groups import BROKEN, graph_options, import_strings, option, register_plugin_configs
+from dialectica.sim.config.groups import (
+    BROKEN,
+    graph_options,
+    import_strings,
+    option,
+    original,
+    register_plugin_configs,
+    remember,
+)
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
 from dialectica.sim.config.secrets import install_logging
 from dialectica.sim.engine import checkpoint
@@ -173,7 +181,9 @@ def app(cfg: DictConfig) -> float | None:
     try:
         from dialectica.sim.config.typed import from_hydra  # checks the shape first, then the types
 
-        overrides = tuple(cast("list[str]", OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False)))  # as typed
+        remember(str(OmegaConf.select(cfg, "graph.name", default="")))  # a job in another process of a sweep
+        typed = cast("list[str]", OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False))
+        overrides = tuple(original(o) for o in typed)  # as typed: a path-form graph as its path
         run_cfg = from_hydra(cfg, out_dir, overrides, parent)
         install_logging()  # from here on, every log record is scrubbed of the run's secrets
     except ConfigError as exc:

@@ -181,3 +181,23 @@ def test_a_graph_used_as_it_is_forks_after_a_turn_under_another_context_knob(pro
     assert {i: {k: v for k, v in r.items() if k not in strip} for i, r in again.items()} == {
         i: {k: v for k, v in r.items() if k not in strip} for i, r in forked.items()
     }
+
+
+def test_a_graph_given_as_a_path_keeps_its_path_in_records_logs_and_replays(project: Path):
+    (project / "bots").mkdir()
+    (project / "desk.py").rename(project / "bots" / "desk.py")
+    common = ("graph.scenarios=scenarios.yaml", "graph.user=bots/desk.py:visitor", "graph.judge=bots/desk.py:served")
+    common += ("episodes=4", "tracking=none", "progress=false")
+    proc = _dialectica(project, "graph=bots/desk.py:graph", *common, "hydra.run.dir=run")
+    assert proc.returncode == 0, proc.stderr
+    assert "graph=bots/desk.py:graph" in json.loads((project / "run" / "summary.json").read_text())["overrides"]
+    proc = _dialectica(project, "replay", "run", "from_turn=1", "out=again")
+    assert proc.returncode == 0, proc.stderr
+    assert (project / "again" / "replay.json").exists()
+    proc = _dialectica(project, "-m", "graph=bots/desk.py:graph", *common, "graph.patience=1,3", "hydra.sweep.dir=sweep")
+    assert proc.returncode == 0, proc.stderr
+    launches = [line for line in (proc.stdout + proc.stderr).splitlines() if "#0 :" in line or "#1 :" in line]
+    assert len(launches) == 2 and all("graph=bots/desk.py:graph " in line for line in launches), launches
+    assert ".." not in (project / "sweep" / "comparison.md").read_text()
+    proc = _dialectica(project, "replay", "sweep/1", "from_turn=1", "out=again1")  # a sweep's job replays too
+    assert proc.returncode == 0, proc.stderr
