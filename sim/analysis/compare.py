@@ -1,7 +1,8 @@
 """``dialectica compare``: re-run the fixed CI suite and compare every metric with its committed baseline.
 
-Baselines live in ``results/baselines/<graph>.json``. A rate with a Wilson interval must stay inside
-the baseline's interval; every other metric within a relative tolerance (``--tolerance``, 5% by
+Baselines live in ``results/baselines/<graph>.json`` (``--baselines DIR`` for a project's own); a graph named by an
+import string is filed under the name its records carry (``package.module.attr``). A rate with a Wilson interval
+must stay inside the baseline's interval; every other metric within a relative tolerance (``--tolerance``, 5% by
 default, or per metric in ``results/baselines/tolerances.yaml``). Wall-clock metrics are not compared.
 Exit code 0: no regression; 1: a regression; 2: bad input. ``--update`` rewrites the baselines;
 ``--out DIR`` also writes ``comparison.json``, ``comparison.md`` and ``junit.xml`` there (sim/analysis/ci_report.py).
@@ -80,12 +81,17 @@ def table(graph: str, rows: Sequence[tuple[str, float | None, float | None, str]
 
 
 def run_suite(graphs: Sequence[str], overrides: Sequence[str], out_dir: Path) -> dict[str, dict[str, Any]]:
-    """Runs the CI suite (``conf/experiment/ci_suite.yaml``) for ``graphs``; returns metrics by graph."""
+    """Runs the CI suite (``conf/experiment/ci_suite.yaml``) for ``graphs`` (names, plugins or import strings, as
+    ``graph=`` takes them); returns metrics by the name each graph's records carry, in the order given."""
+    from dialectica.sim.config.discovery import is_import_string, load
+    from dialectica.sim.config.groups import option, register_plugin_configs
     from dialectica.sim.engine.batch import run_experiment
 
+    register_plugin_configs([g for g in graphs if is_import_string(g)])
     results = {}
     for graph in graphs:
-        cfg = compose([f"+experiment={SUITE}", f"graph={graph}", *overrides], Path.cwd())
-        summary = run_experiment(from_hydra(cfg, out_dir / graph), echo=lambda line: print(line, file=sys.stderr))
-        results[graph] = summary["graphs"][graph]["metrics"]
+        name = load(graph).name
+        cfg = compose([f"+experiment={SUITE}", f"graph={option(graph)}", *overrides], Path.cwd())
+        summary = run_experiment(from_hydra(cfg, out_dir / name), echo=lambda line: print(line, file=sys.stderr))
+        results[name] = summary["graphs"][name]["metrics"]
     return results

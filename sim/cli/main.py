@@ -23,7 +23,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("dialectica.sim.cli.run:replay", "fork every episode of a finished run after turn T, paired"),
     "view": ("dialectica.sim.cli.view:main", "episode pages of a run (or an MLflow run id), served on loopback"),
     "report": ("dialectica.sim.cli.report:main", "a sweep's notebook as one HTML page"),
-    "compare": ("dialectica.sim.cli.compare:main", "the CI suite against the committed baselines (exit 1: regression)"),
+    "compare": (
+        "dialectica.sim.cli.compare:main",
+        "the CI suite against its baselines (exit 1: regression); or RUN_A RUN_B, paired",
+    ),
     "bench": ("dialectica.sim.cli.bench:main", "the harness's performance figures, side by side"),
     "validity": ("dialectica.sim.analysis.validity:run", "do the scripted cast's rankings hold with LLM participants?"),
     "calibrate": ("dialectica.sim.analysis.calibration.cli:run", "fit the scripted personas to an LLM reference run"),
