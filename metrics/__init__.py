@@ -8,7 +8,7 @@ from typing import Any, NotRequired, TypedDict
 class Record(TypedDict):
     """An episode record as a summary reads it (``episodes.jsonl``'s line less ``transcript`` and ``artifacts``;
     ``dialectica.sim.engine.records.EpisodeRecord`` documents each field). ``error`` and ``fork`` are there only
-    when the episode raised or was replayed."""
+    when the episode raised or was replayed, ``context`` only for a graph used as it is."""
 
     schema_version: int
     graph: str
@@ -25,13 +25,16 @@ class Record(TypedDict):
     usage: dict[str, Any]
     error: NotRequired[str]
     fork: NotRequired[dict[str, Any]]
+    context: NotRequired[dict[str, Any]]
 
 
 class FullRecord(Record):
-    """The whole line: a ``Record`` plus the dialogue (``transcript``, turn by turn) and text ``artifacts``."""
+    """The whole line: a ``Record`` plus the dialogue (``transcript``, turn by turn), text ``artifacts`` and, for a
+    graph used as it is, its ``final_state``."""
 
     transcript: list[dict[str, Any]]
     artifacts: dict[str, str]
+    final_state: NotRequired[dict[str, Any]]
 
 
 MetricFn = Callable[[Sequence[Record]], dict[str, float]]

@@ -29,6 +29,7 @@ from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, conver
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict, empty_reasons
 from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
 from dialectica.sim.adapter.scenarios import prepare_scenario
+from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
@@ -287,21 +288,31 @@ class App:
             for role, default in self.model_roles.items()
             if default is not None or request.voices.settings.for_role(role, "system") is not None
         }
+        last: list[Any] = []  # the context of the graph's last run, for the record
+
+        def context(turn: int) -> Any:
+            # a replay's fork changes the context from its turn on (episode.at_turn); a plain run has one
+            last[:] = [self._context(scenario, dataclasses.asdict(episode.at_turn(turn).params))]
+            return last[0]
+
         with episode_cache(params.cache, episode.seed) as cached, episode_models(models):
             dialogue = converse(
                 self.graph(knobs),
                 speaker,
                 max_turns=ending.max_turns,
                 config=config,
-                # a replay's fork changes the context from its turn on (episode.at_turn); a plain run has one
-                context=lambda turn: self._context(scenario, dataclasses.asdict(episode.at_turn(turn).params)),
+                context=context,
                 start=scenario.get("input"),
             )
             judge = self._judge(ending)
             verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
         own = self.ending(dialogue.state) if self.ending is not None else None
         timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}
-        return {"dialogue": dialogue, "verdict": verdict, "ending": own, "timings": timings}
+        ran_with = context_values(
+            last[0] if last else self._context(scenario, dataclasses.asdict(ending)),
+            {k: getattr(ending, k) for k in self.factory_knobs},
+        )
+        return {"dialogue": dialogue, "verdict": verdict, "ending": own, "timings": timings, "context": ran_with}
 
     def outcome(self, final: dict[str, Any], params: Any, scenario: dict[str, Any]) -> EpisodeOutcome:
         dialogue: Dialogue = final["dialogue"]
@@ -337,6 +348,8 @@ class App:
             artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {},
             timings=final["timings"],
             converged=verdict.passed if verdict is not None else None,
+            final_state=final_state(dialogue.state),
+            context=final.get("context"),
         )
 
     def _roles(self) -> dict[str, str]:

@@ -45,6 +45,8 @@ class EpisodeOutcome:
             records stay reproducible apart from ``timings``).
         labels: Categories to break metrics down by (for example the discovery schema).
         converged: Whether the episode converged; None: as the graph's ``converging`` endings say.
+        final_state: A graph used as it is: its final state less ``messages``, as JSON (shown on its page).
+        context: A graph used as it is: the knob values and runtime context it ran with, as JSON.
     """
 
     termination: str  # a TerminationReason, or one of the graph's declared endings
@@ -55,6 +57,8 @@ class EpisodeOutcome:
     timings: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     converged: bool | None = None
+    final_state: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
 
 
 @dataclass

@@ -130,7 +130,11 @@ def view_options(cfg: DictConfig) -> ViewOptions:
         raise ConfigError(
             f"view={view!r} is invalid; valid values: a mapping of {', '.join(ViewOptions.__dataclass_fields__)}"
         )
-    return ViewOptions.from_mapping(container(view, resolve=False))
+    options = ViewOptions.from_mapping(container(view, resolve=False))
+    episodes = cfg.get("episodes")
+    if isinstance(episodes, int):
+        options.check_episodes(episodes)
+    return options
 
 
 def tracking_uri(uri: Any) -> None:

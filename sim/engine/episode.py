@@ -193,6 +193,8 @@ def _run(
             "transcript": outcome.transcript,
             "artifacts": outcome.artifacts,
             "labels": outcome.labels,
+            "final_state": outcome.final_state,
+            "context": outcome.context,
         }
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 3  # 3: ``converged``
 FILE = "episodes.jsonl"
-# What a summary needs of a record; transcripts and artifacts stay on disk.
-SLIM_DROP = ("transcript", "artifacts")
+# What a summary needs of a record; transcripts, artifacts and final states stay on disk.
+SLIM_DROP = ("transcript", "artifacts", "final_state")
+OPTIONAL = ("error", "fork", "final_state", "context")  # written only when there is one
 
 
 class Turn(BaseModel):
@@ -57,6 +58,9 @@ class EpisodeRecord(BaseModel):
         error: The traceback, when the episode raised.
         fork: For a replayed episode (``dialectica replay``): the run it forks from (``run``) and the turn after
             which the replay's config took over (``turn``); the episode index and seed are the original's.
+        final_state: A graph used as it is: its state when the episode ended, less ``messages`` (the transcript
+            holds them), as JSON (``sim/adapter/snapshot``).
+        context: A graph used as it is: the knob values and runtime context of its last turn.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -78,6 +82,8 @@ class EpisodeRecord(BaseModel):
     usage: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     fork: dict[str, Any] | None = None
+    final_state: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
 
 
 class GraphRecords:
@@ -106,10 +112,11 @@ def json_safe(value: Any) -> Any:
 
 
 def as_written(record: EpisodeRecord) -> FullRecord:
-    """The record as its line holds it: ``error`` and ``fork`` only when there is one; every string scrubbed of the
-    run's secrets (``secrets.scrub``: transcripts, artifacts and tracebacks can echo a key or a URL); NaN as null."""
+    """The record as its line holds it: ``error``, ``fork``, ``final_state`` and ``context`` only when there is one;
+    every string scrubbed of the run's secrets (``secrets.scrub``: transcripts, artifacts and tracebacks can echo a
+    key or a URL); NaN as null."""
     data = scrub_tree(record.model_dump(exclude_none=False))
-    for key in ("error", "fork"):  # only when there is one
+    for key in OPTIONAL:
         if data.get(key) is None:
             data.pop(key, None)
     return cast("FullRecord", json_safe(data))
@@ -130,7 +137,7 @@ def append(sink: IO[str], record: EpisodeRecord) -> Record:
 
 
 def slim(record: Record) -> Record:
-    """The record less its transcript and artifacts."""
+    """The record less its transcript, artifacts and final state."""
     return cast("Record", {k: v for k, v in record.items() if k not in SLIM_DROP})
 
 

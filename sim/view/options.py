@@ -7,6 +7,9 @@ from typing import Any
 
 from dialectica.sim.authoring.params import ConfigError
 
+PAGES = ("selected", "all")
+ALL_PAGES = 500  # ``pages: all`` at most this many episodes a graph: each page is a file and an MLflow artifact
+
 
 @dataclass(frozen=True)
 class ViewOptions:
@@ -14,6 +17,10 @@ class ViewOptions:
 
     Attributes:
         enabled: Write pages after each graph's episodes (and log them to MLflow under ``view/``).
+        pages: ``selected``: the episodes ``first``, ``metric`` and ``errors`` pick; ``all``: every episode (those
+            also get their reasons), for runs of at most ``ALL_PAGES`` (500) episodes a graph: a larger run is
+            refused before it starts, since a page is a file and an MLflow artifact (there,
+            ``dialectica view RUN --episode N,...`` writes the pages wanted afterwards).
         first: The first N episodes.
         metric: Also the best and the worst episode by this episode metric (``-name``: lower is better);
             None takes the graph's own default.
@@ -21,6 +28,7 @@ class ViewOptions:
     """
 
     enabled: bool = True
+    pages: str = "selected"
     first: int = 3
     metric: str | None = None
     errors: int = 1
@@ -34,6 +42,11 @@ class ViewOptions:
             raise ConfigError(f"view.{unknown[0]} is not a view option; valid keys: {', '.join(cls.__dataclass_fields__)}")
         if not isinstance(values.get("enabled", True), bool):
             raise ConfigError(f"view.enabled={values['enabled']!r} is invalid; valid values: true, false")
+        if values.get("pages", cls.pages) not in PAGES:
+            raise ConfigError(
+                f"view.pages={values['pages']!r} is invalid; valid values: selected (first, metric and errors pick), "
+                f"all (every episode, at most {ALL_PAGES} a graph)"
+            )
         for key in ("first", "errors"):
             value = values.get(key, getattr(cls, key))
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -42,3 +55,12 @@ class ViewOptions:
         if metric is not None and (not isinstance(metric, str) or not metric.lstrip("-")):
             raise ConfigError(f"view.metric={metric!r} is invalid; valid values: null or an episode metric name")
         return cls(**values)
+
+    def check_episodes(self, episodes: int) -> None:
+        """Raises ConfigError when ``pages: all`` would write more than ``ALL_PAGES`` pages a graph."""
+        if self.enabled and self.pages == "all" and episodes > ALL_PAGES:
+            raise ConfigError(
+                f"view.pages=all writes a page per episode, at most {ALL_PAGES} a graph; episodes={episodes}: "
+                "use view.pages=selected (the default), and dialectica view RUN --episode N,... afterwards "
+                "for the pages you want"
+            )

@@ -16,6 +16,7 @@ from dialectica.sim.view.state import state_section
 from dialectica.sim.view.style import CSS
 from dialectica.sim.view.timeline import timeline
 from dialectica.sim.view.topology import Topology
+from dialectica.sim.view.values import values_section
 
 EMPTY = Markup("")
 
@@ -123,7 +124,10 @@ def render_page(record: FullRecord, why: Sequence[str] = (), topology: Topology 
         notes = {None: [tag("div", f"notes failed: {exc!r}", class_="note note-warn")]}
     transcript = record.get("transcript") or []
     left = section("timeline", "Dialogue", guarded(timeline, transcript, notes))
+    # a graph used as it is records what it ended with and ran under; native graphs show theirs in their panel
+    ran = "final_state" in record or "context" in record
     right = [
+        *([section("final-state", "Final state and context", guarded(values_section, record))] if ran else []),
         section("state", "Per-round state", guarded(state_section, record.get("per_round") or [])),
         section("path", "Path through the graph", guarded(path_section, record, topology)),
     ]

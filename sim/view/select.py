@@ -24,15 +24,21 @@ def metric_value(record: Record, metric: str) -> float | None:
 
 
 def select_episodes(
-    records: Sequence[Record], first: int, metric: str | None, errors: int, episodes: Collection[int] = ()
+    records: Sequence[Record],
+    first: int,
+    metric: str | None,
+    errors: int,
+    episodes: Collection[int] = (),
+    every: bool = False,
 ) -> list[Selected]:
     """Picks episodes, each once with every reason it was picked, in episode order.
 
     Best is the highest value of ``metric``, or the lowest for ``-metric``; ties go to the earlier
     episode. Episodes without a finite value are not ranked. ``episodes``: episode indices (the records'
-    ``episode``) that get a page whatever else is picked.
+    ``episode``) that get a page whatever else is picked. ``every``: every episode is picked (those that
+    nothing else picks with no reason).
     """
-    why: dict[int, list[str]] = {}
+    why: dict[int, list[str]] = {i: [] for i in range(len(records))} if every else {}
     for i in range(min(first, len(records))):
         why.setdefault(i, []).append("first")
     if metric:

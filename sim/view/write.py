@@ -42,9 +42,9 @@ def write_graph_pages(
     remake: str | None = None,
     traces: Mapping[int, str] | None = None,
 ) -> list[Path]:
-    """Pages for the episodes ``options`` selects, ``index.html`` over every episode of ``records`` (linking
-    each one whose page is in ``out_dir``, from this call or an earlier one), and ``topology.json`` when the
-    graph's shape is known; returns the files written, index first.
+    """Pages for the episodes ``options`` selects (every one with ``pages: all``), ``index.html`` over every
+    episode of ``records`` (linking each one whose page is in ``out_dir``, from this call or an earlier one), and
+    ``topology.json`` when the graph's shape is known; returns the files written, index first.
 
     Args:
         records: The graph's records; slim ones (no transcripts) are enough, for the index and to select
@@ -60,7 +60,7 @@ def write_graph_pages(
     graph = str(records[0].get("graph", "graph"))
     default = view_for(graph).metric
     rank = options.metric or (default if episodes is None else None)
-    picked = select_episodes(records, options.first, rank, options.errors, episodes or ())
+    picked = select_episodes(records, options.first, rank, options.errors, episodes or (), options.pages == "all")
     if full is not None:
         whole = full({int(item.record["episode"]) for item in picked})
         picked = [Selected(whole.get(int(item.record["episode"]), item.record), item.why) for item in picked]

@@ -78,3 +78,18 @@ def test_a_graph_without_a_view_gets_the_common_sections_only(panel_record):
     html = render_page(panel_record)
     assert 'id="graph-panel"' not in html and _turns(html) == 2
     assert "The round limit was reached before the criteria were met." in html
+
+
+def test_a_graph_used_as_it_is_shows_its_context_and_final_state_and_a_native_graph_does_not(panel_record):
+    assert 'id="final-state"' not in render_page(panel_record)  # a built-in record holds neither
+    panel_record["graph"] = "shop:graph"
+    panel_record["context"] = {"tone": "warm", "limit": 2}
+    panel_record["final_state"] = {"paid": True, "note": "<b>x</b>" * 30, "cart": ["tea"]}
+    html = render_page(panel_record)
+    section = re.search(r'<section id="final-state">.*?</section>', html, re.DOTALL).group(0)
+    assert '<tr><td>tone</td><td><span class="value">warm</span></td></tr>' in section
+    assert '<tr><td>paid</td><td><span class="value">true</span></td></tr>' in section
+    assert "<tr><td>note</td><td><details" in section and "(240 characters)" in section  # long: folded, escaped
+    assert "<b>x" not in section and "&lt;b&gt;x" in section
+    del panel_record["context"], panel_record["final_state"]["note"]
+    assert "The graph takes no context and has no knobs." in render_page(panel_record)

@@ -69,3 +69,22 @@ def test_config_defaults_equal_the_typed_defaults_and_overrides_reach_the_run_co
     overrides = ["tracking=none", "view.first=1", "view.metric=-rounds", "view.enabled=false"]
     cfg = from_hydra(compose(overrides, Path.cwd()), tmp_path)
     assert cfg.view == ViewOptions(enabled=False, first=1, metric="-rounds", errors=1)
+
+
+def test_every_picks_each_episode_once_keeping_the_reasons_of_those_otherwise_picked():
+    picked = _picked(select_episodes(_records([0.5, 0.9, 0.1, 0.7]), first=1, metric="score", errors=0, every=True))
+    assert picked == {0: ("first",), 1: ("best by score",), 2: ("worst by score",), 3: ()}
+
+
+def test_view_pages_takes_selected_or_all_and_names_both_when_wrong(tmp_path):
+    assert ViewOptions().pages == "selected" and ViewOptions.from_mapping({"pages": "all"}).pages == "all"
+    with pytest.raises(ConfigError, match=r"^view.pages='every' is invalid; valid values: selected .*, all "):
+        ViewOptions.from_mapping({"pages": "every"})
+    cfg = from_hydra(compose(["tracking=none", "view.pages=all", "episodes=500"], Path.cwd()), tmp_path)
+    assert cfg.view.pages == "all"
+    with pytest.raises(ConfigError, match="at most 500 a graph; episodes=501: use view.pages=selected"):
+        from_hydra(compose(["tracking=none", "view.pages=all", "episodes=501"], Path.cwd()), tmp_path)
+    cfg = from_hydra(
+        compose(["tracking=none", "view.enabled=false", "view.pages=all", "episodes=501"], Path.cwd()), tmp_path
+    )
+    assert not cfg.view.enabled  # no pages at all: nothing to refuse
