@@ -36,12 +36,14 @@ def convergence() -> MetricFn:
 
 
 def termination(declared: Iterable[str] = ()) -> MetricFn:
-    """Share of episodes per termination reason: the harness's reasons and ``declared`` (a graph's own endings)
-    always appear, so columns line up across runs; any other reason found in the records too."""
+    """Share of episodes per termination reason. The endings a graph declares, and ``error``, always appear, so
+    that columns line up across runs (the harness's whole vocabulary for a graph that declares none); any other
+    reason found in the records too. A graph's summary holds its own endings, no other graph's."""
+    vocabulary = [*declared, TerminationReason.ERROR] if declared else list(TerminationReason)
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         n = len(records) or 1
-        reasons = dict.fromkeys([*TerminationReason, *declared, *(r["termination_reason"] for r in records)])
+        reasons = dict.fromkeys([*vocabulary, *(r["termination_reason"] for r in records)])
         return {f"termination/{reason}": sum(r["termination_reason"] == reason for r in records) / n for reason in reasons}
 
     return compute

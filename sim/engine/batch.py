@@ -279,7 +279,8 @@ def _run_logged(
         slims = run_graph(run, cfg, embed, sink, done, store, traces)
         traced = traces.finish() if traces is not None else {}
         t1 = time.perf_counter()
-        values = aggregate(slims, (*COMMON, *run.spec.metrics, lambda: termination(run.spec.endings())))
+        own = lambda: termination(run.spec.endings())  # noqa: E731 - the graph's endings, not the whole vocabulary
+        values = aggregate(slims, (*(m for m in COMMON if m is not termination), *run.spec.metrics, own))
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
         files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
@@ -351,9 +352,10 @@ def _cell(value: float | None) -> str:
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    """A fixed-width table of the headline metrics, one row per graph."""
-    header = ["graph", *TABLE_KEYS]
-    rows = [[name, *(entry["metrics"].get(k) for k in TABLE_KEYS)] for name, entry in summary["graphs"].items()]
+    """A fixed-width table of the headline metrics, one row per graph; a metric no graph has is left out."""
+    keys = [k for k in TABLE_KEYS if any(k in entry["metrics"] for entry in summary["graphs"].values())]
+    header = ["graph", *keys]
+    rows = [[name, *(entry["metrics"].get(k) for k in keys)] for name, entry in summary["graphs"].items()]
     cells = [header] + [[r[0]] + [_cell(v) for v in r[1:]] for r in rows]
     widths = [max(len(str(row[i])) for row in cells) for i in range(len(header))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells)

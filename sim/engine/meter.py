@@ -1,5 +1,6 @@
 """Per-episode accounting through LangChain callbacks: node wall time, and model calls, tokens and
-seconds by node and by role (the ``dialectica_role`` metadata every project chat model carries)."""
+seconds by node and by role (the ``dialectica_role`` metadata every project chat model carries; else the node
+that called the model)."""
 
 from __future__ import annotations
 
@@ -57,12 +58,14 @@ class EpisodeMeter(BaseCallbackHandler):
     def on_chat_model_start(
         self, serialized: Any, messages: Any, *, run_id: UUID, metadata: dict[str, Any] | None = None, **kwargs: Any
     ) -> None:
-        self._started[run_id] = ((metadata or {}).get("langgraph_node", "outside"), time.perf_counter())
-        self._roles[run_id] = (metadata or {}).get("dialectica_role", "unnamed")
+        node = (metadata or {}).get("langgraph_node", "outside")
+        self._started[run_id] = (node, time.perf_counter())
+        # a model of a graph used as it is carries no role of ours: it is named by the node that called it
+        self._roles[run_id] = (metadata or {}).get("dialectica_role") or node
 
     def _call_end(self, run_id: UUID) -> tuple[str, str, float]:
         node, t0 = self._started.pop(run_id, ("outside", time.perf_counter()))
-        role = self._roles.pop(run_id, "unnamed")
+        role = self._roles.pop(run_id, node)
         self.calls[node] += 1
         self.role_calls[role] += 1
         return node, role, time.perf_counter() - t0

@@ -75,6 +75,9 @@ def test_a_module_graph_runs_and_sweeps_over_its_context_field(project: Path):
     assert proc.returncode == 0, proc.stderr
     entry = json.loads((project / "run" / "summary.json").read_text())["graphs"]["desk.graph"]
     assert entry["metrics"]["episodes"] == 10 and 0 < entry["metrics"]["convergence_rate"] < 1
+    endings = {k.split("/", 1)[1] for k in entry["metrics"] if k.startswith("termination/")}
+    assert endings == {"converged", "user_stopped", "max_turns", "graph_ended", "error"}  # its own, no other graph's
+    assert "depth_mean" not in proc.stdout.splitlines()[-4]  # the run table: no column of the built-in graphs'
     proc = _dialectica(project, "-m", "graph=desk.py:graph", *COMMON, "graph.patience=1,3", "hydra.sweep.dir=sweep")
     assert proc.returncode == 0, proc.stderr
     rates = [
