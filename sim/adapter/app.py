@@ -43,7 +43,8 @@ ENDINGS = {
     GRAPH: "The graph finished on its own before the judge found the user's goal met",
 }
 PLAIN = (bool, int, float, str)
-HARNESS_KEYS = ("name", "max_turns", "user", "judge", "scenarios", "cache")  # graph.<key>s that are not knobs
+# graph.<key>s that are not knobs
+HARNESS_KEYS = ("name", "max_turns", "user", "judge", "judge_every_turn", "scenarios", "cache")
 CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
 
 
@@ -128,6 +129,8 @@ class App:
         endings: The graph's own endings, reason -> meaning (a judge's ``Verdict.ending`` or ``ending`` returns them).
         ending: ``ending(final_state) -> reason | None``: an ending read from the graph's final state.
         max_turns: The user's turns at most (``graph.max_turns``).
+        judge_every_turn: Judge after each of the graph's replies and end the episode as soon as the judge passes
+            it (``graph.judge_every_turn``); False: judge once, when the user, the graph or the turn limit ends it.
     """
 
     target: Any
@@ -138,6 +141,7 @@ class App:
     endings: Mapping[str, str] = field(default_factory=dict)
     ending: Callable[[dict[str, Any]], str | None] | None = None
     max_turns: int = 10
+    judge_every_turn: bool = False
     _graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -195,6 +199,7 @@ class App:
             ("max_turns", int, bounded(self.max_turns, 1, 10_000)),
             ("user", str | None, None),
             ("judge", str | None, None),
+            ("judge_every_turn", bool, self.judge_every_turn),
             ("scenarios", str | None, None),
             ("cache", str | None, CACHE),
         ]
@@ -295,6 +300,14 @@ class App:
             last[:] = [self._context(scenario, dataclasses.asdict(episode.at_turn(turn).params))]
             return last[0]
 
+        judge = self._judge(ending)
+        judged: list[tuple[int, Verdict]] = []  # (transcript length, verdict) of the latest judgment
+
+        def met(dialogue: Dialogue) -> bool:
+            assert judge is not None  # stop is given only with a judge
+            judged[:] = [(len(dialogue.transcript), judge.judge(dialogue.messages, scenario, dialogue.state, cast))]
+            return bool(judged[0][1].passed)
+
         with episode_cache(params.cache, episode.seed) as cached, episode_models(models):
             dialogue = converse(
                 self.graph(knobs),
@@ -303,9 +316,12 @@ class App:
                 config=config,
                 context=context,
                 start=scenario.get("input"),
+                stop=met if judge is not None and ending.judge_every_turn else None,
             )
-            judge = self._judge(ending)
-            verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
+            if judged and judged[0][0] == len(dialogue.transcript):  # judged already, on this very dialogue
+                verdict: Verdict | None = judged[0][1]
+            else:
+                verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
         own = self.ending(dialogue.state) if self.ending is not None else None
         timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}
         ran_with = context_values(

@@ -21,6 +21,7 @@ from dialectica.sim.adapter.users import Speaker, _text
 from dialectica.sim.authoring.params import ConfigError
 
 USER, GRAPH, TURNS = "user_stopped", "graph_ended", "max_turns"  # who ended the dialogue
+MET = "goal_met"  # ``stop`` found the user's goal met after one of the graph's replies
 
 
 @dataclass
@@ -30,7 +31,7 @@ class Dialogue:
     Attributes:
         messages: The conversation as the user saw it (``HumanMessage``: the user, ``AIMessage``: the graph).
         transcript: Turns for the record: the user's, the graph's, and its tool calls and results.
-        ended_by: ``user_stopped``, ``graph_ended`` or ``max_turns``.
+        ended_by: ``user_stopped``, ``graph_ended``, ``max_turns`` or ``goal_met``.
         state: The graph's final state.
         turns: The user's turns.
     """
@@ -107,6 +108,7 @@ def converse(
     config: dict[str, Any],
     context: Callable[[int], Any] = lambda turn: None,
     start: dict[str, Any] | None = None,
+    stop: Callable[[Dialogue], bool] | None = None,
 ) -> Dialogue:
     """Plays one dialogue; ``app`` has a checkpointer (the harness's), ``config`` the run's callbacks and limits.
 
@@ -115,6 +117,7 @@ def converse(
             the start and the first turn); None for a graph without one.
         start: The scenario's ``input``: a messages graph gets it with the user's first turn; any other graph
             starts from it and asks the user with ``interrupt()``.
+        stop: ``stop(dialogue)`` after each of the graph's replies; True ends the dialogue there (``goal_met``).
     """
     thread = str(uuid.uuid4())  # the thread lives only in this dialogue's checkpointer; records never see it
     cfg = {**config, "configurable": {**config.get("configurable", {}), "thread_id": thread}}
@@ -135,6 +138,9 @@ def converse(
             )
         app.invoke(start, cfg, **kwargs(0))
         waiting = reader.read(app.get_state(cfg), 0)
+        if stop is not None and stop(dialogue):
+            dialogue.ended_by = MET
+            return _closed(app, cfg, dialogue)
         if not waiting:
             dialogue.ended_by = GRAPH
             return _closed(app, cfg, dialogue)
@@ -153,6 +159,9 @@ def converse(
             app.invoke({**extra, "messages": [HumanMessage(text)]}, cfg, **kwargs(turn - 1))
             extra = {}
         waiting = reader.read(app.get_state(cfg), turn)
+        if stop is not None and stop(dialogue):
+            dialogue.ended_by = MET
+            break
         if not waiting and not takes_messages:
             dialogue.ended_by = GRAPH
             break

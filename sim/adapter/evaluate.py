@@ -97,6 +97,7 @@ def evaluate(
     episodes: int = 20,
     seed: int = 0,
     max_turns: int = 10,
+    judge_every_turn: bool = False,
     params: Mapping[str, Any] | None = None,
     tracking: str | None = None,
     max_concurrency: int | None = None,
@@ -123,6 +124,8 @@ def evaluate(
         episodes: Episodes in all, cycling through the scenarios.
         seed: The run seed; each episode's seed derives from it.
         max_turns: The user's turns at most.
+        judge_every_turn: Judge after each of the graph's replies and end the episode as soon as the judge passes
+            it; False (the default): judge once, after the user, the graph or the turn limit ended the dialogue.
         params: The graph's knobs (``dialectica list`` shows them): context fields and factory arguments.
         tracking: An MLflow tracking URI, ``"none"``, or None for the project store (``results/mlflow.db``).
         max_concurrency: Episodes in flight at once (None: the backend's default).
@@ -172,6 +175,7 @@ def evaluate(
         endings=dict(endings or {}),
         ending=ending,
         max_turns=max_turns,
+        judge_every_turn=judge_every_turn,
     )
     spec = graph.spec()
     discovery.register(spec)
