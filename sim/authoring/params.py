@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import types
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_type_hints
 
 if TYPE_CHECKING:
@@ -21,6 +21,20 @@ REBUILDS_GRAPH = "rebuilds_graph"
 
 class ConfigError(ValueError):
     """Bad user input; the message is one line naming the key and the valid choices."""
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice a mistyped ``word`` most likely meant: difflib's ratio of at least 0.75 (a letter or two off)."""
+    import difflib
+
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], prefix: str = "") -> str:
+    """`` (did you mean <prefix><choice>?)`` for the valid choice ``closest`` to ``word``, or ``""``."""
+    choice = closest(word, choices)
+    return f" (did you mean {prefix}{choice}?)" if choice else ""
 
 
 def bounded(default: Any, low: float | None = None, high: float | None = None, **kw: Any) -> Any:
@@ -80,7 +94,8 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - set(fields))
     if unknown:
-        raise ConfigError(f"unknown key {prefix}.{unknown[0]}; valid keys: {', '.join(sorted(fields))}")
+        hint = did_you_mean(unknown[0], fields, f"{prefix}.")
+        raise ConfigError(f"unknown key {prefix}.{unknown[0]}{hint}; valid keys: {', '.join(sorted(fields))}")
     kwargs = {
         name: _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
         for name in fields

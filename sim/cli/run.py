@@ -19,7 +19,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.cli.errors import FAULT, INPUT, say
 from dialectica.sim.config.groups import (
     BROKEN,
@@ -107,7 +107,8 @@ def check_group_overrides(args: list[str]) -> None:
             if key == "graph" and ":" in choice:  # an import string: loaded (or refused) already
                 continue
             if choice not in options:
-                fail(f"unknown {key}={choice!r}; valid choices: {', '.join(options)}")
+                hint = did_you_mean(choice, options, f"{key}=")
+                fail(f"unknown {key}={choice!r}{hint}; valid choices: {', '.join(options)}")
 
 
 def check_arguments(args: list[str]) -> None:
@@ -387,7 +388,8 @@ def _missing_option(text: str) -> str:
     name = found.group(1) if found else "?"
     group, _, option = name.rpartition("/")
     if group:
-        return f"unknown {group}={option!r}; valid choices: {', '.join(options) or '(none)'}"
+        hint = did_you_mean(option, options, f"{group}=")
+        return f"unknown {group}={option!r}{hint}; valid choices: {', '.join(options) or '(none)'}"
     return f"config {name!r} not found; {' '.join(text.split())}"
 
 
@@ -410,7 +412,9 @@ def _unknown_key(text: str, cause: Any) -> str:
         return f"unknown key {full_key}; to add it write +{override}=<value>"
     if full_key.startswith("llm.") and keys == ["backend"]:
         return f"{full_key} is a setting of a model: add llm=llamacpp or llm=openai (llm=scripted has none)"
-    return f"unknown key {full_key}; valid keys: {', '.join(keys)}"
+    parent_key, _, last = full_key.rpartition(".")
+    hint = did_you_mean(last, keys, f"{parent_key}." if parent_key else "")
+    return f"unknown key {full_key}{hint}; valid keys: {', '.join(keys)}"
 
 
 def _exit_now(code: int = 0) -> NoReturn:

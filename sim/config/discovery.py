@@ -15,7 +15,7 @@ from importlib import import_module
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.authoring.spec import GraphSpec
 
 GROUP = "dialectica.graphs"
@@ -102,8 +102,8 @@ def _load(name: str) -> GraphSpec:
             ) from None
     else:
         raise ConfigError(
-            f"unknown graph={name!r}; valid choices: all, {', '.join(names())}, or package.module:attr "
-            "for a LangGraph graph used as it is"
+            f"unknown graph={name!r}{did_you_mean(name, names(), 'graph=')}; valid choices: all, {', '.join(names())}, "
+            "or package.module:attr for a LangGraph graph used as it is"
         )
     if not isinstance(spec, GraphSpec) or spec.name != name:
         raise ConfigError(f"graph {name!r} does not export a GraphSpec named {name!r} (got {type(spec).__name__})")

@@ -15,7 +15,7 @@ from typing import Any
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR, KEYED_GROUPS, group_options
 from dialectica.sim.config.secrets import scrub_url
@@ -88,7 +88,7 @@ def _unknown_keys(keys: Any, valid: tuple[str, ...], prefix: str, hint: str = ""
     unknown = sorted(str(k) for k in set(keys) - set(valid))
     if unknown:
         raise ConfigError(
-            f"unknown key {prefix}{unknown[0]}; valid keys: {', '.join(valid)}"
+            f"unknown key {prefix}{unknown[0]}{did_you_mean(unknown[0], valid, prefix)}; valid keys: {', '.join(valid)}"
             f"{hint if _CREDENTIAL.search(unknown[0]) else ''}"
         )
 

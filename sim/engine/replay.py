@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dialectica.metrics import FullRecord, converged
-from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, build_params
+from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, build_params, did_you_mean
 
 if TYPE_CHECKING:
     from dialectica.sim.engine.build import Fork
@@ -39,7 +39,8 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
 
     unknown = sorted(set(replay) - {"run", "from_turn"})
     if unknown:
-        raise ConfigError(f"unknown key replay.{unknown[0]}; valid keys: from_turn, run")
+        hint = did_you_mean(unknown[0], ("from_turn", "run"), "replay.")
+        raise ConfigError(f"unknown key replay.{unknown[0]}{hint}; valid keys: from_turn, run")
     source = Path(str(replay["run"]))
     turn = replay.get("from_turn", 0)
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 
 PAGES = ("selected", "all")
 ALL_PAGES = 500  # ``pages: all`` at most this many episodes a graph: each page is a file and an MLflow artifact
@@ -39,7 +39,10 @@ class ViewOptions:
         values = dict(values or {})
         unknown = sorted(set(values) - set(cls.__dataclass_fields__))
         if unknown:
-            raise ConfigError(f"view.{unknown[0]} is not a view option; valid keys: {', '.join(cls.__dataclass_fields__)}")
+            hint = did_you_mean(unknown[0], cls.__dataclass_fields__, "view.")
+            raise ConfigError(
+                f"view.{unknown[0]} is not a view option{hint}; valid keys: {', '.join(cls.__dataclass_fields__)}"
+            )
         if not isinstance(values.get("enabled", True), bool):
             raise ConfigError(f"view.enabled={values['enabled']!r} is invalid; valid values: true, false")
         if values.get("pages", cls.pages) not in PAGES:

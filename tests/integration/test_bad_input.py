@@ -75,8 +75,15 @@ INPUT_CASES = [
     case(
         "nested-key",
         f"{PANEL} graph.strength_weights.hgh=1",
-        "unknown key graph.strength_weights.hgh; valid keys: high, low, medium",
+        "unknown key graph.strength_weights.hgh (did you mean graph.strength_weights.high?); valid keys: high, low, medium",
     ),
+    # a near miss of a key or an option says which was meant
+    case("typo-top-key", "episods=3", "unknown key episods (did you mean episodes?); valid keys:"),
+    case("typo-graph-key", f"{INTERVIEW} graph.budgett=3", "unknown key graph.budgett (did you mean graph.budget?);"),
+    case("typo-llm-key", "llm=llamacpp llm.temprature=0.2", "unknown key llm.temprature (did you mean llm.temperature?)"),
+    case("typo-view-key", "view.frist=2", "unknown key view.frist (did you mean view.first?); valid keys:"),
+    case("typo-graph", "graph=intervew", "unknown graph='intervew' (did you mean graph=interview?); valid choices:"),
+    case("typo-llm", "llm=llamcpp", "unknown llm='llamcpp' (did you mean llm=llamacpp?); valid choices:"),
     case("cast-key", f"{PANEL} +graph.cast.bogus=1", "unknown key graph.cast.bogus; valid keys:"),
     case(
         "graph-key-for-all",
@@ -98,7 +105,7 @@ INPUT_CASES = [
         "credentials come from the environment: MLFLOW_TRACKING_TOKEN",
     ),
     case("participants-key", "+participants.bogus=1", "unknown key participants.bogus; valid keys:", "failure_rate"),
-    case("view-key", "+view.bogus=1", "view.bogus is not a view option; valid keys: enabled, first, metric, errors"),
+    case("view-key", "+view.bogus=1", "view.bogus is not a view option; valid keys: enabled, pages, first, metric, errors"),
     case("per-graph-unknown", "per_graph.nope.x=1", f"unknown graph per_graph.nope; valid choices: {GRAPHS}"),
     case("per-graph-unknown-plus", "+per_graph.nope.x=1", f"unknown graph per_graph.nope; valid choices: {GRAPHS}"),
     case("per-graph-no-plus", "per_graph.socratic_panel.max_rounds=3", "write +per_graph.socratic_panel.max_rounds=<value>"),
@@ -636,7 +643,10 @@ def test_a_tracking_failure_after_the_episodes_costs_nothing_and_resume_logs_the
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--tokens", "committee", "--tokens-set", "graph.committee_siz=5"], "unknown key graph.committee_siz; valid"),
+        (
+            ["--tokens", "committee", "--tokens-set", "graph.committee_siz=5"],
+            "unknown key graph.committee_siz (did you mean",
+        ),
         (["--tokens", "nosuch"], "unknown graph='nosuch'; valid choices: all, "),  # then every graph found here
     ],
 )
@@ -653,7 +663,11 @@ def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys
     ("command", "args", "fragment"),
     [
         ("compare", ["--graphs", "interview", "maieutic"], "'maieutic' is not a key=value override; --graphs takes"),
-        ("compare", ["--graphs", "interview", "graph.budgt=3"], "unknown key graph.budgt; valid keys: budget"),
+        (
+            "compare",
+            ["--graphs", "interview", "graph.budgt=3"],
+            "unknown key graph.budgt (did you mean graph.budget?); valid keys: budget",
+        ),
         ("calibrate", ["graph=interview", "mode=per_persona"], "mode='per_persona' is not a fit mode; valid modes: shared"),
     ],
 )

@@ -121,7 +121,9 @@ def test_a_graph_with_its_own_context_and_model_runs_as_it_is(tmp_path: Path):
 def test_a_context_field_is_a_knob(tmp_path: Path):
     closed = _run(tmp_path, params={"refunds_open": False})
     assert closed.metrics["convergence_rate"] == 0.0 < _run(tmp_path, "open").metrics["convergence_rate"]
-    with pytest.raises(ConfigError, match="unknown key graph.refund_open; valid keys: .*refunds_open"):
+    with pytest.raises(
+        ConfigError, match=r"unknown key graph.refund_open \(did you mean graph.refunds_open\?\); valid keys: .*refunds_open"
+    ):
         _run(tmp_path, "typo", params={"refund_open": False})
     assert not (tmp_path / "typo").exists()  # nothing half-written is left behind
 
