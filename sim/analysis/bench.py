@@ -244,31 +244,37 @@ def surrogate_run(graph: str, tmp: Path, episodes: int = 1) -> dict[str, float]:
 
 def shared_cores(tmp: Path, graph: str = "interview", episodes: int = 2) -> dict[str, Any]:
     """Two cold surrogate jobs (seeds 0 and 1) one after the other, then the same two at once, then at once with a
-    lock file each (as if there were no machine lock, ``sim/llm/machine.py``): wall seconds, and the ratios of
-    the concurrent runs to the sequential one."""
+    lock file each (as if there were no machine lock, ``sim/llm/machine.py``): wall seconds, the ratios of the
+    concurrent runs to the sequential one, and when the first of the two at once finished (as a share of both)."""
 
-    def jobs(name: str, together: bool, own_locks: bool) -> float:
+    def jobs(name: str, together: bool, own_locks: bool) -> tuple[float, float]:
+        """(wall seconds of both, seconds until the first finished)."""
         commands = [
             _surrogate_command(graph, tmp / "shared" / f"{name}{seed}", tmp, episodes, f"seed={seed}", "tracking=none")
             for seed in (0, 1)
         ]
         envs = [os.environ | ({ENV: str(tmp / "shared" / f"{name}{seed}.lock")} if own_locks else {}) for seed in (0, 1)]
         start = time.perf_counter()
-        if together:
-            running = [
-                subprocess.Popen(c, env=e, cwd=tmp, stdout=subprocess.DEVNULL) for c, e in zip(commands, envs, strict=True)
-            ]
-            if any([p.wait() for p in running]):  # a list: wait for both
-                raise RuntimeError(f"a concurrent {graph} surrogate job failed")
-        else:
+        if not together:
             for command, env in zip(commands, envs, strict=True):
                 subprocess.run(command, env=env, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
-        return time.perf_counter() - start
+            return time.perf_counter() - start, float("nan")
+        running = [
+            subprocess.Popen(c, env=e, cwd=tmp, stdout=subprocess.DEVNULL) for c, e in zip(commands, envs, strict=True)
+        ]
+        first = float("nan")
+        while running:
+            pid, status = os.wait()
+            if status:
+                raise RuntimeError(f"a concurrent {graph} surrogate job failed")
+            running = [p for p in running if p.pid != pid]
+            first = time.perf_counter() - start if first != first else first
+        return time.perf_counter() - start, first
 
     (tmp / "shared").mkdir(parents=True, exist_ok=True)
-    sequential = jobs("sequential", together=False, own_locks=False)
-    together = jobs("together", together=True, own_locks=False)
-    unlocked = jobs("unlocked", together=True, own_locks=True)
+    sequential, _ = jobs("sequential", together=False, own_locks=False)
+    together, first = jobs("together", together=True, own_locks=False)
+    unlocked, _ = jobs("unlocked", together=True, own_locks=True)
     return {
         "graph": graph,
         "episodes": episodes,
@@ -276,6 +282,8 @@ def shared_cores(tmp: Path, graph: str = "interview", episodes: int = 2) -> dict
         "together_seconds": together,
         "unlocked_seconds": unlocked,
         "together_ratio": together / sequential,
+        # 1: the jobs took turns call by call and finished together; 0.5: one waited for the other to finish
+        "together_first_done_share": first / together,
         "unlocked_ratio": unlocked / sequential,
     }
 

@@ -187,6 +187,11 @@ def _shared_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
             "",
         ),
         ("  at once / one after the other", f"{v['together_ratio']:.2f}", "<= 1.1"),
+        (
+            "  at once: the first to finish, as a share of both (1: turn by turn)",
+            f"{v['together_first_done_share']:.2f}",
+            "",
+        ),
         ("  at once without the machine's model lock / one after the other", f"{v['unlocked_ratio']:.2f}", ""),
     ]
 

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 
-import filelock
 import pytest
 
 from dialectica.sim.authoring.params import ConfigError
@@ -203,31 +202,25 @@ def test_model_threads_are_the_cores_even_when_a_process_shares_them(monkeypatch
 
 def test_model_calls_take_turns_across_processes_and_threads(tmp_path, monkeypatch):
     monkeypatch.setenv(ENV, str(tmp_path / "llm.lock"))
-    probe = (  # another process: exit 0 when it could take the machine's model lock at once, 1 when it waits
-        "import sys, filelock\n"
-        "from dialectica.sim.llm.machine import machine_lock\n"
-        "try:\n    machine_lock().acquire(timeout=0)\nexcept filelock.Timeout:\n    sys.exit(1)\n"
+    probe = (  # another process: exit 0 when it could take the machine's model lock at once, 1 when it would wait
+        "import sys\nfrom dialectica.sim.llm.machine import machine_lock\n"
+        "with machine_lock(wait=False) as held:\n    sys.exit(0 if held else 1)\n"
     )
     free = lambda: subprocess.run([sys.executable, "-c", probe]).returncode == 0  # noqa: E731
     assert free()
-    with machine_lock():
-        assert not free()  # another process waits for the call in progress
+    with machine_lock() as held:
+        assert held and not free()  # another process waits for the call in progress
         other_thread: list[bool] = []
         thread = threading.Thread(target=lambda: other_thread.append(free_here()))
         thread.start()
         thread.join()
         assert other_thread == [False]  # and so does another thread of this process (llama.cpp is not thread-safe)
-    assert free()
+    assert free() and free_here()
 
 
 def free_here() -> bool:
-    lock = machine_lock()
-    try:
-        lock.acquire(timeout=0)
-    except filelock.Timeout:
-        return False
-    lock.release()
-    return True
+    with machine_lock(wait=False) as held:
+        return held
 
 
 def test_a_prompt_goes_to_the_context_holding_its_own_dialogue():
