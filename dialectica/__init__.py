@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.judges import Example as Example
     from dialectica.sim.adapter.judges import LLMJudge as LLMJudge
     from dialectica.sim.adapter.judges import Verdict as Verdict
+    from dialectica.sim.adapter.trajectories import TrajectoryJudge as TrajectoryJudge
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
     from dialectica.sim.engine.records import load_episodes as load_episodes
@@ -34,6 +35,7 @@ __all__ = [
     "Example",
     "LLMJudge",
     "LLMUser",
+    "TrajectoryJudge",
     "Verdict",
     "__version__",
     "evaluate",
@@ -50,6 +52,7 @@ _ADAPTER = {
     "Verdict": "judges",
     "Example": "judges",
     "LLMUser": "users",
+    "TrajectoryJudge": "trajectories",
 }
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from dialectica.sim.adapter import trajectories
 from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict, empty_reasons
@@ -31,7 +32,7 @@ from dialectica.sim.adapter.roles import RoleModel, episode_models, model_argume
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
-from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded
+from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded, closest
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
 from dialectica.sim.engine.history import Keeper
@@ -231,8 +232,8 @@ class App:
             where = f"scenario {scenario['name']!r}"
             if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:
                 raise ConfigError(
-                    f"{where} has no 'turns' for a scripted user; add a list of turns, or give a user "
-                    "(graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)"
+                    f"{where} has no 'turns'{_typo(scenario, 'turns')} for a scripted user; add a list of turns, or "
+                    "give a user (graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)"
                 )
             if (
                 isinstance(user, LLMUser)
@@ -240,9 +241,18 @@ class App:
                 and user.instructions is None
                 and not (scenario.get("persona") or scenario.get("instructions"))
             ):
-                raise ConfigError(f"{where} has neither 'persona' nor 'instructions' for an LLM user; add one")
+                typo = _typo(scenario, "persona") or _typo(scenario, "instructions")
+                raise ConfigError(f"{where} has neither 'persona' nor 'instructions'{typo} for an LLM user; add one")
+            if isinstance(judge, trajectories.TrajectoryJudge) and "expected_tools" not in scenario:
+                raise ConfigError(
+                    f"{where} has no 'expected_tools'{_typo(scenario, 'expected_tools')} for the trajectory judge; "
+                    "add the tool calls it should make"
+                )
             if isinstance(judge, LLMJudge) and judge.rubric is None and not scenario.get("rubric"):
-                raise ConfigError(f"{where} has no 'rubric' for the LLM judge; add one, or give the judge its rubric")
+                raise ConfigError(
+                    f"{where} has no 'rubric'{_typo(scenario, 'rubric')} for the LLM judge; add one, or give the judge "
+                    "its rubric"
+                )
         if isinstance(judge, LLMJudge) and judge.model is None:
             voices.require("judge")
         for role, default in self.model_roles.items():
@@ -276,6 +286,8 @@ class App:
             return self.judge
         if params.judge == "llm":
             return LLMJudge()
+        if params.judge == "trajectory":
+            return trajectories.TrajectoryJudge()
         from dialectica.sim.adapter.strings import judge_from
 
         return judge_from(params.judge)
@@ -351,6 +363,7 @@ class App:
             "user_words": float(words["user"]),
             "assistant_words": float(words["assistant"]),
             "tool_calls": float(sum(t["role"] == "tool_call" for t in dialogue.transcript)),
+            **trajectories.episode_metrics(dialogue.tool_calls(), dialogue.path, scenario),
         }
         if verdict is not None:
             metrics["judge_passed"] = float(verdict.passed)
@@ -391,11 +404,17 @@ class App:
             prepare_scenario=prepare_scenario,
             roles=self._roles(),
             agreement=False,
-            metrics=(empty_reasons,),
+            metrics=(empty_reasons, trajectories.by_scenario),
             terminations=self.all_endings,
             description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
             view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),
         )
+
+
+def _typo(scenario: Mapping[str, Any], key: str) -> str:
+    """`` (it has 'rubirc': a typo?)`` when the scenario has a key a letter or two off ``key``."""
+    near = closest(key, scenario)
+    return f" (it has {near!r}: a typo?)" if near else ""
 
 
 def _request(request: Any) -> Any:

@@ -34,6 +34,7 @@ class Dialogue:
         ended_by: ``user_stopped``, ``graph_ended``, ``max_turns`` or ``goal_met``.
         state: The graph's final state.
         turns: The user's turns.
+        path: The nodes the graph ran, in order, over all its runs.
     """
 
     messages: list[BaseMessage] = field(default_factory=list)
@@ -41,6 +42,15 @@ class Dialogue:
     ended_by: str = TURNS
     state: dict[str, Any] = field(default_factory=dict)
     turns: int = 0
+    path: list[str] = field(default_factory=list)
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The graph's tool calls in order: ``name``, ``args``, and ``error`` when its result was a tool error."""
+        calls = [{"name": t["speaker"], "args": t.get("args", {})} for t in self.transcript if t["role"] == "tool_call"]
+        results = [t for t in self.transcript if t["role"] == "tool"]
+        for call, result in zip(calls, results, strict=False):  # results answer calls in order
+            call["error"] = bool(result.get("error"))
+        return calls
 
 
 def interrupt_text(value: Any) -> str:
@@ -87,6 +97,7 @@ class _Reader:
                         "role": "tool_call",
                         "speaker": str(call.get("name")),
                         "text": f"{call.get('name')}({args})",
+                        "args": json.loads(args),  # as JSON keeps them: what the record and trajectory metrics read
                     }
                 )
             if text:
@@ -95,9 +106,10 @@ class _Reader:
                     {"round": round_, "role": "assistant", "speaker": message.name or "assistant", "text": text}
                 )
         elif message.type == "tool":
-            self.dialogue.transcript.append(
-                {"round": round_, "role": "tool", "speaker": str(message.name or "tool"), "text": text}
-            )
+            turn = {"round": round_, "role": "tool", "speaker": str(message.name or "tool"), "text": text}
+            if getattr(message, "status", "success") == "error":
+                turn["error"] = True
+            self.dialogue.transcript.append(turn)
 
 
 def converse(
@@ -126,6 +138,11 @@ def converse(
         given = context(turn)
         return {"context": given} if given is not None else {}
 
+    def run(value: Any, turn: int) -> None:
+        """One run of the graph, streamed by node so that its path is kept."""
+        for update in app.stream(value, cfg, stream_mode="updates", **kwargs(turn)):
+            dialogue.path += [node for node in update if not node.startswith("__")]  # not __interrupt__
+
     dialogue = Dialogue()
     reader = _Reader(dialogue)
     takes_messages = "messages" in getattr(app, "channels", {})
@@ -136,7 +153,7 @@ def converse(
                 "the graph's state has no 'messages' key, so the user cannot speak first: give each "
                 "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()"
             )
-        app.invoke(start, cfg, **kwargs(0))
+        run(start, 0)
         waiting = reader.read(app.get_state(cfg), 0)
         if stop is not None and stop(dialogue):
             dialogue.ended_by = MET
@@ -154,9 +171,9 @@ def converse(
         dialogue.messages.append(HumanMessage(text))
         dialogue.transcript.append({"round": turn, "role": "user", "speaker": "user", "text": text})
         if waiting:
-            app.invoke(Command(resume=text), cfg, **kwargs(turn - 1))
+            run(Command(resume=text), turn - 1)
         else:
-            app.invoke({**extra, "messages": [HumanMessage(text)]}, cfg, **kwargs(turn - 1))
+            run({**extra, "messages": [HumanMessage(text)]}, turn - 1)
             extra = {}
         waiting = reader.read(app.get_state(cfg), turn)
         if stop is not None and stop(dialogue):

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics.trajectory import MODES
 from dialectica.sim.authoring.params import ConfigError
 
 TEXT = ("persona", "instructions", "rubric", "stop")
-LINES = ("turns", "opening")
+LINES = ("turns", "opening", "expected_path")
 # The keys the harness reads, and what for (README "Evaluate a graph you already have"); every other key is yours.
 RESERVED = {
     "name": "the scenario's name (a non-empty string)",
@@ -22,6 +23,9 @@ RESERVED = {
     "stop": "the phrase an LLM user says when done (a string)",
     "rubric": "what an LLM judge counts as success (a string)",
     "input": "the graph's input state (a mapping)",
+    "expected_tools": "the tool calls the graph should make (a list of names or {name, args} mappings)",
+    "expected_path": "the nodes the graph should run, in order (a list of node names)",
+    "trajectory_mode": f"how calls and path are matched (one of: {', '.join(MODES)}; default strict)",
 }
 
 
@@ -34,7 +38,8 @@ def _reserved(key: str, expected: str, value: Any) -> ConfigError:
 
 def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
     """Checks ``name``, the user's keys (``turns``, ``opening``: lists of strings; ``persona``, ``instructions``,
-    ``stop``: strings), the judge's ``rubric`` and the graph's ``input`` (a mapping).
+    ``stop``: strings), the judge's ``rubric``, the graph's ``input`` (a mapping), and what the graph should do
+    (``expected_tools``, ``expected_path``, ``trajectory_mode``).
 
     Raises:
         ConfigError: naming the key and the expected type.
@@ -50,4 +55,20 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
             raise _reserved(key, "a list of strings", value)
     if "input" in scenario and not isinstance(scenario["input"], dict):
         raise _reserved("input", "a mapping", scenario["input"])
+    if scenario.get("trajectory_mode", "strict") not in MODES:
+        raise _reserved("trajectory_mode", f"one of {', '.join(MODES)}", scenario["trajectory_mode"])
+    tools = scenario.get("expected_tools")
+    if "expected_tools" in scenario and not (isinstance(tools, list) and all(_is_call(t) for t in tools)):
+        raise _reserved("expected_tools", "a list of tool names or {name: ..., args: {...}} mappings", tools)
     return scenario
+
+
+def _is_call(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value)
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("name"), str)
+        and set(value) <= {"name", "args"}
+        and isinstance(value.get("args", {}), dict)
+    )
