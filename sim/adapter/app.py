@@ -17,14 +17,14 @@ import dataclasses
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from dialectica.sim.adapter import trajectories
+from dialectica.sim.adapter import ecosystem, trajectories
 from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict, empty_reasons
@@ -45,7 +45,7 @@ ENDINGS = {
 }
 PLAIN = (bool, int, float, str)
 # graph.<key>s that are not knobs
-HARNESS_KEYS = ("name", "max_turns", "user", "judge", "judge_every_turn", "scenarios", "cache")
+HARNESS_KEYS = ("name", "max_turns", "user", "judge", "judge_every_turn", "metrics", "scenarios", "cache")
 CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
 
 
@@ -132,6 +132,8 @@ class App:
         max_turns: The user's turns at most (``graph.max_turns``).
         judge_every_turn: Judge after each of the graph's replies and end the episode as soon as the judge passes
             it (``graph.judge_every_turn``); False: judge once, when the user, the graph or the turn limit ends it.
+        metrics: Evaluators from the ecosystem scoring each episode besides the judge (``graph.metrics``; see
+            ``sim/adapter/ecosystem.py``): ``score/<key>`` per episode, the comment beside it.
     """
 
     target: Any
@@ -143,6 +145,7 @@ class App:
     ending: Callable[[dict[str, Any]], str | None] | None = None
     max_turns: int = 10
     judge_every_turn: bool = False
+    metrics: Sequence[Any] = ()
     _graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -172,13 +175,22 @@ class App:
                 "a list of turns, a mapping of scenario name -> turns, dialectica.LLMUser(...), or None (each "
                 "scenario's turns)"
             )
-        if callable(self.judge) and not hasattr(self.judge, "judge"):
+        if ecosystem.is_evaluator(self.judge):
+            self.judge = ecosystem.EvaluatorJudge(self.judge)
+        elif callable(self.judge) and not hasattr(self.judge, "judge"):
             self.judge = RuleJudge(self.judge)
         elif self.judge is not None and not hasattr(self.judge, "judge"):
             raise ConfigError(
                 f"judge={self.judge!r} is invalid; valid values: a function (messages, scenario[, state]) -> bool | "
-                "Verdict, dialectica.LLMJudge(...), or None (no judge)"
+                "Verdict, dialectica.LLMJudge(...), an openevals/agentevals evaluator, an MLflow scorer, or None "
+                "(no judge)"
             )
+        for extra in self.metrics:
+            if not ecosystem.is_evaluator(extra):
+                raise ConfigError(
+                    f"metrics=[..., {extra!r}, ...]: not an evaluator; valid values: openevals/agentevals evaluators "
+                    "(called with outputs=..., reference_outputs=...) and MLflow scorers"
+                )
         self.all_endings = {**ENDINGS, **declared(self.endings)}
 
     def graph(self, knobs: Mapping[str, Any]) -> Any:
@@ -201,6 +213,7 @@ class App:
             ("user", str | None, None),
             ("judge", str | None, None),
             ("judge_every_turn", bool, self.judge_every_turn),
+            ("metrics", list[str] | None, None),
             ("scenarios", str | None, None),
             ("cache", str | None, CACHE),
         ]
@@ -228,6 +241,7 @@ class App:
             ConfigError: naming the key or scenario and what to do.
         """
         user, judge = self._user(params, participants == "surrogate"), self._judge(params)
+        self._metrics(params)  # each import string names an evaluator
         for scenario in scenarios:
             where = f"scenario {scenario['name']!r}"
             if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:
@@ -280,6 +294,19 @@ class App:
 
             return user_from(params.user)
         return LLMUser() if surrogate else Turns()
+
+    def _metrics(self, params: Any) -> list[Any]:
+        """The evaluators that score each episode: ``metrics=`` and ``graph.metrics`` (import strings)."""
+        named = []
+        for target in list(params.metrics or []):
+            obj = import_object(str(target))
+            if not ecosystem.is_evaluator(obj):
+                raise ConfigError(
+                    f"graph.metrics: {target} is a {type(obj).__name__}, not an evaluator; valid values: "
+                    "openevals/agentevals evaluators and MLflow scorers"
+                )
+            named.append(obj)
+        return [*self.metrics, *named]
 
     def _judge(self, params: Any) -> Any:
         if self.judge is not None or not params.judge:
@@ -334,13 +361,23 @@ class App:
                 verdict: Verdict | None = judged[0][1]
             else:
                 verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
+            scored = [
+                s for ev in self._metrics(ending) for s in ecosystem.scores(ev, scenario, dialogue.messages, dialogue.state)
+            ]
         own = self.ending(dialogue.state) if self.ending is not None else None
         timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}
         ran_with = context_values(
             last[0] if last else self._context(scenario, dataclasses.asdict(ending)),
             {k: getattr(ending, k) for k in self.factory_knobs},
         )
-        return {"dialogue": dialogue, "verdict": verdict, "ending": own, "timings": timings, "context": ran_with}
+        return {
+            "dialogue": dialogue,
+            "verdict": verdict,
+            "ending": own,
+            "timings": timings,
+            "context": ran_with,
+            "scores": scored,
+        }
 
     def outcome(self, final: dict[str, Any], params: Any, scenario: dict[str, Any]) -> EpisodeOutcome:
         dialogue: Dialogue = final["dialogue"]
@@ -365,6 +402,8 @@ class App:
             "tool_calls": float(sum(t["role"] == "tool_call" for t in dialogue.transcript)),
             **trajectories.episode_metrics(dialogue.tool_calls(), dialogue.path, scenario),
         }
+        scored: list[ecosystem.Score] = final.get("scores") or []
+        metrics |= {f"score/{s.key}": s.value for s in scored}
         if verdict is not None:
             metrics["judge_passed"] = float(verdict.passed)
             if verdict.reasoned is not None:
@@ -374,7 +413,10 @@ class App:
             metrics=metrics,
             per_round=[per_round[k] for k in sorted(per_round)],
             transcript=dialogue.transcript,
-            artifacts={"judge": verdict.reason} if verdict is not None and verdict.reason else {},
+            artifacts={
+                **({"judge": verdict.reason} if verdict is not None and verdict.reason else {}),
+                **{f"score/{s.key}": s.comment for s in scored if s.comment},
+            },
             timings=final["timings"],
             converged=verdict.passed if verdict is not None else None,
             final_state=final_state(dialogue.state),

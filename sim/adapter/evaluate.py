@@ -98,6 +98,7 @@ def evaluate(
     seed: int = 0,
     max_turns: int = 10,
     judge_every_turn: bool = False,
+    metrics: Sequence[Any] = (),
     params: Mapping[str, Any] | None = None,
     tracking: str | None = None,
     max_concurrency: int | None = None,
@@ -126,6 +127,8 @@ def evaluate(
         max_turns: The user's turns at most.
         judge_every_turn: Judge after each of the graph's replies and end the episode as soon as the judge passes
             it; False (the default): judge once, after the user, the graph or the turn limit ended the dialogue.
+        metrics: Evaluators from the ecosystem that score every episode besides the judge: openevals or agentevals
+            evaluators and MLflow scorers, as they are (``score/<key>`` in records, summary and MLflow).
         params: The graph's knobs (``dialectica list`` shows them): context fields and factory arguments.
         tracking: An MLflow tracking URI, ``"none"``, or None for the project store (``results/mlflow.db``).
         max_concurrency: Episodes in flight at once (None: the backend's default).
@@ -176,6 +179,7 @@ def evaluate(
         ending=ending,
         max_turns=max_turns,
         judge_every_turn=judge_every_turn,
+        metrics=tuple(metrics),
     )
     spec = graph.spec()
     discovery.register(spec)

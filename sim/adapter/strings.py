@@ -28,4 +28,12 @@ def user_from(target: str) -> Any:
 
 def judge_from(target: str) -> Any:
     """``graph.judge``: a judge object (``judge``), or a rule ``(messages, scenario[, state]) -> bool | Verdict``."""
-    return _named("graph.judge", target, "judge", RuleJudge, "llm, or a function (messages, scenario) -> bool")
+    from dialectica.sim.adapter.ecosystem import EvaluatorJudge, is_evaluator
+
+    return _named(
+        "graph.judge",
+        target,
+        "judge",
+        lambda fn: EvaluatorJudge(fn) if is_evaluator(fn) else RuleJudge(fn),
+        "llm, trajectory, a function (messages, scenario) -> bool, an openevals evaluator or an MLflow scorer",
+    )
