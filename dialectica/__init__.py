@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.judges import Example as Example
     from dialectica.sim.adapter.judges import LLMJudge as LLMJudge
     from dialectica.sim.adapter.judges import Verdict as Verdict
+    from dialectica.sim.adapter.rubrics import rubric as rubric
     from dialectica.sim.adapter.trajectories import TrajectoryJudge as TrajectoryJudge
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
@@ -43,6 +44,7 @@ __all__ = [
     "load_episodes",
     "load_sweep",
     "replay",
+    "rubric",
 ]
 _ADAPTER = {
     "evaluate": "evaluate",
@@ -53,6 +55,7 @@ _ADAPTER = {
     "Example": "judges",
     "LLMUser": "users",
     "TrajectoryJudge": "trajectories",
+    "rubric": "rubrics",
 }
 
 

@@ -29,6 +29,7 @@ from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict, empty_reasons
 from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
+from dialectica.sim.adapter.rubrics import RUBRICS, rubric
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
@@ -186,10 +187,11 @@ class App:
                 "(no judge)"
             )
         for extra in self.metrics:
-            if not ecosystem.is_evaluator(extra):
+            if not (ecosystem.is_evaluator(extra) or hasattr(extra, "judge")):
                 raise ConfigError(
-                    f"metrics=[..., {extra!r}, ...]: not an evaluator; valid values: openevals/agentevals evaluators "
-                    "(called with outputs=..., reference_outputs=...) and MLflow scorers"
+                    f"metrics=[..., {extra!r}, ...]: not an evaluator; valid values: dialectica.rubric(NAME), "
+                    "LLMJudge(...), openevals/agentevals evaluators (called with outputs=..., reference_outputs=...) "
+                    "and MLflow scorers"
                 )
         self.all_endings = {**ENDINGS, **declared(self.endings)}
 
@@ -267,7 +269,7 @@ class App:
                     f"{where} has no 'rubric'{_typo(scenario, 'rubric')} for the LLM judge; add one, or give the judge "
                     "its rubric"
                 )
-        if isinstance(judge, LLMJudge) and judge.model is None:
+        if any(isinstance(j, LLMJudge) and j.model is None for j in (judge, *self._metrics(params))):
             voices.require("judge")
         for role, default in self.model_roles.items():
             if default is None:
@@ -298,15 +300,33 @@ class App:
     def _metrics(self, params: Any) -> list[Any]:
         """The evaluators that score each episode: ``metrics=`` and ``graph.metrics`` (import strings)."""
         named = []
-        for target in list(params.metrics or []):
-            obj = import_object(str(target))
-            if not ecosystem.is_evaluator(obj):
+        for target in map(str, params.metrics or []):
+            if ":" not in target:  # a ready rubric's name
+                named.append(rubric(target))
+                continue
+            obj = import_object(target)
+            if not (ecosystem.is_evaluator(obj) or hasattr(obj, "judge")):
                 raise ConfigError(
                     f"graph.metrics: {target} is a {type(obj).__name__}, not an evaluator; valid values: "
-                    "openevals/agentevals evaluators and MLflow scorers"
+                    f"{', '.join(RUBRICS)}, openevals/agentevals evaluators and MLflow scorers (package.module:name)"
                 )
             named.append(obj)
         return [*self.metrics, *named]
+
+    def _scores(self, params: Any, dialogue: Dialogue, scenario: dict[str, Any], cast: Any) -> list[ecosystem.Score]:
+        """Each extra metric's scores of the finished episode: ``rubric/<name>`` for our judges (1 when passed),
+        ``score/<key>`` for the ecosystem's evaluators."""
+        out = []
+        for metric in self._metrics(params):
+            if hasattr(metric, "judge"):
+                verdict = metric.judge(dialogue.messages, scenario, dialogue.state, cast)
+                out.append(
+                    ecosystem.Score(f"rubric/{getattr(metric, 'name', 'judge')}", float(verdict.passed), verdict.reason)
+                )
+            else:
+                for s in ecosystem.scores(metric, scenario, dialogue.messages, dialogue.state):
+                    out.append(ecosystem.Score(f"score/{s.key}", s.value, s.comment))
+        return out
 
     def _judge(self, params: Any) -> Any:
         if self.judge is not None or not params.judge:
@@ -315,6 +335,8 @@ class App:
             return LLMJudge()
         if params.judge == "trajectory":
             return trajectories.TrajectoryJudge()
+        if params.judge in RUBRICS:
+            return rubric(params.judge)
         from dialectica.sim.adapter.strings import judge_from
 
         return judge_from(params.judge)
@@ -361,9 +383,7 @@ class App:
                 verdict: Verdict | None = judged[0][1]
             else:
                 verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
-            scored = [
-                s for ev in self._metrics(ending) for s in ecosystem.scores(ev, scenario, dialogue.messages, dialogue.state)
-            ]
+            scored = self._scores(ending, dialogue, scenario, cast)
         own = self.ending(dialogue.state) if self.ending is not None else None
         timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}
         ran_with = context_values(
@@ -403,7 +423,7 @@ class App:
             **trajectories.episode_metrics(dialogue.tool_calls(), dialogue.path, scenario),
         }
         scored: list[ecosystem.Score] = final.get("scores") or []
-        metrics |= {f"score/{s.key}": s.value for s in scored}
+        metrics |= {s.key: s.value for s in scored}
         if verdict is not None:
             metrics["judge_passed"] = float(verdict.passed)
             if verdict.reasoned is not None:
@@ -415,7 +435,7 @@ class App:
             transcript=dialogue.transcript,
             artifacts={
                 **({"judge": verdict.reason} if verdict is not None and verdict.reason else {}),
-                **{f"score/{s.key}": s.comment for s in scored if s.comment},
+                **{s.key: s.comment for s in scored if s.comment},
             },
             timings=final["timings"],
             converged=verdict.passed if verdict is not None else None,
@@ -429,7 +449,7 @@ class App:
         roles = {}
         if self.user is None or (isinstance(self.user, LLMUser) and self.user.model is None):
             roles["user"] = "participant"
-        if self.judge is None or (isinstance(self.judge, LLMJudge) and self.judge.model is None):
+        if self.judge is None or any(isinstance(j, LLMJudge) and j.model is None for j in (self.judge, *self.metrics)):
             roles["judge"] = "system"
         return roles | dict.fromkeys(self.model_roles, "system")
 

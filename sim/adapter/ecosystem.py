@@ -46,6 +46,8 @@ def is_evaluator(obj: Any) -> bool:
     """An MLflow scorer, or a callable taking ``outputs`` by keyword (openevals' and agentevals' evaluators)."""
     if is_mlflow_scorer(obj):
         return True
+    if hasattr(obj, "judge"):  # one of ours (an LLMJudge with a ready rubric): scored by its verdict
+        return False
     if not callable(obj):
         return False
     try:

@@ -84,8 +84,11 @@ def _scenario_file(scenarios: Any, out_dir: Path) -> str:
     return str(path)
 
 
-def _needs_model(user: Any, judge: Any) -> bool:
-    return (isinstance(user, LLMUser) and user.model is None) or (isinstance(judge, LLMJudge) and judge.model is None)
+def _needs_model(user: Any, *judges: Any) -> bool:
+    """Whether the local model must play a role: an LLM user or an LLM judge (or rubric metric) without a model."""
+    return (isinstance(user, LLMUser) and user.model is None) or any(
+        isinstance(j, LLMJudge) and j.model is None for j in judges
+    )
 
 
 def evaluate(
@@ -185,7 +188,7 @@ def evaluate(
     discovery.register(spec)
     run_dir = _run_dir(out_dir)
     args = [f"participants={getattr(graph.user, 'kind', 'scripted')}"]
-    if not isinstance(llm, str) and _needs_model(graph.user, graph.judge):
+    if not isinstance(llm, str) and _needs_model(graph.user, graph.judge, *graph.metrics):
         args.append("llm=llamacpp")
     return _guarded(
         run_dir,

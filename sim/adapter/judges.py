@@ -116,12 +116,14 @@ class LLMJudge:
             same verdict (at the run's 0.8 the 1.5B judged identical conversations differently and agreed with a
             person on 15 of 30, against 22 at 0: docs/results/verdicts-and-people.md); None: the run's
             ``llm.temperature``. A model of your own keeps its settings.
+        name: Its name as an extra metric (``rubric/<name>``); the ready rubrics carry theirs (``rubrics.py``).
     """
 
     rubric: str | None = None
     model: BaseChatModel | None = None
     examples: tuple[Example, ...] = ()
     temperature: float | None = 0.0
+    name: str = "judge"
 
     def __post_init__(self) -> None:
         if not all(isinstance(e, Example) for e in self.examples):

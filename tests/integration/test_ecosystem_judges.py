@@ -88,7 +88,7 @@ def test_an_openevals_evaluator_reads_the_scenarios_reference(tmp_path):
 
 
 def test_a_metric_that_is_not_an_evaluator_is_one_line(tmp_path):
-    with pytest.raises(ConfigError, match="not an evaluator; valid values: openevals/agentevals evaluators"):
+    with pytest.raises(ConfigError, match="not an evaluator; valid values: dialectica.rubric"):
         dialectica.evaluate(SHOP, scenarios=SCENARIOS, metrics=[len], tracking="none", out_dir=tmp_path / "bad")
 
 

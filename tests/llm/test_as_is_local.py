@@ -28,6 +28,7 @@ def _cli(tmp: Path, name: str, *extra: str, tracking: str = "tracking=none") -> 
         "participants=surrogate",
         "llm=llamacpp",
         "graph.judge=llm",
+        "graph.metrics=[role_adherence]",  # a ready rubric beside the judge, on the same model
         "scenario=[recent_flight,old_flight]",
         "episodes=2",
         "graph.max_turns=3",
@@ -52,8 +53,9 @@ def test_an_llm_customer_and_an_llm_judge_on_the_local_model(tmp_path: Path):
     for record in records:
         said = [t for t in record["transcript"] if t["role"] == "user"]
         assert said and all(t["text"].strip() for t in said)  # the model spoke as the customer
-        assert record["usage"]["calls_by_role"]["user"] >= 1 and record["usage"]["calls_by_role"]["judge"] == 1
+        assert record["usage"]["calls_by_role"]["user"] >= 1 and record["usage"]["calls_by_role"]["judge"] == 2
         assert record["artifacts"].get("judge")  # the LLM judge's reason
+        assert record["metrics"]["rubric/role_adherence"] in (0.0, 1.0) and "rubric/role_adherence" in record["artifacts"]
     _assert_traced(store, tmp_path / "first", records)
     again = _cli(tmp_path, "second")
     assert again.returncode == 0, again.stderr[-3000:]
