@@ -1,0 +1,199 @@
+"""``dialectica pairwise RUN_A RUN_B``: an LLM judge reads the two runs' versions of each episode side by side and
+names the better one.
+
+Episodes pair by seed and scenario (a replay and its original, or two configurations of a sweep run with the
+same ``seed=``). Each pair is shown in an order drawn from its own seed, so neither run is always first; with
+``both_orders`` it is judged twice, once each way. The judge answers ``{"reason", "better": "first" | "second" |
+"tie"}`` at temperature 0 on the run's ``llm`` (the local model by default), seeded and cached like every call.
+
+Reported per graph: B's win rate (ties count half) with a 95% bootstrap interval over the pairs, the exact
+sign test over the decided comparisons (scipy's ``binomtest``), and the position bias: how often the judge
+picked whichever conversation it was shown first, with its own test. A judge that picks the first one far more
+than half the time reads the order, not the conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dialectica.sim.analysis.agreement import GraphRun, graph_runs
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.engine import records as rec
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"reason": {"type": "string"}, "better": {"enum": ["first", "second", "tie"]}},
+    "required": ["reason", "better"],
+}
+QUESTION = "Which conversation served the user better, given what the user wanted?"
+FILE = "pairwise.json"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One judgment of one pair: which run was shown first, and which the judge preferred (``a``, ``b``, ``tie``)."""
+
+    seed: int
+    scenario: str
+    first: str
+    preferred: str
+    reason: str
+
+
+@dataclass
+class GraphPairwise:
+    """One graph's pairwise judgments and what they add up to."""
+
+    graph: str
+    pairs: int
+    comparisons: list[Comparison] = field(default_factory=list)
+    wins_a: int = 0
+    wins_b: int = 0
+    ties: int = 0
+    win_rate_b: float = float("nan")  # B's share, ties counting half
+    ci95: tuple[float, float] = (float("nan"), float("nan"))
+    sign_p: float = float("nan")  # the exact sign test over decided comparisons
+    first_picked: float = float("nan")  # of decided comparisons, the share that picked the one shown first
+    position_p: float = float("nan")
+
+
+def transcript(record: dict[str, Any]) -> str:
+    """The conversation as the judge reads it: the user's and the assistant's turns."""
+    lines = []
+    for turn in record.get("transcript") or []:
+        if turn["role"] in ("user", "assistant"):
+            lines.append(f"{turn['role'].upper()}: {turn['text']}")
+    return "\n".join(lines) or "(no conversation)"
+
+
+def prompt(first: str, second: str, question: str) -> str:
+    return (
+        f"Two conversations between the same kind of user and two versions of an assistant.\n\n"
+        f"<first>\n{first}\n</first>\n\n<second>\n{second}\n</second>\n\n"
+        f"{question} Give a one-sentence reason, then better: first, second, or tie."
+    )
+
+
+def _pairs(a: GraphRun, b: GraphRun) -> list[tuple[Hashable, dict[str, Any], dict[str, Any]]]:
+    def full(run: GraphRun) -> dict[Hashable, dict[str, Any]]:
+        return {(r["seed"], r["scenario"]): dict(r) for r in rec.read(run.run_dir / rec.FILE, run.graph)}
+
+    left, right = full(a), full(b)
+    return [(key, left[key], right[key]) for key in sorted(left.keys() & right.keys(), key=str)]
+
+
+def summarise(result: GraphPairwise, resamples: int = 4000, seed: int = 0) -> GraphPairwise:
+    """Fills the counts, B's win rate with its bootstrap interval over pairs, the sign test and position bias."""
+    from scipy.stats import binomtest
+
+    scores: dict[tuple[int, str], list[float]] = {}
+    for c in result.comparisons:
+        scores.setdefault((c.seed, c.scenario), []).append({"b": 1.0, "a": 0.0, "tie": 0.5}[c.preferred])
+    result.wins_a = sum(c.preferred == "a" for c in result.comparisons)
+    result.wins_b = sum(c.preferred == "b" for c in result.comparisons)
+    result.ties = sum(c.preferred == "tie" for c in result.comparisons)
+    per_pair = [sum(v) / len(v) for v in scores.values()]
+    if per_pair:
+        result.win_rate_b = sum(per_pair) / len(per_pair)
+        rng = random.Random(seed)
+        means = sorted(sum(rng.choices(per_pair, k=len(per_pair))) / len(per_pair) for _ in range(resamples))
+        result.ci95 = (means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1])
+    decided = [c for c in result.comparisons if c.preferred != "tie"]
+    if decided:
+        result.sign_p = float(binomtest(result.wins_b, len(decided), 0.5).pvalue)
+        firsts = sum(c.preferred == c.first for c in decided)
+        result.first_picked = firsts / len(decided)
+        result.position_p = float(binomtest(firsts, len(decided), 0.5).pvalue)
+    return result
+
+
+def pairwise(
+    run_a: str | Path,
+    run_b: str | Path,
+    *,
+    model: Any = None,
+    overrides: Sequence[str] = (),
+    question: str = QUESTION,
+    both_orders: bool = False,
+    seed: int = 0,
+    graphs: Sequence[str] = (),
+) -> list[GraphPairwise]:
+    """Judges each pair of episodes of two runs; writes ``pairwise.json`` into run B.
+
+    Args:
+        model: A langchain-core chat model; None: the ``llm`` config with ``overrides`` (``llm=llamacpp`` unless
+            they name another), as role ``judge`` at temperature 0.
+        question: What the judge decides.
+        both_orders: Judge each pair twice, once in each order (position bias measured pair by pair).
+        seed: Draws each pair's order.
+
+    Raises:
+        ConfigError: a path that is not a run, runs that share no graph or no episode.
+    """
+    runs_a, runs_b = graph_runs(Path(run_a)), graph_runs(Path(run_b))
+    names = [g for g in (graphs or [r.graph for r in runs_a]) if any(r.graph == g for r in runs_b)]
+    if not names and len(runs_a) == len(runs_b) == 1:
+        names = [runs_a[0].graph]  # two versions of one bot under two names
+    if not names:
+        raise ConfigError(f"{run_a} and {run_b} share no graph; give runs of the same graph")
+    judge = model if model is not None else _judge_model(overrides, seed)
+    results = []
+    for name in names:
+        a = next((r for r in runs_a if r.graph == name), runs_a[0])
+        b = next((r for r in runs_b if r.graph == name), runs_b[0])
+        pairs = _pairs(a, b)
+        if not pairs:
+            raise ConfigError(
+                f"{name}: no episode of {run_a} has a counterpart in {run_b} (same seed and scenario); run both "
+                "with the same seed=, or replay one from the other"
+            )
+        result = GraphPairwise(name, len(pairs))
+        for key, left, right in pairs:
+            drawn = random.Random(f"{seed}:{key}").random() < 0.5
+            orders = ["a", "b"] if both_orders else (["b"] if drawn else ["a"])
+            for first in orders:
+                shown = (left, right) if first == "a" else (right, left)
+                text = prompt(transcript(shown[0]), transcript(shown[1]), question)
+                better, reason = _ask(judge, text)
+                preferred = "tie" if better == "tie" else (first if better == "first" else ("b" if first == "a" else "a"))
+                result.comparisons.append(Comparison(left["seed"], left["scenario"], first, preferred, reason))
+        results.append(summarise(result, seed=seed))
+    out = Path(run_b) / FILE
+    out.write_text(json.dumps({"run_a": str(run_a), "run_b": str(run_b), "graphs": [asdict(r) for r in results]}, indent=1))
+    return results
+
+
+def _judge_model(overrides: Sequence[str], seed: int) -> Any:
+    import tempfile
+
+    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.llm.casting import SYSTEM
+
+    given = list(overrides)
+    if not any(o.startswith("llm=") for o in given):
+        given.insert(0, "llm=llamacpp")
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = from_hydra(compose([*given, "tracking=none"], Path.cwd()), Path(tmp))
+    return cfg.voices.speaker("judge", SYSTEM, seed, None)
+
+
+def _ask(model: Any, text: str) -> tuple[str, str]:
+    from langchain_core.messages import HumanMessage
+
+    from dialectica.sim.llm.chat import LLMChatModel
+    from dialectica.sim.llm.structured import instruction, read_json, response_format
+
+    if isinstance(model, LLMChatModel):
+        reply = model.invoke([HumanMessage(text)], response_format=response_format(SCHEMA), temperature=0.0)
+    else:  # a model of the researcher's: the schema in the prompt
+        reply = model.invoke([HumanMessage(f"{text}\n{instruction(SCHEMA)}")])
+    content = str(reply.content)
+    value = read_json(content[content.find("{") : content.rfind("}") + 1] or content, SCHEMA)
+    if value is None:
+        return "tie", f"the judge's reply was not a verdict: {content[:200]!r}"
+    return str(value["better"]), str(value["reason"])

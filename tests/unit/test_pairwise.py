@@ -1,0 +1,95 @@
+"""``dialectica pairwise``: pairs by seed and scenario, orders drawn per pair, win rate, sign test, position bias."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langgraph.graph import START, MessagesState, StateGraph
+
+import dialectica
+from dialectica.sim.analysis.pairwise import pairwise
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.cli.main import dispatch
+
+
+class Reader(BaseChatModel):
+    """Prefers the conversation where a ticket was given; ``first_always`` reads only the order."""
+
+    first_always: bool = False
+
+    @property
+    def _llm_type(self) -> str:
+        return "reader"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        text = str(messages[-1].content)
+        first, second = (re.search(f"<{t}>(.*?)</{t}>", text, re.S).group(1) for t in ("first", "second"))  # type: ignore[union-attr]
+        if self.first_always:
+            better = "first"
+        else:
+            better = {(True, False): "first", (False, True): "second"}.get(
+                ("your ticket" in first, "your ticket" in second), "tie"
+            )
+        reply = json.dumps({"reason": f"{better} gave a ticket", "better": better})
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+
+
+def desk(helpful: bool) -> Any:
+    def clerk(state: MessagesState) -> dict[str, Any]:
+        asked = str(state["messages"][-1].content)
+        give = helpful or "urgent" in asked
+        return {"messages": [AIMessage("Here is your ticket." if give else "Please wait.")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("clerk", clerk)
+    builder.add_edge(START, "clerk")
+    return builder.compile()
+
+
+SCENARIOS = [{"name": "calm", "turns": ["a ticket please"]}, {"name": "urgent", "turns": ["urgent ticket"]}]
+
+
+@pytest.fixture
+def runs(tmp_path):
+    for name, helpful in (("a", False), ("b", True)):
+        dialectica.evaluate(desk(helpful), name="desk", scenarios=SCENARIOS, episodes=20, seed=0, tracking="none",
+                            progress=False, out_dir=tmp_path / name)  # fmt: skip
+    return tmp_path / "a", tmp_path / "b"
+
+
+def test_the_better_run_wins_and_ties_count_half(runs):
+    (result,) = pairwise(*runs, model=Reader())
+    assert result.pairs == 20 and len(result.comparisons) == 20
+    assert result.wins_b == 10 and result.ties == 10 and result.wins_a == 0  # urgent visitors got a ticket from both
+    assert result.win_rate_b == pytest.approx(0.75)
+    assert result.ci95[0] < 0.75 < result.ci95[1] and result.sign_p < 0.01
+    firsts = {c.first for c in result.comparisons}
+    assert firsts == {"a", "b"}  # the order is drawn per pair: each run is sometimes shown first
+    assert pairwise(*runs, model=Reader())[0].comparisons == result.comparisons  # the same seed, the same orders
+    saved = json.loads((runs[1] / "pairwise.json").read_text())
+    assert saved["graphs"][0]["wins_b"] == 10
+
+
+def test_both_orders_expose_a_judge_that_reads_the_order(runs):
+    (result,) = pairwise(*runs, model=Reader(first_always=True), both_orders=True)
+    assert len(result.comparisons) == 40
+    shown = {}
+    for c in result.comparisons:
+        shown.setdefault((c.seed, c.scenario), set()).add(c.first)
+    assert all(orders == {"a", "b"} for orders in shown.values())  # every pair seen in both orders
+    assert result.first_picked == 1.0 and result.position_p < 1e-6 and result.win_rate_b == pytest.approx(0.5)
+
+
+def test_runs_that_share_no_episode_are_one_line(tmp_path, runs, capsys):
+    dialectica.evaluate(desk(True), name="desk", scenarios=SCENARIOS, episodes=4, seed=9, tracking="none",
+                        progress=False, out_dir=tmp_path / "other")  # fmt: skip
+    with pytest.raises(ConfigError, match="no episode of .* has a counterpart"):
+        pairwise(runs[0], tmp_path / "other", model=Reader())
+    assert dispatch("pairwise", [str(tmp_path / "nowhere"), str(runs[1])]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
