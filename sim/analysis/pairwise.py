@@ -23,6 +23,7 @@ from typing import Any
 
 from dialectica.sim.analysis.agreement import GraphRun, graph_runs
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config.typed import chat_model
 from dialectica.sim.engine import records as rec
 
 SCHEMA = {
@@ -141,7 +142,7 @@ def pairwise(
         names = [runs_a[0].graph]  # two versions of one bot under two names
     if not names:
         raise ConfigError(f"{run_a} and {run_b} share no graph; give runs of the same graph")
-    judge = model if model is not None else _judge_model(overrides, seed)
+    judge = model if model is not None else chat_model(list(overrides), "judge", seed)
     results = []
     for name in names:
         a = next((r for r in runs_a if r.graph == name), runs_a[0])
@@ -166,20 +167,6 @@ def pairwise(
     out = Path(run_b) / FILE
     out.write_text(json.dumps({"run_a": str(run_a), "run_b": str(run_b), "graphs": [asdict(r) for r in results]}, indent=1))
     return results
-
-
-def _judge_model(overrides: Sequence[str], seed: int) -> Any:
-    import tempfile
-
-    from dialectica.sim.config.typed import compose, from_hydra
-    from dialectica.sim.llm.casting import SYSTEM
-
-    given = list(overrides)
-    if not any(o.startswith("llm=") for o in given):
-        given.insert(0, "llm=llamacpp")
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = from_hydra(compose([*given, "tracking=none"], Path.cwd()), Path(tmp))
-    return cfg.voices.speaker("judge", SYSTEM, seed, None)
 
 
 def _ask(model: Any, text: str) -> tuple[str, str]:

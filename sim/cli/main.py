@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "behaviour": ("dialectica.sim.cli.behaviour:main", "each graph's behaviour statistics for two runs, side by side"),
     "label": ("dialectica.sim.cli.label:main", "choose episodes of a finished run for people to label; queue them"),
     "agreement": ("dialectica.sim.cli.agreement:main", "every verdict of a run against people's labels; corrected rate"),
+    "synthesize": ("dialectica.sim.cli.synthesize:main", "write a scenarios file from a short description of the users"),
     "pairwise": ("dialectica.sim.cli.pairwise:main", "an LLM judge names the better of each pair of two runs' episodes"),
 }
 HELP = {"validity": "dialectica.sim.analysis.validity", "calibrate": "dialectica.sim.analysis.calibration.cli"}

@@ -301,3 +301,22 @@ def compose(overrides: list[str], cwd: Path) -> DictConfig:
     with open_dict(cfg):
         del cfg["hydra"]
     return cfg
+
+
+def chat_model(overrides: list[str], role: str, seed: int = 0) -> Any:
+    """A chat model of the ``llm`` config outside a run (``dialectica pairwise``, ``synthesize``): ``overrides`` on
+    top of ``llm=llamacpp`` (unless they name another backend), as ``role``, seeded and cached like a run's.
+
+    Raises:
+        ConfigError: a bad override, in one line.
+    """
+    import tempfile
+
+    from dialectica.sim.llm.casting import SYSTEM
+
+    given = list(overrides)
+    if not any(o.startswith("llm=") for o in given):
+        given.insert(0, "llm=llamacpp")
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = from_hydra(compose([*given, "tracking=none"], Path.cwd()), Path(tmp))
+    return cfg.voices.speaker(role, SYSTEM, seed, None)
