@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.trajectories import TrajectoryJudge as TrajectoryJudge
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
+    from dialectica.sim.config.typed import chat_model as chat_model
     from dialectica.sim.engine.records import load_episodes as load_episodes
     from dialectica.sim.engine.replay import replay as replay
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
@@ -39,6 +40,7 @@ __all__ = [
     "TrajectoryJudge",
     "Verdict",
     "__version__",
+    "chat_model",
     "evaluate",
     "judge_examples",
     "load_episodes",
@@ -72,6 +74,10 @@ def __getattr__(name: str) -> Any:
         from dialectica.sim.engine.records import load_episodes
 
         return load_episodes
+    if name == "chat_model":
+        from dialectica.sim.config.typed import chat_model
+
+        return chat_model
     if name == "judge_examples":
         from dialectica.sim.analysis.agreement import judge_examples
 

@@ -303,9 +303,10 @@ def compose(overrides: list[str], cwd: Path) -> DictConfig:
     return cfg
 
 
-def chat_model(overrides: list[str], role: str, seed: int = 0) -> Any:
-    """A chat model of the ``llm`` config outside a run (``dialectica pairwise``, ``synthesize``): ``overrides`` on
-    top of ``llm=llamacpp`` (unless they name another backend), as ``role``, seeded and cached like a run's.
+def chat_model(overrides: Iterable[str] = (), role: str = "judge", seed: int = 0) -> Any:
+    """A chat model of the ``llm`` config outside a run (``dialectica pairwise``, ``synthesize``, an openevals judge
+    in Python: ``dialectica.chat_model()``): ``overrides`` on top of ``llm=llamacpp`` (unless they name another
+    backend), as ``role``, seeded and cached like a run's; ``with_structured_output`` takes a JSON schema.
 
     Raises:
         ConfigError: a bad override, in one line.

@@ -19,7 +19,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache, cache_key
-from dialectica.sim.llm.structured import instruction, read_json
+from dialectica.sim.llm.structured import instruction, read_json, response_format
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -66,6 +66,24 @@ class LLMChatModel(BaseChatModel):
     @property
     def _llm_type(self) -> str:
         return f"dialectica-{self.settings.backend}"
+
+    def with_structured_output(self, schema: Any, **kwargs: Any) -> Any:
+        """Replies as a mapping under a JSON ``schema`` (a dict), constrained on the backend (llama.cpp's grammar,
+        a server's ``response_format``): what LangChain's structured-output consumers (openevals' LLM-as-judge)
+        call. A reply that never fits the schema after the retries raises ``ValueError``."""
+        from langchain_core.runnables import RunnableLambda
+
+        if not isinstance(schema, dict):
+            raise TypeError("this model takes a JSON schema (a dict) for structured output")
+        shape = {k: v for k, v in schema.items() if k not in ("title", "description")}
+
+        def parse(message: AIMessage) -> Any:
+            value = read_json(str(message.content), shape)
+            if value is None:
+                raise ValueError(f"the reply does not fit the schema: {str(message.content)[:200]!r}")
+            return value
+
+        return self.bind(response_format=response_format(shape)) | RunnableLambda(parse)
 
     def _request(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> Request:
         schema = (kwargs.get("response_format") or {}).get("schema")

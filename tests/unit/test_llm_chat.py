@@ -207,3 +207,17 @@ def test_each_call_samples_with_its_own_seed_so_a_repeated_question_gets_a_fresh
     replay = _model(backend, CallCache(tmp_path / "c.sqlite"))  # the same sequence of calls in a new episode run
     assert [replay.invoke(_messages()).content for _ in range(2)] == [first.content, second.content]
     assert len(backend.requests) == 2
+
+
+def test_structured_output_for_langchain_consumers_such_as_openevals():
+    from openevals.llm import create_llm_as_judge
+
+    backend = FakeBackend(["not json", '{"reasoning": "It answered. Thus, the score should be: true.", "score": true}'])
+    judge = create_llm_as_judge(prompt="Did it answer? {outputs}", judge=_model(backend), feedback_key="answered")
+    result = judge(outputs="The refund is issued.")
+    assert result["key"] == "answered" and result["score"] is True and "Thus" in result["comment"]
+    request = backend.requests[-1]
+    assert request.schema is not None and request.schema["required"] == ["reasoning", "score"]  # the grammar's shape
+    assert "title" not in request.schema and len(backend.requests) == 2  # the reply that was not JSON was retried
+    with pytest.raises(ValueError, match="does not fit the schema"):
+        _model(FakeBackend(["no"] * 3)).with_structured_output(SCHEMA).invoke("vote?")
