@@ -7,6 +7,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +23,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # worker holds.
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+    # The local LLM likewise: one thread, and a model lock of the worker's own (sim/llm/machine.py), so that the two
+    # workers' models compute side by side, each on a core, rather than taking turns on both cores while the other
+    # worker's own tests keep one of them busy (which stalls llama.cpp's threads: the suite took 30 minutes, not 22).
+    os.environ.setdefault("DIALECTICA_LLM_THREADS", "1")
+    worker = os.environ["PYTEST_XDIST_WORKER"]
+    os.environ.setdefault("DIALECTICA_LLM_LOCK", os.path.join(tempfile.gettempdir(), f"dialectica-llm-{worker}.lock"))
 
 
 # Run order for ``--dist worksteal``: it gives the first worker the first half of the tests (by count) and the

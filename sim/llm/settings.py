@@ -10,6 +10,7 @@ from dialectica.sim.authoring.params import ConfigError, bounded, build_params
 from dialectica.sim.llm.gguf import DEFAULT_PRESET
 
 SCRIPTED, LLM = "scripted", "llm"
+THREADS_ENV = "DIALECTICA_LLM_THREADS"
 
 
 @dataclass(frozen=True)
@@ -77,12 +78,14 @@ class LLMSettings:
     roles: dict[str, Any] = field(default_factory=dict)
 
     def threads(self) -> int:
-        """``n_threads``, or when null the cores this process may use, at most 8 (generation is bound by memory long
-        before a large machine's cores). Not fewer when other processes share the cores: model calls on one machine
-        take turns (``machine.machine_lock``), so each has every core while it runs."""
+        """``n_threads``; when null, ``$DIALECTICA_LLM_THREADS`` if set (a test worker, whose neighbour keeps the
+        other core busy with work of its own, sets 1), else the cores this process may use, at most 8 (generation is
+        bound by memory long before a large machine's cores). Not fewer when other model jobs share the cores: model
+        calls on one machine take turns (``machine.machine_lock``), so each has every core while it runs."""
         if self.n_threads is not None:
             return self.n_threads
-        return min(8, len(os.sched_getaffinity(0)))
+        env = os.environ.get(THREADS_ENV, "")
+        return int(env) if env.isdigit() and int(env) > 0 else min(8, len(os.sched_getaffinity(0)))
 
     def validate(self) -> None:
         from dialectica.sim.llm.backends import BACKENDS

@@ -195,8 +195,11 @@ def test_http_client_logs_default_to_warning_but_a_chosen_level_stays():
 
 
 def test_model_threads_are_the_cores_even_when_a_process_shares_them(monkeypatch):
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a test worker or a sweep job: torch and BLAS take one thread
+    monkeypatch.delenv("DIALECTICA_LLM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a sweep job: torch and BLAS take one thread
     assert LLMSettings().threads() == min(8, len(os.sched_getaffinity(0)))  # model calls take turns: all cores each
+    monkeypatch.setenv("DIALECTICA_LLM_THREADS", "1")  # a test worker beside another
+    assert LLMSettings().threads() == 1
     assert LLMSettings(n_threads=3).threads() == 3  # an explicit value wins
 
 
