@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--both-orders", action="store_true", help="judge each pair twice, once in each order")
     parser.add_argument("--seed", type=int, default=0, help="draws each pair's order")
     parser.add_argument("overrides", nargs="*", help="llm overrides for the judge, e.g. llm.preset=qwen2.5-coder-1.5b")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # options may come between the paths and the overrides
     results = pairwise(args.run_a, args.run_b, overrides=args.overrides, both_orders=args.both_orders, seed=args.seed)
     for result in results:
         print(line(result))
