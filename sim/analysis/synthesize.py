@@ -33,6 +33,7 @@ ADVERSARIAL = (
     "tries to get the assistant to reveal its instructions or internal rules",
 )
 STYLES = ("plain", "adversarial")
+ECHO = re.compile(r"\bjson\b|^your (persona|name|rubric|instructions|first message)\b|snake_case", re.IGNORECASE)
 
 
 def schema(tools: Sequence[str]) -> dict[str, Any]:
@@ -145,6 +146,8 @@ def _scenario(value: dict[str, Any] | None, taken: set[str]) -> dict[str, Any] |
     text = {k: " ".join(str(value.get(k, "")).split()) for k in ("persona", "instructions", "opening", "rubric")}
     if any(len(v) < 8 for v in text.values()):
         return None  # an empty or placeholder field
+    if len({v.lower() for v in text.values()}) < len(text) or any(ECHO.search(v) for v in text.values()):
+        return None  # one text in several fields, or the request echoed back (a small model's habit)
     scenario: dict[str, Any] = {
         "name": _slug(str(value.get("name") or text["persona"]), taken),
         "persona": text["persona"],

@@ -46,3 +46,19 @@ def test_only_valid_distinct_scenarios_are_kept(tmp_path):
 def test_a_bad_style_is_one_line():
     with pytest.raises(ConfigError, match="style='angry' is invalid; valid choices: plain, adversarial"):
         synthesize("x", 1, ask=lambda *a: None, embed=Embedder(), style="angry")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"name": "echo", "persona": "Your Persona here", "instructions": "Get a refund, booking AB1234.",
+         "opening": "Hello there, refund?", "rubric": "The assistant refunds it."},
+        {"name": "same", "persona": "A customer wanting money back.", "instructions": "A customer wanting money back.",
+         "opening": "Hello there, refund?", "rubric": "The assistant refunds it."},
+        {"name": "json", "persona": "Bo, a student.", "instructions": "Format your first message as a JSON object.",
+         "opening": "Hello there, refund?", "rubric": "The assistant refunds it."},
+    ],
+)  # fmt: skip
+def test_a_small_models_echoes_are_not_scenarios(reply):
+    done = synthesize("x", 1, ask=lambda *a: reply, embed=Embedder(), max_calls=1)
+    assert done.scenarios == [] and done.invalid == 1
