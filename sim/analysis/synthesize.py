@@ -11,6 +11,7 @@ the assistant off its role: escalating over turns, social engineering, off-topic
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -50,7 +51,14 @@ def schema(tools: Sequence[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-def prompt(description: str, trait: str, style: str, written: Sequence[str], tools: Sequence[str]) -> str:
+def prompt(
+    description: str,
+    trait: str,
+    style: str,
+    written: Sequence[str],
+    tools: Sequence[str],
+    examples: Sequence[dict[str, Any]] = (),
+) -> str:
     kind = (
         f"an adversarial user who {trait}"
         if style == "adversarial"
@@ -65,6 +73,9 @@ def prompt(description: str, trait: str, style: str, written: Sequence[str], too
     ]
     if tools:
         lines.append(f"expected_tools: which of these tools the assistant should call: {', '.join(tools)}.")
+    for example in examples:
+        shown = {k: example[k] for k in ("name", "persona", "instructions", "rubric") if k in example}
+        lines.append(f"An example of the form (write another user): {json.dumps(shown)}")
     if written:
         lines.append(f"Already written (write a different one): {', '.join(written[-12:])}.")
     return "\n".join(lines)
@@ -99,6 +110,7 @@ def synthesize(
     seed: int = 0,
     similarity: float = 0.9,
     max_calls: int | None = None,
+    examples: Sequence[dict[str, Any]] = (),
     progress: Callable[[str], None] = lambda line: None,
 ) -> Synthesis:
     """Asks for scenarios one at a time until ``count`` are kept or ``max_calls`` (3 * count) were made.
@@ -106,6 +118,8 @@ def synthesize(
     Args:
         ask: ``ask(prompt, schema, call_seed)``: the model's reply as JSON, None when it was not.
         embed: Sentence embeddings (rows normalised), for the duplicates.
+        examples: Scenarios of the user's own; two, drawn per call, show the form (their users are not written
+            again: a scenario close to one of them is a near duplicate).
     """
     import numpy as np
 
@@ -116,15 +130,16 @@ def synthesize(
     vectors: list[Any] = []
     calls = invalid = duplicates = 0
     traits = ADVERSARIAL if style == "adversarial" else TRAITS
+    given = [e for e in examples if e.get("persona") and e.get("instructions")]
+    if given:  # the researcher's own users are not written again
+        vectors += list(np.asarray(embed([f"{e['persona']} {e['instructions']}" for e in given])))
     for call in range(max_calls if max_calls is not None else 3 * count):
         if len(kept) >= count:
             break
         calls += 1
-        value = ask(
-            prompt(description, rng.choice(traits), style, [s["name"] for s in kept], tools),
-            schema(tools),
-            seed * 100_003 + call,
-        )
+        shown = rng.sample(given, min(2, len(given)))
+        text = prompt(description, rng.choice(traits), style, [s["name"] for s in kept], tools, shown)
+        value = ask(text, schema(tools), seed * 100_003 + call)
         scenario = _scenario(value, {s["name"] for s in kept})
         if scenario is None:
             invalid += 1

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.analysis.synthesize import STYLES, synthesize, write
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 
 DESCRIPTION = "write a scenarios file (personas, goals, openings, rubrics) from a short description of the users"
@@ -20,6 +21,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=Path("scenarios.yaml"), help="the YAML file to write")
     parser.add_argument("--style", choices=STYLES, default="plain", help="adversarial: users who push the graph off")
     parser.add_argument("--tools", default="", help="comma-separated tool names, for each scenario's expected_tools")
+    parser.add_argument("--examples", type=Path, help="a scenarios file of your own: two per call show the form")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--similarity", type=float, default=0.9, help="drop a scenario this close to a kept one")
     parser.add_argument("overrides", nargs="*", help="llm overrides, e.g. llm.preset=qwen2.5-coder-1.5b")
@@ -38,9 +40,19 @@ def main(argv: list[str]) -> int:
         return value if isinstance(value, dict) else None
 
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    examples = []
+    if args.examples is not None:
+        import yaml
+
+        if not args.examples.is_file():
+            raise ConfigError(f"--examples {args.examples}: no such file; give a YAML list of scenarios")
+        loaded = yaml.safe_load(args.examples.read_text())
+        if not isinstance(loaded, list) or not all(isinstance(e, dict) for e in loaded):
+            raise ConfigError(f"--examples {args.examples}: expected a YAML list of scenarios (mappings)")
+        examples = loaded
     done = synthesize(
         args.description, args.count, ask=ask, embed=Embedder(), style=args.style, tools=tools, seed=args.seed,
-        similarity=args.similarity, progress=lambda line: print(line, file=sys.stderr),
+        similarity=args.similarity, examples=examples, progress=lambda line: print(line, file=sys.stderr),
     )  # fmt: skip
     if not done.scenarios:
         print(f"no valid scenario in {done.calls} calls ({done.invalid} invalid); try a stronger model", file=sys.stderr)

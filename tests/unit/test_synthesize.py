@@ -62,3 +62,16 @@ def test_a_bad_style_is_one_line():
 def test_a_small_models_echoes_are_not_scenarios(reply):
     done = synthesize("x", 1, ask=lambda *a: reply, embed=Embedder(), max_calls=1)
     assert done.scenarios == [] and done.invalid == 1
+
+
+def test_the_researchers_examples_show_the_form_and_are_not_written_again():
+    prompts: list[str] = []
+
+    def ask(prompt: str, schema: dict[str, Any], seed: int) -> dict[str, Any] | None:
+        prompts.append(prompt)
+        return REPLIES[0] if len(prompts) == 1 else REPLIES[4]
+
+    own = [{"name": "ana", **ANA, "rubric": "Refund AB1234."}]
+    done = synthesize("airline customers", 1, ask=ask, embed=Embedder(), examples=own, max_calls=3)
+    assert '"name": "ana"' in prompts[0] and "An example of the form" in prompts[0]
+    assert done.duplicates == 1 and [s["name"] for s in done.scenarios] == ["angry_regular"]  # Ana is theirs already
