@@ -15,11 +15,11 @@ import dialectica
 from dialectica.sim.adapter.rubrics import RUBRICS
 from dialectica.sim.authoring.params import ConfigError
 
+ASKED: list[str] = []  # which rubrics the reader was asked
+
 
 class RubricReader(BaseChatModel):
     """Passes a conversation on a rubric when the assistant gave a ticket; records which rubrics it was asked."""
-
-    asked: list[str] = []
 
     @property
     def _llm_type(self) -> str:
@@ -27,7 +27,7 @@ class RubricReader(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
         prompt = str(messages[-1].content)
-        self.asked.append(next(name for name, text in RUBRICS.items() if text in prompt))
+        ASKED.append(next(name for name, text in RUBRICS.items() if text in prompt))
         passed = "ticket" in prompt.split("</conversation>")[0]
         reply = json.dumps({"reason": "a ticket was given" if passed else "no ticket", "passed": passed})
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
@@ -47,11 +47,12 @@ SCENARIOS = [{"name": "asks", "turns": ["a ticket please"]}, {"name": "vague", "
 
 def test_rubrics_score_each_episode_beside_the_judge(tmp_path):
     reader = RubricReader()
-    reader.asked = []
+    ASKED.clear()
     dialectica.evaluate(
         DESK, scenarios=SCENARIOS, episodes=2, judge=dialectica.rubric("goal_completion", model=reader),
         metrics=[dialectica.rubric("user_frustration", model=reader), dialectica.rubric("turn_relevancy", model=reader)],
         tracking="none", progress=False, out_dir=tmp_path / "run",
+        overrides=["graph.cache=null"],  # the reader is asked every time, not answered from an earlier run's calls
     )  # fmt: skip
     records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
     by_scenario = {r["scenario"]: r for r in records}
@@ -59,7 +60,7 @@ def test_rubrics_score_each_episode_beside_the_judge(tmp_path):
     assert by_scenario["asks"]["metrics"]["rubric/user_frustration"] == 1.0
     assert by_scenario["vague"]["metrics"]["rubric/turn_relevancy"] == 0.0
     assert by_scenario["vague"]["artifacts"]["rubric/turn_relevancy"] == "no ticket"
-    assert sorted(reader.asked) == sorted(["goal_completion", "user_frustration", "turn_relevancy"] * 2)
+    assert sorted(ASKED) == sorted(["goal_completion", "user_frustration", "turn_relevancy"] * 2)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     (entry,) = summary["graphs"].values()
     assert entry["metrics"]["rubric/user_frustration_mean"] == 0.5
