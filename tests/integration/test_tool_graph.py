@@ -139,3 +139,29 @@ def test_the_trajectory_matcher_as_the_judge(tmp_path):
     with pytest.raises(dialectica.sim.authoring.params.ConfigError, match="has no 'expected_tools' for the trajectory"):
         dialectica.evaluate(SHOP, scenarios=[{"name": "x", "turns": ["hi"]}], judge=dialectica.TrajectoryJudge(),
                             tracking="none", progress=False, out_dir=tmp_path / "bad")  # fmt: skip
+
+
+def test_each_tool_call_is_a_span_of_the_episodes_trace(tmp_path):
+    from mlflow.tracing.client import TracingClient
+    from mlflow.tracking import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    dialectica.evaluate(
+        SHOP, scenarios=SCENARIOS, episodes=len(SCENARIOS), max_turns=1, tracking=uri, progress=False,
+        out_dir=tmp_path / "run", overrides=["traces=all"],
+    )  # fmt: skip
+    records = {r["episode"]: r for r in map(json.loads, (tmp_path / "run" / "episodes.jsonl").read_text().splitlines())}
+    (entry,) = json.loads((tmp_path / "run" / "summary.json").read_text())["graphs"].values()
+    experiment = MlflowClient(uri).get_run(entry["mlflow_run_id"]).info.experiment_id
+    traces = TracingClient(uri).search_traces(locations=[experiment], run_id=entry["mlflow_run_id"], max_results=50)
+    assert len(traces) == len(SCENARIOS)
+    for trace in traces:
+        record = records[int(trace.info.tags["dialectica.episode"])]
+        tools = [s for s in trace.data.spans if s.span_type == "TOOL"]
+        made = [t for t in record["transcript"] if t["role"] == "tool_call"]
+        assert [s.name for s in tools] == [t["speaker"] for t in made]  # one span per call, in order
+        assert [s.inputs for s in tools] == [t["args"] for t in made]  # with the arguments the record keeps
+        results = [t for t in record["transcript"] if t["role"] == "tool"]
+        for span, result in zip(tools, results, strict=True):  # a failed call is a failed span; others carry the result
+            assert (span.status.status_code == "ERROR") == bool(result.get("error"))
+            assert result.get("error") or span.outputs["content"] == result["text"]
