@@ -84,9 +84,7 @@ def reference(scenario: Mapping[str, Any]) -> Any:
 
 
 def _value(raw: Any) -> tuple[float, str]:
-    if isinstance(raw, bool):
-        return float(raw), ""
-    if isinstance(raw, (int, float)):
+    if isinstance(raw, (bool, int, float)):
         return float(raw), ""
     if isinstance(raw, str) and raw.strip().lower() in ("yes", "no", "true", "false", "pass", "fail"):
         return float(raw.strip().lower() in ("yes", "true", "pass")), ""

@@ -268,7 +268,7 @@ def shared_cores(tmp: Path, graph: str = "interview", episodes: int = 2) -> dict
             if status:
                 raise RuntimeError(f"a concurrent {graph} surrogate job failed")
             running = [p for p in running if p.pid != pid]
-            first = time.perf_counter() - start if first != first else first
+            first = time.perf_counter() - start if math.isnan(first) else first
         return time.perf_counter() - start, first
 
     (tmp / "shared").mkdir(parents=True, exist_ok=True)
