@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.trajectories import TrajectoryJudge as TrajectoryJudge
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
-    from dialectica.sim.config.typed import chat_model as chat_model
+    from dialectica.sim.config.loader import chat_model as chat_model
     from dialectica.sim.engine.records import load_episodes as load_episodes
     from dialectica.sim.engine.replay import replay as replay
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
@@ -75,7 +75,7 @@ def __getattr__(name: str) -> Any:
 
         return load_episodes
     if name == "chat_model":
-        from dialectica.sim.config.typed import chat_model
+        from dialectica.sim.config.loader import chat_model
 
         return chat_model
     if name == "judge_examples":

@@ -6,7 +6,6 @@ summary are the same, and ``dialectica compare``, ``dialectica report``, resume 
 
 from __future__ import annotations
 
-import datetime
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -209,11 +208,9 @@ def evaluate(
 
 
 def _run_dir(out_dir: str | Path | None) -> Path:
-    return (
-        Path(out_dir)
-        if out_dir is not None
-        else Path("results/runs") / datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")
-    )
+    from dialectica.sim.config.loader import default_out_dir
+
+    return Path(out_dir) if out_dir is not None else default_out_dir()
 
 
 def _guarded(run_dir: Path, run: Callable[[], Evaluation]) -> Evaluation:
@@ -277,11 +274,11 @@ def _run(
     progress: bool,
 ) -> Evaluation:
     from hydra.core.config_store import ConfigStore
-    from omegaconf import OmegaConf, open_dict
 
+    from dialectica.sim.config.loader import load
     from dialectica.sim.config.resources import CONF_DIR
-    from dialectica.sim.config.typed import compose, from_hydra
-    from dialectica.sim.engine.batch import run_experiment, too_many_errors
+    from dialectica.sim.engine.batch import too_many_errors
+    from dialectica.sim.engine.runner import run
 
     if not (CONF_DIR / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
         ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())
@@ -291,33 +288,24 @@ def _run(
         *(["tracking=none"] if tracking == "none" else []),
         *overrides,
     ]
-    cfg = compose(args, Path.cwd())
-    with open_dict(cfg):
-        cfg.episodes, cfg.seed, cfg.progress, cfg.max_concurrency = episodes, seed, progress, max_concurrency
-        if scenarios is not None:
-            cfg.graph.scenarios = _scenario_file(scenarios, run_dir)
-        for key, value in params.items():
-            cfg.graph[key] = value
-        if tracking not in (None, "none"):
-            cfg.tracking.uri = tracking
-        if isinstance(llm, Mapping):
-            cfg.llm = OmegaConf.merge(cfg.llm, dict(llm))
-    run_cfg = from_hydra(cfg, run_dir, tuple(args))
-    if run_cfg.resume:  # overrides=["resume=true"] with the same out_dir: as the command line resumes
-        from dialectica.sim.engine import checkpoint
-
-        checkpoint.check(run_dir, run_cfg.resolved)
-        finished = checkpoint.finished_run(run_dir)
-        if finished is not None:
-            entry = finished["graphs"][spec.name]
-            return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))
-    if run_cfg.tracking.enabled:
-        from dialectica.sim.tracking.store import probe
-
-        probe(run_cfg.tracking.uri)
-    summary = run_experiment(run_cfg, echo=lambda line: None)
-    problems = too_many_errors(summary, run_cfg.max_error_rate, run_dir)
-    if problems:  # the command line's policy: past max_error_rate the run failed
-        raise EpisodesFailed(problems[0])
-    entry = summary["graphs"][spec.name]
+    values: dict[str, Any] = {
+        "episodes": episodes,
+        "seed": seed,
+        "progress": progress,
+        "max_concurrency": max_concurrency,
+        **{f"graph.{key}": value for key, value in params.items()},
+    }
+    if scenarios is not None:
+        values["graph.scenarios"] = _scenario_file(scenarios, run_dir)
+    if tracking not in (None, "none"):
+        values["tracking.uri"] = tracking
+    if isinstance(llm, Mapping):
+        values["llm"] = dict(llm)
+    run_cfg = load(args, out_dir=run_dir, values=values)
+    result = run(run_cfg, echo=lambda line: None)
+    entry = result.graphs[spec.name]
+    if not result.already_finished:
+        problems = too_many_errors(result.values, run_cfg.max_error_rate, run_dir)
+        if problems:  # the command line's policy: past max_error_rate the run failed
+            raise EpisodesFailed(problems[0])
     return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))

@@ -19,9 +19,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from dialectica.sim.config.typed import RunConfig, compose, from_hydra
+from dialectica.sim.config.loader import load
+from dialectica.sim.config.typed import RunConfig
 from dialectica.sim.llm.machine import ENV
 
 OUT = Path("results") / "benchmarks"  # relative to the working directory
@@ -29,7 +30,7 @@ FAST_HANG = "++per_graph.tribunal.cast.hang_s=0.2"  # the planted hanging collec
 
 
 def _run_config(graph: str, episodes: int, tmp: Path, *extra: str) -> RunConfig:
-    cfg = compose(
+    return load(
         [
             f"graph={graph}",
             f"episodes={episodes}",
@@ -40,9 +41,9 @@ def _run_config(graph: str, episodes: int, tmp: Path, *extra: str) -> RunConfig:
             "embedding_cache=null",
             *extra,
         ],
-        tmp,
+        out_dir=tmp / graph,
+        cwd=tmp,
     )
-    return from_hydra(cfg, tmp / graph)
 
 
 def episodes_per_second(graph: str, episodes: int, tmp: Path, embed: Any) -> float:
@@ -142,7 +143,7 @@ def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
     """(tracking seconds, share of the job's wall time) for a 200-episode panel job into SQLite."""
     from dialectica.sim.engine.batch import run_experiment
 
-    cfg = compose(
+    cfg = load(
         [
             "graph=socratic_panel",
             f"episodes={episodes}",
@@ -150,10 +151,11 @@ def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
             "seed=7",
             f"tracking.uri=sqlite:///{tmp / 'ml' / 'mlflow.db'}",
         ],
-        tmp,
+        out_dir=tmp / "tracked",
+        cwd=tmp,
     )
     start = time.perf_counter()
-    summary = run_experiment(from_hydra(cfg, tmp / "tracked"), echo=lambda _: None)
+    summary = run_experiment(cfg, echo=lambda _: None)
     total = time.perf_counter() - start
     seconds = summary["graphs"]["socratic_panel"]["phase_seconds"]["tracking"]
     return seconds, seconds / total
@@ -167,7 +169,7 @@ def tracing_overhead(tmp: Path, episodes: int, graph: str = "interview") -> dict
 
     def timed(mode: str, name: str, count: int = episodes) -> float:
         store = tmp / "traces" / name
-        cfg = compose(
+        cfg = load(
             [
                 f"graph={graph}",
                 f"episodes={count}",
@@ -177,10 +179,11 @@ def tracing_overhead(tmp: Path, episodes: int, graph: str = "interview") -> dict
                 f"traces={mode}",
                 f"tracking.uri=sqlite:///{store / 'mlflow.db'}",
             ],
-            tmp,
+            out_dir=store / "run",
+            cwd=tmp,
         )
         start = time.perf_counter()
-        run_experiment(from_hydra(cfg, store / "run"), echo=lambda _: None)
+        run_experiment(cfg, echo=lambda _: None)
         return time.perf_counter() - start
 
     timed("all", "warm", 2)  # imports, the compile, MLflow's tracer
@@ -342,14 +345,9 @@ def model_rates(overrides: list[str], tmp: Path, prompt_tokens: int = 256, gener
     """The local model's speed on this machine now, with the settings a run gets from ``overrides``
     (``llm=llamacpp llm.preset=...``): prompt tokens/s (a fresh prompt of ``prompt_tokens`` tokens, one token out)
     and generated tokens/s (``generated`` tokens after that prompt, its prefix cached, end of text banned)."""
-    from omegaconf import OmegaConf
-
     from dialectica.sim.llm.llamacpp import LlamaCppBackend
-    from dialectica.sim.llm.settings import LLMSettings
 
-    cfg = compose(["tracking=none", *overrides], tmp)
-    values = OmegaConf.to_container(cfg.llm, resolve=True)
-    llama = LlamaCppBackend(LLMSettings.from_dict(cast("dict[str, Any]", values))).llama
+    llama = LlamaCppBackend(load(["tracking=none", *overrides], out_dir=tmp / "rates", cwd=tmp).voices.settings).llama
     words = " ".join(f"w{i}" for i in range(prompt_tokens * 2))
     tokens = llama.tokenize(words.encode(), add_bos=True)[:prompt_tokens]
     llama.reset()

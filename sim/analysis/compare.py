@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.config.typed import compose, from_hydra
-
 BASELINES = Path("results") / "baselines"  # relative to the working directory
 SUITE = "ci_suite"
 _TIMING = re.compile(r"(seconds|speedup)")
@@ -85,13 +83,13 @@ def run_suite(graphs: Sequence[str], overrides: Sequence[str], out_dir: Path) ->
     ``graph=`` takes them); returns metrics by the name each graph's records carry, in the order given."""
     from dialectica.sim.config.discovery import is_import_string, load
     from dialectica.sim.config.groups import option, register_plugin_configs
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.config.loader import load as load_config
+    from dialectica.sim.engine.runner import run
 
     register_plugin_configs([g for g in graphs if is_import_string(g)])
     results = {}
     for graph in graphs:
         name = load(graph).name
-        cfg = compose([f"+experiment={SUITE}", f"graph={option(graph)}", *overrides], Path.cwd())
-        summary = run_experiment(from_hydra(cfg, out_dir / name), echo=lambda line: print(line, file=sys.stderr))
-        results[name] = summary["graphs"][name]["metrics"]
+        cfg = load_config([f"+experiment={SUITE}", f"graph={option(graph)}", *overrides], out_dir=out_dir / name)
+        results[name] = run(cfg, echo=lambda line: print(line, file=sys.stderr)).metrics(name)
     return results

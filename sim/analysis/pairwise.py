@@ -23,7 +23,7 @@ from typing import Any
 
 from dialectica.sim.analysis.agreement import GraphRun, graph_runs
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.config.typed import chat_model
+from dialectica.sim.config.loader import chat_model
 from dialectica.sim.engine import records as rec
 
 SCHEMA = {

@@ -255,8 +255,9 @@ def llm_cast(llm_args: Sequence[str], participants: bool) -> list[str]:
 
 
 def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str, Any]:
-    from dialectica.sim.config.typed import compose, discovery, from_hydra
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.config import discovery
+    from dialectica.sim.config.loader import load
+    from dialectica.sim.engine.runner import run as run_config
     from dialectica.sim.tracking.runs import Tracker
 
     cwd = cwd or Path.cwd()
@@ -275,9 +276,9 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
         return [f"graph={graph}", *rest, *casts[cast], *(f"graph.{k}={v}" for k, v in point.items()), "progress=false"]
 
     # fails fast on bad input: every grid point's config is checked before the first episode runs
-    base = from_hydra(compose([f"graph={graph}", *rest, *casts["llm"]], cwd), out / "check")
+    base = load([f"graph={graph}", *rest, *casts["llm"]], out_dir=out / "check", cwd=cwd)
     for point in points:
-        from_hydra(compose(overrides(point, "llm"), cwd), out / "check")
+        load(overrides(point, "llm"), out_dir=out / "check", cwd=cwd)
     if spec.calibration is not None and calset.path_for(base.graphs[0].datasets).is_file():
         casts["calibrated"] = ["participants=calibrated"]  # the graph's calibrated set: its column in the report
     tracker = Tracker(base.tracking)
@@ -287,7 +288,7 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
         for i, point in enumerate(points):
             for cast in casts:
                 given = overrides(point, cast)
-                cfg = from_hydra(compose(given, cwd), out / f"{i}-{cast}", tuple(given), parent.run_id)
+                cfg = load(given, out_dir=out / f"{i}-{cast}", cwd=cwd, parent_run_id=parent.run_id)
                 if embed is None and cfg.embedding_cache is not None:
                     from dialectica.sim.engine.embedding import Embedder
 
@@ -296,7 +297,7 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
                     f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
                     f"{label(point)}, {cast} cast"
                 )
-                run_experiment(cfg, embed, echo=lambda _: None)
+                run_config(cfg, echo=lambda _: None, embed=embed)
                 matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
         agreement = Agreement(np.stack(matrices["scripted"]), np.stack(matrices["llm"]))
         with warnings.catch_warnings():

@@ -207,10 +207,10 @@ def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:
 
 def _composes(overrides: list[str], tmp: Path) -> None:
     from dialectica.sim.cli.run import describe
-    from dialectica.sim.config.typed import compose
+    from dialectica.sim.config.loader import load
 
     try:
-        compose(overrides, tmp)
+        load(overrides, out_dir=tmp / "check", cwd=tmp)
     except Exception as exc:
         line, _ = describe(exc)
         raise ConfigError(f"--tokens/--tokens-set: {line}") from exc

@@ -32,7 +32,6 @@ from dialectica.sim.config.groups import (
 )
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
 from dialectica.sim.config.secrets import install_logging
-from dialectica.sim.engine import checkpoint
 
 if TYPE_CHECKING:
     from dialectica.sim.config.typed import RunConfig
@@ -76,8 +75,9 @@ class Run:
 
 
 def discard(out_dir: Path | None) -> None:
-    """Removes the run directory Hydra created for a run that never started, if nothing else is in it."""
-    if out_dir is not None and out_dir.is_dir():
+    """Removes the run directory Hydra created for a run that never started, if nothing else is in it; a directory
+    with episodes (another process's, or a run's to resume) is left as it is."""
+    if out_dir is not None and out_dir.is_dir() and not (out_dir / "episodes.jsonl").exists():
         shutil.rmtree(out_dir / ".hydra", ignore_errors=True)
         for log in out_dir.glob("*.log"):
             log.unlink()
@@ -180,12 +180,12 @@ def app(cfg: DictConfig) -> float | None:
 
         parent = parent_run_id(Path(hydra_cfg.sweep.dir))
     try:
-        from dialectica.sim.config.typed import from_hydra  # checks the shape first, then the types
+        from dialectica.sim.config.loader import from_composed  # checks the shape first, then every key once
 
         remember(str(OmegaConf.select(cfg, "graph.name", default="")))  # a job in another process of a sweep
         typed = cast("list[str]", OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False))
         overrides = tuple(original(o) for o in typed)  # as typed: a path-form graph as its path
-        run_cfg = from_hydra(cfg, out_dir, overrides, parent)
+        run_cfg = from_composed(cfg, out_dir, overrides, parent)
         install_logging()  # from here on, every log record is scrubbed of the run's secrets
     except ConfigError as exc:
         fail(str(exc), out_dir)
@@ -196,37 +196,25 @@ def app(cfg: DictConfig) -> float | None:
 
         label = job_label(Path(hydra_cfg.sweep.dir), list(overrides))
         run_cfg = replace(run_cfg, tracking=replace(run_cfg.tracking, label=label))
-    if run_cfg.tracking.enabled and parent is None:  # a sweep's server was probed before its first job
-        from dialectica.sim.tracking.store import probe
-
-        try:
-            probe(run_cfg.tracking.uri)
-        except ConfigError as exc:
-            fail(str(exc), out_dir)
-    if run_cfg.resume:
-        try:
-            checkpoint.check(out_dir, run_cfg.resolved)
-        except ConfigError as exc:  # the directory is left as it was
-            fail(str(exc))
-        finished = checkpoint.finished_run(out_dir)
-        if finished is not None:
-            print(f"already finished: {out_dir} (resume=true)")
-            return finished.get("objective")
-    from dialectica.sim.engine.batch import format_table, run_experiment, too_many_errors
+    from dialectica.sim.engine.batch import format_table, too_many_errors
+    from dialectica.sim.engine.runner import run
 
     signal.signal(signal.SIGTERM, _terminate)
     Run.started = True
     try:
-        summary = run_experiment(run_cfg)
-    except ConfigError as exc:  # found once running: another process holds the directory (left as it is)
-        fail(str(exc))
+        result = run(run_cfg)
+    except ConfigError as exc:  # the store, a resume into another config, another process holding the directory
+        fail(str(exc), None if run_cfg.resume else out_dir)  # a directory with episodes is never removed
+    if result.already_finished:
+        print(f"already finished: {out_dir} (resume=true)")
+        return result.objective
+    summary = result.values
     print(format_table(summary))
     print(f"outputs: {out_dir}")
-    forks = {(run.fork.run, run.fork.turn) for run in run_cfg.graphs if run.fork is not None}
-    for source, turn in forks:  # one: every graph of a replay forks from the same run and turn
-        from dialectica.sim.engine.replay import markdown, write_report
+    if result.replay is not None:
+        from dialectica.sim.engine.replay import markdown
 
-        print(markdown(write_report(Path(source), out_dir, turn)), end="")
+        print(markdown(result.replay), end="")
     if parent is None:  # a sweep says it once, at its end
         for line in where_to_look(run_cfg, summary):
             print(line)

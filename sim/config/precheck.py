@@ -40,7 +40,8 @@ def check_sweep(args: list[str], cwd: Path) -> None:
     probes the tracking server the sweep would write to."""
     from hydra.core.global_hydra import GlobalHydra
 
-    from dialectica.sim.config.typed import compose, from_hydra, redact_overrides
+    from dialectica.sim.config.loader import load
+    from dialectica.sim.config.typed import redact_overrides
     from dialectica.sim.tracking.store import probe
 
     if any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args):
@@ -51,7 +52,7 @@ def check_sweep(args: list[str], cwd: Path) -> None:
     try:
         for number, job in enumerate(jobs):
             try:
-                run_cfg = from_hydra(compose(job, cwd), cwd)
+                run_cfg = load(job, out_dir=cwd, cwd=cwd)
             except ConfigError as exc:
                 shown = " ".join(o for o in redact_overrides(job) if not o.startswith("hydra."))
                 label = f"sweep job {number}" if len(jobs) > 1 else "sweep"

@@ -1,6 +1,6 @@
 """The config's shape, checked before any graph, model or langchain module is imported: unknown keys, the
 types and ranges of the top-level values and of ``llm``, and the paths a run would write to. A mistake here
-costs a second, not the several seconds of loading the graphs (``config.from_hydra`` checks the rest).
+costs a second, not the several seconds of loading the graphs (``config.loader`` checks the rest).
 """
 
 from __future__ import annotations

@@ -7,6 +7,21 @@
 - ``checkpoint``: what a killed run left and what resuming it keeps: the config fingerprint, finished
   episodes, finished graphs.
 
+``runner.run(cfg)`` (also ``dialectica.sim.engine.run``) is the one way in: probe, resume, batch, replay report.
 Beside them: ``meter`` (per-node time and model usage), ``embedding`` (the sentence embedder),
 ``figures`` (a run's plots), ``replay`` (forking a finished run's episodes at a turn).
 """
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dialectica.sim.engine.runner import run as run
+
+
+def __getattr__(name: str) -> Any:
+    """``run`` is imported on first use, like the rest of the engine."""
+    if name == "run":
+        from dialectica.sim.engine.runner import run
+
+        return run
+    raise AttributeError(f"module 'dialectica.sim.engine' has no attribute {name!r}")

@@ -243,20 +243,11 @@ def replay(
     Raises:
         ConfigError: one line naming the bad key, file or value.
     """
-    from omegaconf import open_dict
-
-    from dialectica.sim.config.typed import compose, from_hydra
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.config.loader import load
+    from dialectica.sim.engine.runner import run as run_config
 
     args = arguments([str(run), f"from_turn={from_turn}", *overrides, *([f"out={out_dir}"] if out_dir else [])])
     out = Path(args[-1].partition("=")[2])  # hydra.run.dir=..., last
-    cfg = compose(args[:-1], Path.cwd())
-    with open_dict(cfg):
-        cfg.progress = False
-    run_cfg = from_hydra(cfg, out, tuple(args[:-1]))
-    if run_cfg.tracking.enabled:
-        from dialectica.sim.tracking.store import probe
-
-        probe(run_cfg.tracking.uri)
-    run_experiment(run_cfg, echo=lambda line: None)
-    return write_report(Path(run), out, from_turn)
+    result = run_config(load(args[:-1], out_dir=out, values={"progress": False}), echo=lambda line: None)
+    assert result.replay is not None  # replay.run is set: every graph forks
+    return result.replay

@@ -493,7 +493,7 @@ def test_an_unexpected_error_during_the_run_exits_1_and_keeps_the_run(tmp_path):
 
 
 def test_an_unexpected_error_before_the_run_exits_1_and_leaves_nothing(tmp_path):
-    proc = _run_injected(tmp_path, At("dialectica.sim.config.typed", "from_hydra"), "AttributeError('a bug')")
+    proc = _run_injected(tmp_path, At("dialectica.sim.config.loader", "from_composed"), "AttributeError('a bug')")
     _one_line(
         proc, 1, ("unexpected AttributeError: a bug; before the run started", "set HYDRA_FULL_ERROR=1 to see the traceback")
     )
@@ -507,7 +507,7 @@ def test_hydra_full_error_shows_the_traceback(tmp_path, where):
     else:  # an exception escaping the app
         proc = _run_injected(
             tmp_path,
-            At("dialectica.sim.config.typed", "from_hydra"),
+            At("dialectica.sim.config.loader", "from_composed"),
             "AttributeError('a bug')",
             env={"HYDRA_FULL_ERROR": "1"},
         )

@@ -17,8 +17,8 @@ from dialectica.sim.analysis.calibration import behaviour, cli
 from dialectica.sim.analysis.validity import run as validity
 from dialectica.sim.cli.main import dispatch
 from dialectica.sim.config.discovery import load
+from dialectica.sim.config.loader import load as load_config
 from dialectica.sim.config.resources import builtin_graph
-from dialectica.sim.config.typed import compose, from_hydra
 from dialectica.sim.dev.latency_server import serving
 from dialectica.sim.engine.batch import run_experiment
 
@@ -90,22 +90,20 @@ def test_calibrate_writes_a_set_with_provenance_that_participants_calibrated_pla
 
     # the rates the fit reports are those of a real run with participants=calibrated, on the same seeds
     for point, row in zip((3, 6, 10), report["evaluation"]["configs"], strict=True):
-        cfg = from_hydra(
-            compose(
-                [
-                    f"graph={GRAPH}",
-                    "participants=calibrated",
-                    "episodes=4",
-                    "seed=2",
-                    "tracking=none",
-                    "view.enabled=false",
-                    "progress=false",
-                    f"graph.budget={point}",
-                    f"datasets_dir={data}",
-                ],
-                root,
-            ),
-            root / f"run-{point}",
+        cfg = load_config(
+            [
+                f"graph={GRAPH}",
+                "participants=calibrated",
+                "episodes=4",
+                "seed=2",
+                "tracking=none",
+                "view.enabled=false",
+                "progress=false",
+                f"graph.budget={point}",
+                f"datasets_dir={data}",
+            ],
+            out_dir=root / f"run-{point}",
+            cwd=root,
         )
         summary = run_experiment(cfg, echo=lambda _: None)
         assert summary["graphs"][GRAPH]["metrics"]["convergence_rate"] == row["calibrated_rate"]
@@ -167,7 +165,7 @@ def test_an_offset_fit_writes_each_persona_shifted_from_its_authored_values(refe
     assert report["provenance"]["mode"] == "offset" and report["provenance"]["command"].endswith("mode=offset")
     assert report["calibrated_set"] == str(target) and report["fit"]["loss"] < report["fit"]["authored_loss"]
     saved = yaml.safe_load(target.read_text())
-    cfg = from_hydra(compose([f"graph={GRAPH}", "tracking=none"], root), root / "cfg")
+    cfg = load_config([f"graph={GRAPH}", "tracking=none"], out_dir=root / "cfg", cwd=root)
     authored = cli.authored_personas(calibration, cfg.graphs[0].scenarios)
     assert saved["shared"] == {} and set(saved["personas"]) == set(authored)
     knobs = {k.name: k for k in calibration.knobs}
@@ -192,7 +190,7 @@ def test_an_offset_fit_that_finds_no_shift_writes_the_personas_as_written(refere
         cwd=root,
         echo=lines.append,
     )
-    cfg = from_hydra(compose([f"graph={GRAPH}", "tracking=none"], root), root / "cfg-as-written")
+    cfg = load_config([f"graph={GRAPH}", "tracking=none"], out_dir=root / "cfg-as-written", cwd=root)
     assert report["calibrated_set"] == str(target)
     assert yaml.safe_load(target.read_text())["personas"] == cli.authored_personas(
         load(GRAPH).calibration, cfg.graphs[0].scenarios

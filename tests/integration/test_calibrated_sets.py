@@ -41,10 +41,10 @@ def test_every_calibratable_graph_ships_a_set_with_its_provenance(graph):
 
 def _authored(graph):
     from dialectica.sim.analysis.calibration.fit import authored_personas
-    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.config.loader import load as load_config
 
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = from_hydra(compose([f"graph={graph}", "tracking=none"], Path(tmp)), Path(tmp) / "run")
+        cfg = load_config([f"graph={graph}", "tracking=none"], out_dir=Path(tmp) / "run", cwd=Path(tmp))
     return authored_personas(discovery.load(graph).calibration, cfg.graphs[0].scenarios)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.config.loader import compose, from_composed
 from dialectica.sim.engine.batch import run_experiment
 
 GRAPHS = ("socratic_panel", "committee", "interview", "maieutic", "tribunal")
@@ -45,7 +45,7 @@ def _config(tmp: Path, name: str, *overrides: str):
         ],
         tmp,
     )
-    return from_hydra(cfg, tmp / name)
+    return from_composed(cfg, tmp / name)
 
 
 def _records(out: Path) -> dict[str, list[dict]]:

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from dialectica.sim.config.typed import compose, discovery, from_hydra
+from dialectica.sim.config.loader import compose, discovery, from_composed
 from dialectica.sim.engine.batch import run_experiment
 
 EPISODES = 16
@@ -42,7 +42,7 @@ def _rate(graph: str, seed: int, tmp_path, embed, *overrides: str) -> float:
         ],
         tmp_path,
     )
-    run_experiment(from_hydra(cfg, out), embed=embed, echo=lambda _: None)
+    run_experiment(from_composed(cfg, out), embed=embed, echo=lambda _: None)
     return json.loads((out / "summary.json").read_text())["graphs"][graph]["metrics"]["convergence_rate"]
 
 

@@ -218,7 +218,7 @@ def test_no_ending_is_fixed_by_the_cast(tmp_path):
     """Every scenario ends more than one way across seeds; the convergence rate moves with the seed and with
     each threshold of the grid. Bounded by episodes: 8 runs of 24."""
     from dialectica.metrics.summary import COMMON, aggregate
-    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.config.loader import load as load_config
     from dialectica.sim.engine.batch import run_graph
     from dialectica.sim.engine.embedding import Embedder
 
@@ -237,12 +237,10 @@ def test_no_ending_is_fixed_by_the_cast(tmp_path):
     def rate(seed: int, *overrides: str) -> tuple[float, list[dict]]:
         out = tmp_path / f"{seed}{''.join(overrides)}"
         out.mkdir()
-        cfg = from_hydra(
-            compose(
-                ["graph=maieutic", "tracking=none", f"episodes={EPISODES}", f"seed={seed}", "progress=false", *overrides],
-                tmp_path,
-            ),
-            out,
+        cfg = load_config(
+            ["graph=maieutic", "tracking=none", f"episodes={EPISODES}", f"seed={seed}", "progress=false", *overrides],
+            out_dir=out,
+            cwd=tmp_path,
         )
         (graph,) = cfg.graphs
         with (out / "episodes.jsonl").open("w") as sink:

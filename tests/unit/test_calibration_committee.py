@@ -12,7 +12,7 @@ import pytest
 from dialectica.graphs.committee.calibration import CALIBRATION, behaviour
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
-from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.config.loader import load as load_config
 
 
 def _said(speaker, position, confidence=0.5, cited=(), target=None, fallback=False):
@@ -75,12 +75,10 @@ def _embed(texts: list[str]) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def play(tmp_path_factory):
-    cfg = from_hydra(
-        compose(
-            ["graph=committee", "participants=scripted", "tracking=none", "graph.committee_size=5", "graph.max_rounds=2"],
-            Path.cwd(),
-        ),
-        tmp_path_factory.mktemp("committee") / "run",
+    cfg = load_config(
+        ["graph=committee", "participants=scripted", "tracking=none", "graph.committee_size=5", "graph.max_rounds=2"],
+        out_dir=tmp_path_factory.mktemp("committee") / "run",
+        cwd=Path.cwd(),
     )
     run = cfg.graphs[0]
     return lambda values: behaviour(simulate(run, [{}], 8, 0, CalibratedSet("committee", values), _embed)[0])

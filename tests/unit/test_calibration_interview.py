@@ -14,7 +14,7 @@ from dialectica.graphs.interview import SPEC
 from dialectica.graphs.interview.calibration import CALIBRATION, behaviour
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
-from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.config.loader import load as load_config
 
 SCHEMA = [
     {"name": "steps", "kind": "list", "required": True, "min_items": 3},
@@ -99,7 +99,7 @@ def test_knobs_are_the_keys_every_persona_holds_within_range():
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("interview")
-    return from_hydra(compose(["graph=interview", "participants=scripted", "tracking=none"], tmp), tmp / "run").graphs[0]
+    return load_config(["graph=interview", "participants=scripted", "tracking=none"], out_dir=tmp / "run", cwd=tmp).graphs[0]
 
 
 def _stats(run, values: dict) -> dict[str, float]:

@@ -16,7 +16,7 @@ from dialectica.graphs.maieutic import SPEC
 from dialectica.graphs.maieutic.calibration import CALIBRATION, behaviour
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
-from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.config.loader import load as load_config
 
 
 def _record(turns: list[tuple[str, bool, bool, float]]) -> dict:
@@ -101,7 +101,7 @@ def _embed(texts: list[str]) -> np.ndarray:
 @pytest.fixture(scope="module")
 def stats(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("maieutic")
-    run = from_hydra(compose(["graph=maieutic", "participants=scripted", "tracking=none"], tmp), tmp / "run").graphs[0]
+    run = load_config(["graph=maieutic", "participants=scripted", "tracking=none"], out_dir=tmp / "run", cwd=tmp).graphs[0]
 
     @cache
     def play(**values: float) -> dict[str, float]:

@@ -10,7 +10,7 @@ import pytest
 from dialectica.graphs.socratic_panel.calibration import CALIBRATION, behaviour
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
-from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.config.loader import load as load_config
 
 
 def _turn(speaker, claims, round_=1, fallback=False):
@@ -54,9 +54,10 @@ def test_no_records_and_error_records_give_nan():
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    cfg = from_hydra(
-        compose(["graph=socratic_panel", "participants=scripted", "tracking=none"], Path.cwd()),
-        tmp_path_factory.mktemp("panel") / "run",
+    cfg = load_config(
+        ["graph=socratic_panel", "participants=scripted", "tracking=none"],
+        out_dir=tmp_path_factory.mktemp("panel") / "run",
+        cwd=Path.cwd(),
     )
     return cfg.graphs[0]
 

@@ -196,13 +196,14 @@ EPISODES = 12  # two per scenario
 
 @pytest.fixture(scope="module")
 def tribunal_run(tmp_path_factory):
-    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.config.loader import load as load_config
 
     # the collector planted to hang would sleep hang_s (it never crosses the deadline): no need to wait for it;
     # the collectors' short delays (a tenth of a second) still run
-    cfg = from_hydra(
-        compose(["graph=tribunal", "participants=scripted", "tracking=none", "graph.cast.hang_s=0"], Path.cwd()),
-        tmp_path_factory.mktemp("tribunal") / "run",
+    cfg = load_config(
+        ["graph=tribunal", "participants=scripted", "tracking=none", "graph.cast.hang_s=0"],
+        out_dir=tmp_path_factory.mktemp("tribunal") / "run",
+        cwd=Path.cwd(),
     )
     return cfg.graphs[0]
 

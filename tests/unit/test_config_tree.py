@@ -8,8 +8,8 @@ import pytest
 from omegaconf import DictConfig, OmegaConf
 
 from dialectica.sim.config.discovery import load, names
+from dialectica.sim.config.loader import compose, from_composed
 from dialectica.sim.config.resources import CONF_DIR
-from dialectica.sim.config.typed import compose, from_hydra
 
 GRAPH_NAMES = names()
 
@@ -34,7 +34,7 @@ def test_graph_yaml_defaults_equal_params_defaults(graph):
 @pytest.mark.parametrize("tracking", sorted(p.stem for p in (CONF_DIR / "tracking").glob("*.yaml")))
 def test_every_group_option_composes_and_validates(option, tracking, tmp_path):
     cfg = _compose([f"graph={option}", f"tracking={tracking}"], tmp_path)
-    run = from_hydra(cfg, tmp_path / "out")
+    run = from_composed(cfg, tmp_path / "out")
     assert [g.spec.name for g in run.graphs] == (GRAPH_NAMES if option == "all" else [option])
     assert all(g.scenarios for g in run.graphs)
 
@@ -44,13 +44,13 @@ def test_experiment_presets_compose(tmp_path):
     assert presets
     for preset in presets:
         cfg = _compose([f"+experiment={preset.stem}"], tmp_path)
-        from_hydra(cfg, tmp_path / "out")
+        from_composed(cfg, tmp_path / "out")
 
 
 @pytest.mark.parametrize("search", sorted(p.stem for p in (CONF_DIR / "hparams_search").glob("*.yaml")))
 def test_hparams_search_configs_compose_and_name_real_params(search, tmp_path):
     cfg = _compose([f"hparams_search={search}"], tmp_path)
-    run = from_hydra(cfg, tmp_path / "out")
+    run = from_composed(cfg, tmp_path / "out")
     assert run.objective and run.objective["metric"]
     values = OmegaConf.load(CONF_DIR / "hparams_search" / f"{search}.yaml")
     fields = {f.name for f in dataclasses.fields(run.graphs[0].spec.params)}
@@ -65,22 +65,22 @@ def test_cast_options_are_graph_keys_and_per_graph_overrides_one_graph(tmp_path)
 
     from dialectica.sim.authoring.params import ConfigError
 
-    run = from_hydra(_compose(["graph=maieutic", "graph.cast.discipline=0.5"], tmp_path), tmp_path / "out")
+    run = from_composed(_compose(["graph=maieutic", "graph.cast.discipline=0.5"], tmp_path), tmp_path / "out")
     (maieutic,) = run.graphs
     assert (maieutic.options.discipline, maieutic.options.compliance) == (0.5, 0.85)
     assert type(maieutic.options) is load("maieutic").cast_options
 
     cfg = _compose(["++per_graph.tribunal.cast.hang_s=0.2", "++per_graph.committee.max_rounds=2"], tmp_path)
-    graphs = {g.spec.name: g for g in from_hydra(cfg, tmp_path / "out").graphs}
+    graphs = {g.spec.name: g for g in from_composed(cfg, tmp_path / "out").graphs}
     assert graphs["tribunal"].options.hang_s == 0.2 and graphs["tribunal"].raw["cast"]["hang_s"] == 0.2
     assert graphs["committee"].params.max_rounds == 2
     assert graphs["maieutic"].options == load("maieutic").cast_options()  # the others keep their defaults
     assert graphs["socratic_panel"].params == load("socratic_panel").params()
 
     with pytest.raises(ConfigError, match="graph.cast.hang_s"):
-        from_hydra(_compose(["graph=tribunal", "graph.cast.hang_s=-1"], tmp_path), tmp_path / "out")
+        from_composed(_compose(["graph=tribunal", "graph.cast.hang_s=-1"], tmp_path), tmp_path / "out")
     with pytest.raises(ConfigError, match="unknown graph per_graph.nope"):
-        from_hydra(_compose(["++per_graph.nope.x=1"], tmp_path), tmp_path / "out")
+        from_composed(_compose(["++per_graph.nope.x=1"], tmp_path), tmp_path / "out")
     with pytest.raises(ConfigCompositionException, match=r"Could not override 'llm\.tribunal\.hang_s'"):
         _compose(["llm.tribunal.hang_s=0.2"], tmp_path)  # the old key is gone from the llm group
 

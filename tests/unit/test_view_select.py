@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.config.typed import compose, from_hydra
+from dialectica.sim.config.loader import load as load_config
 from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.select import select_episodes
 
@@ -64,10 +64,10 @@ def test_bad_view_options_name_the_key(values, key):
 
 
 def test_config_defaults_equal_the_typed_defaults_and_overrides_reach_the_run_config(tmp_path):
-    cfg = from_hydra(compose(["tracking=none"], Path.cwd()), tmp_path)
+    cfg = load_config(["tracking=none"], out_dir=tmp_path, cwd=Path.cwd())
     assert cfg.view == ViewOptions()
     overrides = ["tracking=none", "view.first=1", "view.metric=-rounds", "view.enabled=false"]
-    cfg = from_hydra(compose(overrides, Path.cwd()), tmp_path)
+    cfg = load_config(overrides, out_dir=tmp_path, cwd=Path.cwd())
     assert cfg.view == ViewOptions(enabled=False, first=1, metric="-rounds", errors=1)
 
 
@@ -80,11 +80,11 @@ def test_view_pages_takes_selected_or_all_and_names_both_when_wrong(tmp_path):
     assert ViewOptions().pages == "selected" and ViewOptions.from_mapping({"pages": "all"}).pages == "all"
     with pytest.raises(ConfigError, match=r"^view.pages='every' is invalid; valid values: selected .*, all "):
         ViewOptions.from_mapping({"pages": "every"})
-    cfg = from_hydra(compose(["tracking=none", "view.pages=all", "episodes=500"], Path.cwd()), tmp_path)
+    cfg = load_config(["tracking=none", "view.pages=all", "episodes=500"], out_dir=tmp_path, cwd=Path.cwd())
     assert cfg.view.pages == "all"
     with pytest.raises(ConfigError, match="at most 500 a graph; episodes=501: use view.pages=selected"):
-        from_hydra(compose(["tracking=none", "view.pages=all", "episodes=501"], Path.cwd()), tmp_path)
-    cfg = from_hydra(
-        compose(["tracking=none", "view.enabled=false", "view.pages=all", "episodes=501"], Path.cwd()), tmp_path
+        load_config(["tracking=none", "view.pages=all", "episodes=501"], out_dir=tmp_path, cwd=Path.cwd())
+    cfg = load_config(
+        ["tracking=none", "view.enabled=false", "view.pages=all", "episodes=501"], out_dir=tmp_path, cwd=Path.cwd()
     )
     assert not cfg.view.enabled  # no pages at all: nothing to refuse

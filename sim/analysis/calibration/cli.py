@@ -245,11 +245,11 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
 
 def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> None:
     """An MLflow run ``calibrate <graph>``: the fitted values as params, the match as metrics, the report and set."""
-    from dialectica.sim.config.typed import compose, from_hydra
+    from dialectica.sim.config.loader import load
     from dialectica.sim.tracking.runs import Tracker
 
     with tempfile.TemporaryDirectory() as tmp:
-        tracking = from_hydra(compose([f"graph={args.graph}", *args.tracking], cwd), Path(tmp)).tracking
+        tracking = load([f"graph={args.graph}", *args.tracking], out_dir=Path(tmp), cwd=cwd).tracking
     ev = report["evaluation"]
     with Tracker(tracking).run(
         f"calibrate {args.graph}",
@@ -281,7 +281,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     from tqdm import tqdm
 
     from dialectica.sim.analysis.calibration.simulate import simulate
-    from dialectica.sim.config.typed import compose, discovery, from_hydra
+    from dialectica.sim.config import discovery
+    from dialectica.sim.config.loader import load
     from dialectica.sim.engine.records import json_safe
 
     cwd = cwd or Path.cwd()
@@ -302,9 +303,8 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     reference = load_reference(reference_dir, args.graph)
     fit, held = split(len(reference.points), args.fit)
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = from_hydra(
-            compose([f"graph={args.graph}", *reference.overrides, "participants=scripted", "tracking=none"], cwd), Path(tmp)
-        )
+        given = [f"graph={args.graph}", *reference.overrides, "participants=scripted", "tracking=none"]
+        cfg = load(given, out_dir=Path(tmp), cwd=cwd)
     graph_run = cfg.graphs[0]
     embed = None
     if spec.embeds and cfg.embedding_cache is not None:

@@ -1,0 +1,269 @@
+"""The one loader: overrides (Hydra's ``key=value`` grammar) or a composed config, to one checked ``RunConfig``.
+
+This is the only module that reads Hydra's config: ``load`` composes it from overrides (Python, tests and every
+subcommand), ``from_composed`` takes the one ``@hydra.main`` composed (``dialectica`` and its sweeps). Both check
+the shape first (``shape.check_shape``: unknown keys, value types), then every key's value once, with the
+graphs, their scenarios, casts, models, replay's fork and a graph used as it is, and raise one ``ConfigError``
+line naming the key and the valid choices.
+
+    from dialectica.sim.config import load
+    cfg = load(["graph=interview", "graph.budget=4"], out_dir=Path("results/runs/b4"))
+    cfg = dataclasses.replace(cfg, seed=7, episodes=50)  # then dialectica.sim.engine.run(cfg)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
+
+from dialectica.sim.authoring import cast
+from dialectica.sim.authoring.faults import FaultRates
+from dialectica.sim.authoring.params import ConfigError, build_params
+from dialectica.sim.config import discovery, secrets
+from dialectica.sim.config.paths import cannot_create
+from dialectica.sim.config.resources import CONF_DIR
+from dialectica.sim.config.scenarios import load_scenarios
+from dialectica.sim.config.shape import check_shape, checkpoints, container, int_value, objective, traces, view_options
+from dialectica.sim.config.typed import GraphRun, RunConfig, TrackingConfig, redact, redact_overrides
+from dialectica.sim.llm.casting import voices
+
+
+def load(
+    overrides: Sequence[str] = (),
+    *,
+    out_dir: Path | str | None = None,
+    values: Mapping[str, Any] | None = None,
+    cwd: Path | None = None,
+    parent_run_id: str | None = None,
+) -> RunConfig:
+    """The run config of ``overrides`` on top of ``conf/config.yaml``, checked.
+
+    Args:
+        overrides: Hydra overrides, as on the command line (``graph=interview``, ``graph.budget=4``).
+        out_dir: The run directory (default ``results/runs/<time>``, as the command line's).
+        values: Keys set to Python values after the overrides (``{"graph.scenarios": path}``): no quoting.
+        cwd: What ``${hydra:runtime.cwd}`` resolves to (default: the current directory).
+        parent_run_id: The MLflow run of the sweep this run is a job of.
+
+    Raises:
+        ConfigError: one line naming the bad key or file and the valid choices.
+    """
+    cfg = compose(list(overrides), cwd or Path.cwd())
+    if values:
+        with open_dict(cfg):
+            for key, value in values.items():
+                OmegaConf.update(cfg, key, value, merge=True, force_add=True)
+    run_dir = Path(out_dir) if out_dir is not None else default_out_dir()
+    return from_composed(cfg, run_dir, tuple(overrides), parent_run_id)
+
+
+def default_out_dir() -> Path:
+    """``results/runs/<time>``: where a run without ``out_dir`` (or ``hydra.run.dir``) writes."""
+    return Path("results/runs") / datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")
+
+
+def _container(node: Any, resolve: bool = True) -> dict[str, Any]:
+    """A config mapping as a plain dict (its keys are strings: they come from YAML and overrides).
+
+    Raises:
+        ConfigError: naming the key whose ``${...}`` does not resolve.
+    """
+    return container(node, resolve)
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
+    graph_cfg = _container(cfg.graph)
+    name = str(graph_cfg.pop("name", None))
+    if name == "all" and graph_cfg:
+        key = sorted(graph_cfg)[0]
+        raise ConfigError(
+            f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
+            f"for one graph of graph=all ({', '.join(discovery.names())})"
+        )
+    if name == "all":
+        usable, problems = discovery.loadable()
+        for problem in problems:  # a broken plugin is said, and the other graphs run
+            print(f"dialectica: warning: {problem}; graph=all runs the others", file=sys.stderr)
+        raws = {n: discovery.load(n).defaults() for n in usable}
+    else:
+        raws = {name: graph_cfg}
+    per_graph = _container(cfg.per_graph) if cfg.get("per_graph") else {}
+    for other, values in per_graph.items():
+        if other not in discovery.names():
+            raise ConfigError(f"unknown graph per_graph.{other}; valid choices: {', '.join(discovery.names())}")
+        if not isinstance(values, dict):
+            raise ConfigError(
+                f"per_graph.{other}={values!r} is invalid; valid values: a mapping of that graph's keys, "
+                f"e.g. +per_graph.{other}.<key>=<value>"
+            )
+    datasets_dir = cfg.get("datasets_dir")
+    runs = []
+    for graph_name, given in raws.items():
+        spec = discovery.load(graph_name)
+        raw = _merge({k: v for k, v in given.items() if k != "name"}, per_graph.get(graph_name) or {})
+        params = build_params(spec.params, {k: v for k, v in raw.items() if k != "cast"}, "graph")
+        options = build_params(spec.cast_options, raw.get("cast") or {}, "graph.cast")
+        data = Path(datasets_dir) / graph_name if datasets_dir else spec.datasets
+        if hasattr(params, "scenarios"):  # a graph used as it is: graph.scenarios=FILE_OR_FOLDER
+            data = _scenario_source(params.scenarios)
+        runs.append(
+            GraphRun(spec, params, options, load_scenarios(data, spec, _scenarios(cfg.get("scenario", "all"))), raw, data)
+        )
+    return runs
+
+
+def _scenario_source(source: Any) -> Path:
+    """``graph.scenarios``: a YAML file of scenarios, or a folder of them."""
+    if not isinstance(source, str) or not source:
+        raise ConfigError(
+            "graph.scenarios is missing: give graph.scenarios=FILE.yaml (a list of scenarios, each with "
+            "at least a name) or a folder of scenario files"
+        )
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise ConfigError(
+            f"graph.scenarios={source}: no such file or folder; give a YAML file of scenarios or a folder of them"
+        )
+    return path
+
+
+def _scenarios(value: Any) -> str:
+    """``scenario=all``, ``scenario=[a,b]`` (a list) or ``scenario='a,b'``, as one comma-separated string."""
+    if isinstance(value, ListConfig):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def calibrated(run: GraphRun) -> GraphRun:
+    """``run`` with its scenarios' personas set by the graph's calibrated set (``<datasets>/calibrated.yaml``)."""
+    from dialectica.sim.analysis.calibration import calset
+
+    calibration = run.spec.calibration
+    assert calibration is not None  # cast.check let only calibratable graphs through
+    values = calset.read(calset.path_for(run.datasets), run.spec.name, calibration)
+    return dataclasses.replace(run, scenarios=[values.apply(s, calibration) for s in run.scenarios])
+
+
+def from_composed(
+    cfg: DictConfig, out_dir: Path, overrides: tuple[str, ...] = (), parent_run_id: str | None = None
+) -> RunConfig:
+    """The checked ``RunConfig`` of a composed config (its shape, then its types). First registers the
+    run's secrets (``secrets.collect``), which every output is scrubbed of.
+
+    Raises:
+        ConfigError: one line naming the bad key or file and the valid choices.
+    """
+    resolved = _container(cfg)
+    secrets.collect(resolved, os.environ)
+    check_shape(cfg)
+    participants = _container(cfg.participants)
+    faults = FaultRates.from_config(participants)
+    tracking = _container(cfg.tracking)
+    graph_runs = _graph_runs(cfg)
+    for run in graph_runs:
+        cast.check(run.spec, str(participants["kind"]))
+    if participants["kind"] == cast.CALIBRATED:
+        graph_runs = [calibrated(run) for run in graph_runs]
+    replay = _container(cfg.replay) if cfg.get("replay") else {}
+    if replay.get("run"):
+        from dialectica.sim.engine.replay import fork_runs
+
+        graph_runs = fork_runs(graph_runs, replay)
+    embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
+    if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
+        why = cannot_create(embedding_cache)
+        if why:
+            raise ConfigError(
+                f"embedding_cache={embedding_cache}: the cache cannot be created there ({why}); "
+                "give a writable path, or null to encode every run afresh"
+            )
+    cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
+    roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
+    cast_voices.check(roles)
+    for run in graph_runs:  # a graph used as it is checks its user, judge and scenarios together
+        check_run = getattr(run.params, "check_run", None)
+        if check_run is not None:
+            check_run(run.scenarios, str(participants["kind"]), cast_voices)
+    max_error_rate = cfg.get("max_error_rate", 0.5)
+    concurrency = cfg.get("max_concurrency")
+    if concurrency is None:
+        concurrency = cast_voices.default_concurrency(roles)
+    return RunConfig(
+        graphs=graph_runs,
+        episodes=int_value(cfg, "episodes", 1),
+        seed=int_value(cfg, "seed", 0),
+        participants=str(participants["kind"]),
+        faults=faults,
+        tracking=TrackingConfig(
+            bool(tracking.get("enabled")),
+            str(tracking.get("uri")),
+            str(tracking.get("experiment")),
+            parent_run_id,
+            traces=traces(cfg),
+        ),
+        out_dir=out_dir,
+        progress=bool(cfg.get("progress", True)),
+        resolved=secrets.scrub_tree(redact(resolved)),
+        embedding_cache=embedding_cache,
+        embeddings=bool(cfg.get("embeddings", True)),
+        overrides=tuple(secrets.scrub(o) for o in redact_overrides(overrides)),
+        resume=bool(cfg.get("resume", False)),
+        objective=objective(cfg),
+        voices=cast_voices,
+        view=view_options(cfg),
+        max_concurrency=concurrency,
+        max_error_rate=float(max_error_rate),
+        checkpoints=checkpoints(cfg),
+    )
+
+
+def compose(overrides: list[str], cwd: Path) -> DictConfig:
+    """The app's config composed outside a Hydra run (notebooks, tests, dialectica compare):
+    ``${hydra:...}`` resolves against ``cwd``."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+
+    from dialectica.sim.config.groups import register_plugin_configs
+
+    register_plugin_configs()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = hydra_compose("config", overrides=[*overrides, f"hydra.runtime.cwd={cwd}"], return_hydra_config=True)
+    HydraConfig.instance().set_config(cfg)
+    with open_dict(cfg):
+        del cfg["hydra"]
+    return cfg
+
+
+def chat_model(overrides: Iterable[str] = (), role: str = "judge", seed: int = 0) -> Any:
+    """A chat model of the ``llm`` config outside a run (``dialectica pairwise``, ``synthesize``, an openevals judge
+    in Python: ``dialectica.chat_model()``): ``overrides`` on top of ``llm=llamacpp`` (unless they name another
+    backend), as ``role``, seeded and cached like a run's; ``with_structured_output`` takes a JSON schema.
+
+    Raises:
+        ConfigError: a bad override, in one line.
+    """
+    import tempfile
+
+    from dialectica.sim.llm.casting import SYSTEM
+
+    given = list(overrides)
+    if not any(o.startswith("llm=") for o in given):
+        given.insert(0, "llm=llamacpp")
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = load([*given, "tracking=none"], out_dir=Path(tmp))
+    return cfg.voices.speaker(role, SYSTEM, seed, None)
