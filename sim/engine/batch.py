@@ -216,6 +216,7 @@ def _run_one(
         tags |= source_tags(run.fork, name)
     if cfg.resume:
         tracker.end_stale(tags["run_dir"], name)
+    checkpoint.mark_done(cfg.out_dir / name, done=False)  # an earlier run's marker in this folder
     scenarios = [s["name"] for s in run.scenarios]
     note = (
         f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
@@ -238,9 +239,9 @@ def _run_one(
         t3 = time.perf_counter()
         kept["entry"]["tracking_error"] = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
     entry: dict[str, Any] = kept["entry"]
-    graph_dir = cfg.out_dir / name
-    entry["phase_seconds"] = {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
-    (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))  # finished: resume keeps it
+    if "tracking_error" in entry:  # the summary says why its MLflow run is incomplete; resume logs it again
+        entry["phase_seconds"] = _phases(t0, t1, t2, t_out, t3)
+        _write_summary(cfg.out_dir / name, name, entry)
     total = t3 - t0
     echo(
         f"{name}: {total:.1f}s = episodes {t1 - t0:.1f}s ({(t1 - t0) / total:.0%}), metrics {t2 - t1:.1f}s, "
@@ -295,7 +296,6 @@ def _run_logged(
         entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
         if traces is not None:
             entry["traces"] = {"logged": len(traced), "failed": traces.failures}
-        (graph_dir / "summary.json").write_text(json.dumps({"graphs": {name: entry}}, indent=2))
         t_out = time.perf_counter()
         kept.update(entry=entry, times=(t0, t1, t2, t_out))
         log.params(flatten(config))
@@ -304,12 +304,25 @@ def _run_logged(
         if log.run_id is not None:
             with tempfile.TemporaryDirectory() as tmp:
                 log.artifact(rec.write_selected(episodes, name, Path(tmp) / rec.FILE))
-        for path in (*files, graph_dir / "config.json", graph_dir / "summary.json"):
+        for path in (*files, graph_dir / "config.json"):
             log.artifact(path)
         for path in pages:
             log.artifact(path, "view")
         t3 = time.perf_counter()
+        entry["phase_seconds"] = _phases(t0, t1, t2, t_out, t3)
+        log.artifact(_write_summary(graph_dir, name, entry))  # once, with its phase times
+    checkpoint.mark_done(graph_dir)  # its MLflow run is complete: resume keeps the graph whole
     return t0, t1, t2, t_out, t3
+
+
+def _phases(t0: float, t1: float, t2: float, t_out: float, t3: float) -> dict[str, float]:
+    return {"episodes": t1 - t0, "metrics": t2 - t1, "outputs": t_out - t2, "tracking": t3 - t_out}
+
+
+def _write_summary(graph_dir: Path, name: str, entry: dict[str, Any]) -> Path:
+    path = graph_dir / "summary.json"
+    path.write_text(json.dumps({"graphs": {name: entry}}, indent=2))
+    return path
 
 
 def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> list[str]:

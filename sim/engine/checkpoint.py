@@ -5,8 +5,8 @@
   one line naming the keys that differ (``check``).
 - ``episodes.jsonl``: a last line half-written by a kill is cut; every complete record is kept, by graph and
   episode (``done_episodes``), and only the missing episodes run again.
-- ``<graph>/summary.json``: written with ``phase_seconds`` when the graph finished, its MLflow run included; such
-  a graph is kept whole (``finished_graph``). ``summary.json`` at the top is written last: a run that has it
+- ``<graph>/done``: the marker of a graph that finished, its MLflow run included (``mark_done``); such a graph is
+  kept whole with its ``summary.json`` (``finished_graph``). ``summary.json`` at the top is written last: a run that has it
   finished (``finished_run``), unless a graph's MLflow logging failed, which resuming retries.
 - A killed run's MLflow runs, left RUNNING, are ended by the tracker (``Tracker.end_stale``).
 """
@@ -21,6 +21,7 @@ from dialectica.metrics import Record
 from dialectica.sim.authoring.params import ConfigError
 
 FILE = "fingerprint.json"
+DONE = "done"  # in a graph's folder: the graph finished, MLflow run included
 # Keys (or key prefixes) that change how a run looks or where it reports, never what its records hold.
 IGNORED = (
     "progress",
@@ -124,10 +125,18 @@ def finished_graph(out_dir: Path, name: str, episodes: int, done: dict[int, Reco
     """The summary entry of graph ``name`` if a killed run of ``out_dir`` finished it (tracking included) and
     each of its ``episodes`` is still on record (``done``)."""
     path = out_dir / name / "summary.json"
-    if not path.exists() or not all(i in done for i in range(episodes)):
-        return None
+    if not (out_dir / name / DONE).exists() or not path.exists() or not all(i in done for i in range(episodes)):
+        return None  # not finished, or not logged to MLflow: run (or log) it now
     entry: dict[str, Any] = json.loads(path.read_text())["graphs"][name]
-    return entry if "phase_seconds" in entry and "tracking_error" not in entry else None  # not logged: log it now
+    return entry
+
+
+def mark_done(graph_dir: Path, done: bool = True) -> None:
+    """Marks a graph finished (its records, files, summary and MLflow run are complete), or, before it runs, not."""
+    if done:
+        (graph_dir / DONE).write_text("")
+    else:
+        (graph_dir / DONE).unlink(missing_ok=True)
 
 
 def finished_run(out_dir: Path) -> dict[str, Any] | None:

@@ -1,0 +1,59 @@
+"""The one loader and the one runner from Python: a RunConfig built with ``load`` and changed with
+``dataclasses.replace`` runs as the same keys given as overrides, and says its values where they are logged."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config import load
+from dialectica.sim.engine import checkpoint, run
+
+BASE = ["graph=interview", "tracking=none", "embeddings=false", "view.enabled=false", "progress=false"]
+
+
+def _records(out):
+    return [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+
+
+def _same(a, b):
+    drop = ("timings", "seconds", "started_at")
+    strip = lambda r: {k: v for k, v in r.items() if not any(d in k for d in drop)}  # noqa: E731
+    return [strip(r) for r in a] == [strip(r) for r in b]
+
+
+def test_a_replaced_config_runs_as_its_overrides_would(tmp_path):
+    base = load([*BASE, "episodes=3", "seed=0"], out_dir=tmp_path / "unused")
+    changed = dataclasses.replace(base, seed=5, episodes=4, out_dir=tmp_path / "replaced")
+    assert changed.resolved["seed"] == 5 and changed.resolved["episodes"] == 4  # what MLflow logs and resume checks
+    assert base.resolved["seed"] == 0  # the original is untouched
+
+    by_replace = run(changed, echo=lambda _: None)
+    by_overrides = run(load([*BASE, "episodes=4", "seed=5"], out_dir=tmp_path / "given"), echo=lambda _: None)
+
+    untimed = lambda m: {k: v for k, v in m.items() if "seconds" not in k}  # noqa: E731
+    assert untimed(by_replace.metrics("interview")) == untimed(by_overrides.metrics("interview"))
+    assert _same(_records(tmp_path / "replaced"), _records(tmp_path / "given"))
+    fingerprints = [json.loads((tmp_path / d / checkpoint.FILE).read_text()) for d in ("replaced", "given")]
+    assert fingerprints[0] == fingerprints[1]
+
+
+def test_values_set_python_objects_without_quoting_and_are_checked(tmp_path):
+    cfg = load([*BASE], out_dir=tmp_path / "a", values={"graph.budget": 3, "episodes": 2})
+    assert cfg.graphs[0].params.budget == 3 and cfg.episodes == 2
+    with pytest.raises(ConfigError, match="graph.budget"):
+        load([*BASE], out_dir=tmp_path / "b", values={"graph.budget": -1})
+
+
+def test_resume_returns_a_finished_run_as_it_is_and_marks_each_graph_done(tmp_path):
+    cfg = load([*BASE, "episodes=2"], out_dir=tmp_path / "run")
+    first = run(cfg, echo=lambda _: None)
+    assert not first.already_finished and (tmp_path / "run" / "interview" / checkpoint.DONE).exists()
+    again = run(dataclasses.replace(cfg, resume=True), echo=lambda _: None)
+    assert again.already_finished and again.values == json.loads((tmp_path / "run" / "summary.json").read_text())
+    with pytest.raises(ConfigError, match="seed"):  # resuming under another config is refused, the folder kept
+        run(dataclasses.replace(cfg, resume=True, seed=9), echo=lambda _: None)
+    assert (tmp_path / "run" / "episodes.jsonl").exists()
