@@ -1,47 +1,56 @@
 """What a graph author imports: the one public module for native graphs and plugins.
 
 A graph (a built-in folder under ``graphs/`` or a third-party plugin) exports one :class:`GraphSpec`
-and builds it from the names below; it imports nothing from ``dialectica.sim``.
+and builds it from the names below; it imports nothing from ``dialectica.sim``. What it draws (its page
+panel, its figures) comes from ``dialectica.pages``, and what it declares to be calibrated from
+``dialectica.calibration``.
 
 Stability: the names listed in ``__all__`` are the public surface. They change only after a
 deprecation period of one minor release (the old name keeps working, with a ``DeprecationWarning``).
 Everything under ``dialectica.sim`` is private and may change in any release. Metric helpers are public
 in ``dialectica.metrics``.
 
-``Library``, ``save`` and ``subplots`` are imported on first use, so that ``import dialectica.graph``
-does not pull numpy and matplotlib into a graph that needs neither.
+Deprecated here, kept for one release: the page helpers (``Markup``, ``esc``, ``fmt``, ``join``, ``markdown``,
+``md_section``, ``note``, ``number``, ``table``, ``tag``, ``hbars``, ``LANE_LEFT``, ``lane_frame``, ``legend``,
+``save``, ``subplots``), now in ``dialectica.pages``, and ``Calibration`` and ``Knob``, now in
+``dialectica.calibration``: they still import from here, with a ``DeprecationWarning``.
+
+``Library``, ``ScriptedChatModel`` and ``last_human`` are imported on first use, so that ``import
+dialectica.graph`` pulls in neither numpy nor langchain-core's language models (and langsmith's run trees)
+for a module that needs neither.
 """
 
 from __future__ import annotations
 
+import warnings
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 # From the private modules, sorted by module; __all__ below groups the names by what they are for.
-from dialectica.sim.analysis.calibration.model import Calibration, Knob
 from dialectica.sim.authoring.cast import CastRequest, build_deps
 from dialectica.sim.authoring.faults import FaultRates, attempt, retry
 from dialectica.sim.authoring.params import ConfigError, bounded
 from dialectica.sim.authoring.persona import bullet, degree
 from dialectica.sim.authoring.reducers import merge_lists_by_key, upsert_by_id
-from dialectica.sim.authoring.scripted import ScriptedChatModel, last_human
 from dialectica.sim.authoring.spec import CastOptions, Episode, EpisodeOutcome, GraphSpec, GraphView, builtin_spec, step
 from dialectica.sim.authoring.termination import TerminationReason
 from dialectica.sim.config.scenarios import read_yaml
 from dialectica.sim.llm.structured import ask, read_json, response_format
-from dialectica.sim.view.charts import LANE_LEFT, hbars, lane_frame, legend
-from dialectica.sim.view.markup import Markup, esc, fmt, join, markdown, md_section, note, number, table, tag
 
 if TYPE_CHECKING:  # imported on first use (see __getattr__); here for type checkers
-    from dialectica.sim.authoring.plots import save as save
-    from dialectica.sim.authoring.plots import subplots as subplots
     from dialectica.sim.authoring.retrieval import Library as Library
+    from dialectica.sim.authoring.scripted import ScriptedChatModel as ScriptedChatModel
+    from dialectica.sim.authoring.scripted import last_human as last_human
 
-_LAZY = {
+_LAZY = {  # lazy: start-up (what each would import with this module)
     "Library": "dialectica.sim.authoring.retrieval",  # numpy
-    "save": "dialectica.sim.authoring.plots",  # matplotlib
-    "subplots": "dialectica.sim.authoring.plots",
+    "ScriptedChatModel": "dialectica.sim.authoring.scripted",  # langchain-core's language models, langsmith
+    "last_human": "dialectica.sim.authoring.scripted",
 }
+
+# Moved to their own public modules; here for one release, with a DeprecationWarning (see __getattr__).
+_PAGES = "Markup esc fmt join markdown md_section note number table tag hbars LANE_LEFT lane_frame legend save subplots"
+_MOVED = dict.fromkeys(_PAGES.split(), "dialectica.pages") | dict.fromkeys(("Calibration", "Knob"), "dialectica.calibration")
 
 __all__ = [
     # The protocol: the spec a graph exports (built-ins through builtin_spec), the runtime context its
@@ -78,26 +87,6 @@ __all__ = [
     "upsert_by_id",
     "read_yaml",
     "Library",
-    # Calibration of the scripted cast's knobs.
-    "Calibration",
-    "Knob",
-    # The episode page's panel (escaped HTML, small SVG charts) and matplotlib figures.
-    "Markup",
-    "esc",
-    "fmt",
-    "join",
-    "markdown",
-    "md_section",
-    "note",
-    "number",
-    "table",
-    "tag",
-    "hbars",
-    "LANE_LEFT",
-    "lane_frame",
-    "legend",
-    "save",
-    "subplots",
 ]
 
 
@@ -106,6 +95,15 @@ def __getattr__(name: str) -> Any:
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value  # once: later look-ups find it without this hook
         return value
+    if name in _MOVED:  # not cached: every use warns
+        module = _MOVED[name]
+        warnings.warn(
+            f"dialectica.graph.{name} moved to {module}.{name}; import it from {module} "
+            "(dialectica.graph stops exporting it in the next minor release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(import_module(module), name)
     raise AttributeError(f"module 'dialectica.graph' has no attribute {name!r}")
 
 

@@ -17,7 +17,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-PRELOAD = ["dialectica.sim.cli.main", "dialectica.sim.cli.run", "dialectica.graph", "langgraph.graph", "mlflow"]
+# dialectica.graph imports the scripted chat model on first use: preloaded by name, like the rest.
+PRELOAD = [
+    "dialectica.sim.cli.main",
+    "dialectica.sim.cli.run",
+    "dialectica.graph",
+    "dialectica.sim.authoring.scripted",
+    "langgraph.graph",
+    "mlflow",
+]
 _CONTEXT: list[Any] = []
 
 

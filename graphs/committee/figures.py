@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectica.graph import save, subplots
+from dialectica.pages import save, subplots
 
 
 def argument_graphs(records: Sequence[dict[str, Any]], out_dir: Path, sample: int = 3) -> list[Path]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dialectica.graph import LANE_LEFT, GraphView, Markup, esc, fmt, join, lane_frame, legend, note, number, table, tag
+from dialectica.graph import GraphView
 from dialectica.metrics import FullRecord
+from dialectica.pages import LANE_LEFT, Markup, esc, fmt, join, lane_frame, legend, note, number, table, tag
 
 POSITIONS = {"support": "#2f855a", "oppose": "#c53030", "nuanced": "#805ad5"}
 

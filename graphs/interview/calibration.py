@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dialectica.graph import Calibration, Knob
+from dialectica.calibration import Calibration, Knob
 from dialectica.graphs.interview.ascr import facts, merge_ascr
 from dialectica.graphs.interview.interpret import _EVASIVE
 from dialectica.metrics import FullRecord

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dialectica.graph import GraphView, Markup, esc, fmt, join, note, tag
+from dialectica.graph import GraphView
 from dialectica.metrics import FullRecord
+from dialectica.pages import Markup, esc, fmt, join, note, tag
 
 
 def agrees(value: Any, truth: Any) -> bool:

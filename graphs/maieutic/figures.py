@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectica.graph import save, subplots
+from dialectica.pages import save, subplots
 
 
 def _turns(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dialectica.graph import GraphView, Markup, fmt, hbars, join, note, number, table, tag
+from dialectica.graph import GraphView
 from dialectica.metrics import FullRecord
+from dialectica.pages import Markup, fmt, hbars, join, note, number, table, tag
 
 
 def failed_checks(row: dict[str, Any]) -> dict[str, int]:

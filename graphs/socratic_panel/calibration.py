@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from dialectica.graph import Calibration, Knob
+from dialectica.calibration import Calibration, Knob
 from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean
 

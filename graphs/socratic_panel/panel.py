@@ -6,8 +6,9 @@ import json
 import re
 from typing import Any
 
-from dialectica.graph import GraphView, Markup, esc, fmt, join, md_section, note, table, tag
+from dialectica.graph import GraphView
 from dialectica.metrics import FullRecord
+from dialectica.pages import Markup, esc, fmt, join, md_section, note, table, tag
 
 _STATUS = re.compile(r"^\*\*(\w+)\*\* \(\d+\)$")
 _REASON = re.compile(r"\((Not converged: [^)]*)\)|(Converged at round \d+)")

@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from dialectica.graph import Calibration, Knob
+from dialectica.calibration import Calibration, Knob
 from dialectica.graphs.tribunal.scripted import JUDGE_KEYS, judge_personas
 from dialectica.metrics import FullRecord
 from dialectica.metrics.stats import mean

@@ -7,8 +7,9 @@ import json
 import re
 from typing import Any
 
-from dialectica.graph import GraphView, Markup, fmt, hbars, join, markdown, md_section, note, table, tag
+from dialectica.graph import GraphView
 from dialectica.metrics import FullRecord
+from dialectica.pages import Markup, fmt, hbars, join, markdown, md_section, note, table, tag
 
 _RULE_LINE = re.compile(r"^- round (\d+), (.+)$")
 

@@ -9,10 +9,11 @@ gets the node's documented default: never a crash.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+if TYPE_CHECKING:  # lazy: start-up (``dialectica.graph`` re-exports this module's functions)
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 
 def response_format(schema: dict[str, Any]) -> dict[str, Any]:
