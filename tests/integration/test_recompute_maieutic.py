@@ -264,12 +264,12 @@ def test_no_ending_is_fixed_by_the_cast(tmp_path):
 def test_sixty_scripted_dialogues_end_in_several_ways_and_the_rate_counts_what_the_readme_calls_convergence(
     tmp_path, recorded_run
 ):
-    """The README's "How episodes end" marks the tutor's converging endings in bold; over 60 scripted dialogues
-    at the defaults at least three endings occur, and convergence_rate is exactly the share of the bold ones."""
+    """The docs' "How episodes end" (docs/concepts.md) marks the tutor's converging endings in bold; over 60 scripted
+    dialogues at the defaults at least three endings occur, and convergence_rate is exactly the share of the bold ones."""
     import re
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("### How episodes end", 1)[1].split("\n#", 1)[0]
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "concepts.md").read_text()
+    section = docs.split("### How episodes end", 1)[1].split("\n#", 1)[0]
     row = next(line for line in section.splitlines() if line.startswith("| `maieutic` |"))
     bold = set(re.findall(r"\*\*`(\w+)`\*\*", row))
     records, summary = recorded_run(tmp_path, "maieutic", "episodes=60", "seed=3", "embeddings=false", "view.enabled=false")

@@ -1,4 +1,4 @@
-"""The README's table of termination reasons, each graph's declaration, and its code agree."""
+"""The docs' table of termination reasons (docs/concepts.md), each graph's declaration, and its code agree."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ ROW = re.compile(r"^\| `(?P<graph>\w+)` \| (?P<reasons>.+) \|$")
 
 
 def _readme_table() -> dict[str, dict[str, bool]]:
-    """graph -> reason -> whether the README counts it as convergence (bold)."""
-    section = ROOT.joinpath("README.md").read_text().split("### How episodes end", 1)[1].split("\n#", 1)[0]
+    """graph -> reason -> whether the docs count it as convergence (bold)."""
+    section = ROOT.joinpath("docs", "concepts.md").read_text().split("### How episodes end", 1)[1].split("\n#", 1)[0]
     rows = {}
     for line in section.splitlines():
         if match := ROW.match(line):
