@@ -2,7 +2,20 @@
 records to named numbers."""
 
 from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
+
+
+class TerminationReason(StrEnum):
+    """Why an episode ended: the harness's vocabulary (``dialectica.sim.authoring.termination`` gives each its
+    meaning; a graph may declare its own endings besides). Rates are counts of these."""
+
+    CONVERGED = "converged"
+    MAX_ROUNDS = "max_rounds"
+    MAX_TURNS = "max_turns"
+    PARTIAL = "partial_report"
+    BUDGET = "budget_exhausted"
+    ERROR = "error"
 
 
 class Record(TypedDict):

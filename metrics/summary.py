@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from dialectica.metrics import Metric, MetricFn, Record, converged
+from dialectica.metrics import Metric, MetricFn, Record, TerminationReason, converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import mean, percentile, wilson_interval
-from dialectica.sim.authoring.termination import TerminationReason
 
 
 def _ok(records: Iterable[Record]) -> Iterator[Record]:

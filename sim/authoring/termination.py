@@ -8,17 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from enum import StrEnum
 
-
-class TerminationReason(StrEnum):
-    CONVERGED = "converged"
-    MAX_ROUNDS = "max_rounds"
-    MAX_TURNS = "max_turns"
-    PARTIAL = "partial_report"
-    BUDGET = "budget_exhausted"
-    ERROR = "error"
-
+from dialectica.metrics import TerminationReason  # defined with the metrics that count it; the authors' name is here
 
 MEANINGS = {
     "converged": "The graph's stopping criteria were met",
