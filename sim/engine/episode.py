@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from dialectica.metrics.embedding import Embed, with_embedding_agreement
 from dialectica.sim.authoring.cast import CastRequest, build_deps
-from dialectica.sim.authoring.spec import Episode, GraphSpec
+from dialectica.sim.authoring.spec import Episode, EpisodeOutcome, GraphSpec
 from dialectica.sim.authoring.termination import TerminationReason
 from dialectica.sim.engine import history
 from dialectica.sim.engine.build import EpisodePlan, Fork
@@ -125,6 +125,132 @@ def run_episode(
     return record
 
 
+@dataclass(frozen=True)
+class _Ready:
+    """An episode ready to run: the graph (compiled once), its runtime context, initial state and LangGraph config."""
+
+    spec: GraphSpec
+    compiled: Any
+    episode: Episode[Any, Any]
+    state: dict[str, Any]
+    config: dict[str, Any]
+
+
+def _head(plan: EpisodePlan) -> dict[str, Any]:
+    """The record's fields known before the episode runs: which graph, episode, seed, scenario, cast and fork."""
+    head = {
+        "graph": plan.graph,
+        "episode": plan.index,
+        "seed": plan.seed,
+        "scenario": plan.scenario["name"],
+        "participants": plan.participants,
+    }
+    if plan.fork is not None:
+        head["fork"] = {"run": plan.fork.run, "turn": plan.fork.turn}
+    return head
+
+
+def _prepare(
+    spec: GraphSpec,
+    params: Any,
+    plan: EpisodePlan,
+    embed: Callable[[list[str]], Any] | None,
+    keep: history.Keeping | None,
+    fork: Fork | None,
+    callbacks: list[Any],
+) -> _Ready:
+    """Casts the episode for its seed and readies the graph, its initial state and config (a fork starts under the
+    original's params)."""
+    request = CastRequest(
+        plan.scenario,
+        plan.seed,
+        plan.faults,
+        embed=embed,
+        datasets=plan.datasets,
+        voices=plan.voices,
+        options=plan.options,
+    )
+    deps = build_deps(spec, plan.participants, request)
+    episode = Episode(deps, params, plan.seed) if keep is None else _Forked(deps, params, plan.seed)
+    compiled = spec.compiled()
+    if keep is not None and compiled is not None:  # a graph used as it is has the harness's Keeper already
+        compiled = _checkpointed(spec, compiled)
+    state = spec.initial_state(plan.scenario, fork.before if fork else params)
+    limit = max(spec.recursion_limit(params), spec.recursion_limit(fork.before) if fork else 0)
+    return _Ready(spec, compiled, episode, state, {"recursion_limit": limit, "callbacks": callbacks})
+
+
+def _play(ready: _Ready) -> Any:
+    """A graph that drives its own turns (``spec.play``)."""
+    play = ready.spec.play
+    assert play is not None  # the dispatch plays only a graph that has it
+    return play(ready.compiled, ready.episode, ready.state, ready.config)
+
+
+def _invoke(ready: _Ready) -> Any:
+    """One plain run through the compiled graph."""
+    return ready.compiled.invoke(ready.state, ready.config, context=ready.episode)
+
+
+def _final_state(ready: _Ready, fork: Fork | None, kept: bool) -> Any:
+    """The episode's final state, by one of four paths: a fork of an earlier run, the graph's own ``play``, a run
+    whose checkpoints are kept, or one plain ``invoke``."""
+    if fork is not None:
+        episode = ready.episode
+        return _play_forked(
+            ready.spec, ready.compiled, episode.deps, episode.params, episode.seed, fork, ready.state, ready.config
+        )
+    if ready.spec.play is not None:
+        return _play(ready)
+    if kept:
+        return _invoke_kept(ready.compiled, ready.state, ready.config, ready.episode)
+    return _invoke(ready)
+
+
+def _check_ending(spec: GraphSpec, outcome: EpisodeOutcome) -> None:
+    """Raises unless the episode ended with a string the graph declares (any string where it declares none)."""
+    endings = spec.endings()
+    if not isinstance(outcome.termination, str) or (endings and outcome.termination not in endings):
+        ending = str(outcome.termination) if isinstance(outcome.termination, str) else outcome.termination
+        raise ValueError(
+            f"graph {spec.name} ended an episode with {ending!r}, which it does "
+            f"not declare; declared: {', '.join(endings) or '(none: return a string)'}"
+        )
+
+
+def _body(spec: GraphSpec, outcome: EpisodeOutcome, agreement: Embed | None) -> dict[str, Any]:
+    """The record's fields from the graph's outcome; with ``agreement``, each round's embedding agreement added."""
+    reason = str(outcome.termination)
+    per_round, metrics = outcome.per_round, outcome.metrics
+    if agreement is not None:
+        per_round, metrics = with_embedding_agreement(outcome.transcript, per_round, metrics, agreement)
+    return {
+        "termination_reason": reason,
+        "metrics": metrics,
+        "per_round": per_round,
+        "converged": spec.converges(reason) if outcome.converged is None else bool(outcome.converged),
+        "transcript": outcome.transcript,
+        "artifacts": outcome.artifacts,
+        "labels": outcome.labels,
+        "final_state": outcome.final_state,
+        "context": outcome.context,
+    }
+
+
+def _record(head: dict[str, Any], body: dict[str, Any], timings: dict[str, Any], meter: EpisodeMeter) -> EpisodeRecord:
+    """The typed record; an outcome that breaks the record's schema gives an error record, not a crash."""
+    try:
+        return EpisodeRecord(**head, **body, timings=timings, usage=meter.summary())
+    except ValidationError as exc:
+        return EpisodeRecord(
+            **head,
+            termination_reason=TerminationReason.ERROR.value,
+            timings=timings,
+            usage=meter.summary(),
+            error=f"the episode's record is malformed: {exc}",
+        )
+
+
 def _run(
     spec: GraphSpec,
     params: Any,
@@ -136,66 +262,15 @@ def _run(
 ) -> EpisodeRecord:
     meter = EpisodeMeter()
     graph_timings: dict[str, Any] = {}
-    head = {
-        "graph": plan.graph,
-        "episode": plan.index,
-        "seed": plan.seed,
-        "scenario": plan.scenario["name"],
-        "participants": plan.participants,
-    }
+    head = _head(plan)
     fork = plan.fork if plan.fork is not None and plan.fork.turn > 0 else None
-    if plan.fork is not None:
-        head["fork"] = {"run": plan.fork.run, "turn": plan.fork.turn}
     t0 = time.perf_counter()
     try:
-        request = CastRequest(
-            plan.scenario,
-            plan.seed,
-            plan.faults,
-            embed=embed,
-            datasets=plan.datasets,
-            voices=plan.voices,
-            options=plan.options,
-        )
-        deps = build_deps(spec, plan.participants, request)
-        episode = Episode(deps, params, plan.seed) if keep is None else _Forked(deps, params, plan.seed)
-        compiled = spec.compiled()
-        if keep is not None and compiled is not None:  # a graph used as it is has the harness's Keeper already
-            compiled = _checkpointed(spec, compiled)
-        state = spec.initial_state(plan.scenario, fork.before if fork else params)
-        limit = max(spec.recursion_limit(params), spec.recursion_limit(fork.before) if fork else 0)
-        config: dict[str, Any] = {"recursion_limit": limit, "callbacks": [meter, *callbacks]}
-        if fork is not None:
-            final = _play_forked(spec, compiled, episode.deps, params, plan.seed, fork, state, config)
-        elif spec.play is not None:
-            final = spec.play(compiled, episode, state, config)
-        elif keep is not None:
-            final = _invoke_kept(compiled, state, config, episode)
-        else:
-            final = compiled.invoke(state, config, context=episode)
+        ready = _prepare(spec, params, plan, embed, keep, fork, [meter, *callbacks])
+        final = _final_state(ready, fork, kept=keep is not None)
         outcome = spec.outcome(final, params, plan.scenario)
-        endings = spec.endings()
-        if not isinstance(outcome.termination, str) or (endings and outcome.termination not in endings):
-            ending = str(outcome.termination) if isinstance(outcome.termination, str) else outcome.termination
-            raise ValueError(
-                f"graph {spec.name} ended an episode with {ending!r}, which it does "
-                f"not declare; declared: {', '.join(endings) or '(none: return a string)'}"
-            )
-        reason = str(outcome.termination)
-        per_round, metrics = outcome.per_round, outcome.metrics
-        if agreement is not None:
-            per_round, metrics = with_embedding_agreement(outcome.transcript, per_round, metrics, agreement)
-        body: dict[str, Any] = {
-            "termination_reason": reason,
-            "metrics": metrics,
-            "per_round": per_round,
-            "converged": spec.converges(reason) if outcome.converged is None else bool(outcome.converged),
-            "transcript": outcome.transcript,
-            "artifacts": outcome.artifacts,
-            "labels": outcome.labels,
-            "final_state": outcome.final_state,
-            "context": outcome.context,
-        }
+        _check_ending(spec, outcome)
+        body = _body(spec, outcome, agreement)
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others
         body = {"termination_reason": TerminationReason.ERROR.value, "error": _traceback(exc)}
@@ -205,13 +280,4 @@ def _run(
         **meter.runtime(),
         **graph_timings,
     }
-    try:
-        return EpisodeRecord(**head, **body, timings=timings, usage=meter.summary())
-    except ValidationError as exc:  # the graph's outcome broke the record's schema: an error, not a crash
-        return EpisodeRecord(
-            **head,
-            termination_reason=TerminationReason.ERROR.value,
-            timings=timings,
-            usage=meter.summary(),
-            error=f"the episode's record is malformed: {exc}",
-        )
+    return _record(head, body, timings, meter)
