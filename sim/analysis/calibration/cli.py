@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dialectica.metrics import FullRecord
 from dialectica.sim.analysis.calibration import calset as calsets
 from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.fit import (
+    Fit,
     Reference,
     authored_mean,
     authored_personas,
@@ -38,6 +39,11 @@ from dialectica.sim.analysis.calibration.fit import (
     statistics,
 )
 from dialectica.sim.authoring.params import ConfigError
+
+if TYPE_CHECKING:
+    from dialectica.sim.analysis.calibration.model import Calibration
+    from dialectica.sim.authoring.spec import GraphSpec
+    from dialectica.sim.config.typed import GraphRun
 
 TRIALS = 30
 MODES = ("shared", "offset")  # one value per knob for every persona | one shift per knob of each authored value
@@ -277,31 +283,54 @@ def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> No
             log.artifact(path)
 
 
-def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
-    from tqdm import tqdm
+@dataclass(frozen=True)
+class _Cast:
+    """The reference's graph run with its scripted cast, as a fit trial plays it (each trial's values set)."""
 
-    from dialectica.sim.analysis.calibration.simulate import simulate
-    from dialectica.sim.config import discovery
+    graph: str
+    calibration: Calibration
+    offset: bool  # a trial's values shift each persona's authored ones (mode=offset) instead of replacing them
+    authored: dict[str, dict[str, float]]
+    graph_run: GraphRun
+    episodes: int
+    seed: int
+    embed: Callable[[list[str]], Any] | None
+    fit_points: list[dict[str, Any]]
+
+    def calibrated(self, values: dict[str, float]) -> CalibratedSet:
+        """The set a trial's values make: one value per knob for every persona, or each persona's authored values
+        shifted by the knob's offset."""
+        if self.offset:
+            return CalibratedSet(self.graph, {}, shifted(self.calibration, self.authored, values))
+        return CalibratedSet(self.graph, values)
+
+    def play(self, values: dict[str, float] | None, points: list[dict[str, Any]] | None = None) -> list[list[FullRecord]]:
+        """The scripted records per point (the fit points unless given), the personas set to ``values`` (None: as
+        authored)."""
+        from dialectica.sim.analysis.calibration.simulate import simulate
+
+        cast = None if values is None else self.calibrated(values)
+        points = self.fit_points if points is None else points
+        return simulate(self.graph_run, points, self.episodes, self.seed, cast, self.embed)
+
+    def stats(self, records: list[FullRecord]) -> dict[str, float]:
+        return statistics(self.calibration, records)
+
+
+def _reference_dir(args: Args, cwd: Path, echo: Callable[[str], None]) -> Path:
+    """The ``dialectica validity`` directory given as ``reference=``, or one run now with the other arguments."""
+    if args.reference is not None:
+        return args.reference if args.reference.is_absolute() else cwd / args.reference
+    from dialectica.sim.analysis import validity
+
+    echo(f"no reference= given: running one (dialectica validity graph={args.graph} {' '.join(args.rest)})")
+    return Path(validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd, echo=echo)["out_dir"])
+
+
+def _cast(args: Args, spec: GraphSpec, calibration: Calibration, reference: Reference, fit: list[int], cwd: Path) -> _Cast:
+    """The graph run under the reference's overrides with the scripted cast (and the embedder, where it embeds)."""
     from dialectica.sim.config.loader import load
-    from dialectica.sim.engine.records import json_safe
 
-    cwd = cwd or Path.cwd()
-    args = parse(argv)
-    spec = discovery.load(args.graph)
-    calibration = spec.calibration
-    assert calibration is not None  # parse checked
-    offset = args.mode == "offset"
-    if args.reference is None:
-        from dialectica.sim.analysis import validity
-
-        echo(f"no reference= given: running one (dialectica validity graph={args.graph} {' '.join(args.rest)})")
-        reference_dir = Path(
-            validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd, echo=echo)["out_dir"]
-        )
-    else:
-        reference_dir = args.reference if args.reference.is_absolute() else cwd / args.reference
-    reference = load_reference(reference_dir, args.graph)
-    fit, held = split(len(reference.points), args.fit)
     with tempfile.TemporaryDirectory() as tmp:
         given = [f"graph={args.graph}", *reference.overrides, "participants=scripted", "tracking=none"]
         cfg = load(given, out_dir=Path(tmp), cwd=cwd)
@@ -311,31 +340,27 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         from dialectica.sim.engine.embedding import Embedder
 
         embed = Embedder(cfg.embedding_cache)
-    n = reference.episodes
     fit_points = [reference.points[i] for i in fit]
-
     authored = authored_personas(calibration, graph_run.scenarios)
+    offset = args.mode == "offset"
+    return _Cast(args.graph, calibration, offset, authored, graph_run, reference.episodes, reference.seed, embed, fit_points)
 
-    def calibrated(values: dict[str, float]) -> CalibratedSet:
-        """The set a trial's values make: one value per knob for every persona, or each persona's authored values
-        shifted by the knob's offset."""
-        if offset:
-            return CalibratedSet(args.graph, {}, shifted(calibration, authored, values))
-        return CalibratedSet(args.graph, values)
 
-    def play(values: dict[str, float] | None, points: list[dict[str, Any]] = fit_points) -> list[list[FullRecord]]:
-        return simulate(graph_run, points, n, reference.seed, None if values is None else calibrated(values), embed)
+def _fit(
+    cast: _Cast, args: Args, reference: Reference, fit: list[int], reference_dir: Path, echo: Callable[[str], None]
+) -> Fit:
+    """Optuna's search for the values whose scripted cast matches the LLM's statistics and rates at the fit points."""
+    from tqdm import tqdm
 
-    def stats(records: list[FullRecord]) -> dict[str, float]:
-        return statistics(calibration, records)
-
-    target = stats([r for i in fit for r in reference.llm[i]])
+    calibration = cast.calibration
+    target = cast.stats([r for i in fit for r in reference.llm[i]])
     target_rates = [rate(reference.llm[i]) for i in fit]
     echo(
         f"fitting {len(calibration.knobs)} knobs of {args.graph} ({args.mode}) on {len(fit)} of "
-        f"{len(reference.points)} grid points ({n} episodes each), {args.trials} trials; reference {reference_dir}"
+        f"{len(reference.points)} grid points ({cast.episodes} episodes each), {args.trials} trials; "
+        f"reference {reference_dir}"
     )
-    space = offset_knobs(calibration) if offset else calibration.knobs
+    space = offset_knobs(calibration) if cast.offset else calibration.knobs
     bar = tqdm(total=args.trials, desc=f"calibrate {args.graph}", unit="trial", dynamic_ncols=True)
 
     def progress(i: int, best: float) -> None:
@@ -344,22 +369,23 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
 
     result = search(
         calibration,
-        play,
+        cast.play,
         target,
         target_rates,
         args.trials,
         seed=reference.seed,
         progress=progress,
-        start={k.name: 0.0 for k in space} if offset else authored_mean(calibration, graph_run.scenarios),
+        start={k.name: 0.0 for k in space} if cast.offset else authored_mean(calibration, cast.graph_run.scenarios),
         knobs=space,
-        local=offset,
+        local=cast.offset,
     )
     bar.close()
-    evaluation = evaluate(reference, play(result.values, reference.points), fit, stats)
-    now = datetime.now(UTC)
-    # relative to where it ran (results/validity/...): a set committed to the repository names no machine's paths
-    shown = os.path.relpath(reference_dir, cwd) if reference_dir.resolve().is_relative_to(cwd.resolve()) else reference_dir
-    command = " ".join(
+    return result
+
+
+def _command(args: Args, shown: Path | str) -> str:
+    """The command that reruns this fit against the same reference."""
+    return " ".join(
         [
             "dialectica calibrate",
             f"graph={args.graph}",
@@ -369,7 +395,14 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
             *([f"mode={args.mode}"] if args.mode != "shared" else []),
         ]
     )
-    provenance = {
+
+
+def _provenance(
+    args: Args, reference: Reference, fit: list[int], held: list[int], shown: Path | str, now: datetime
+) -> dict[str, Any]:
+    """Where the calibrated set comes from: the reference's model, seed, grid and overrides, the split, the fit."""
+    n = reference.episodes
+    return {
         "model": reference.model,
         "reference": str(shown),
         "seed": reference.seed,
@@ -380,13 +413,17 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
         "held_out_points": [_label(reference.points[i]) for i in held],
         "overrides": reference.overrides,
         "trials": args.trials,
-        "sampler": "optuna CmaEsSampler" if offset else "optuna TPESampler",
+        "sampler": "optuna CmaEsSampler" if args.mode == "offset" else "optuna TPESampler",
         "mode": args.mode,
         "date": now.isoformat(timespec="seconds"),
         "dialectica_version": _package_version(),
-        "command": command,
+        "command": _command(args, shown),
     }
-    summary = {
+
+
+def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
+    """The fit's losses and the calibrated cast's match, as the calibrated set records them."""
+    return {
         "loss": result.loss,
         "authored_loss": result.authored_loss,
         "held_out_inside_llm_ci": f"{evaluation['held_out_inside']['calibrated']}/{evaluation['held_out']}",
@@ -399,12 +436,62 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
             for name in evaluation["behaviour"]["llm"]
         },
     }
-    fitted = calibrated(result.values)
+
+
+def _write_report(
+    args: Args, cwd: Path, report: dict[str, Any], now: datetime, calibration: Calibration
+) -> tuple[Path, str]:
+    """Writes ``calibration.json``, ``.md`` and ``.png`` under ``results/calibration/<graph>-<time>/``; returns
+    that folder and the markdown."""
+    out = cwd / "results" / "calibration" / f"{args.graph}-{now:%Y-%m-%d_%H-%M-%S}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "calibration.json").write_text(json.dumps(report, indent=2))
+    text = markdown(args.graph, report, dict(calibration.docs))
+    (out / "calibration.md").write_text(text)
+    plot(args.graph, report, out / "calibration.png")
+    return out, text
+
+
+def _echo_outcome(
+    echo: Callable[[str], None], result: Fit, target_path: Path, better: bool, as_written: bool, out: Path
+) -> None:
+    """Says whether the calibrated set was written, and why not where it was not."""
+    if as_written:
+        echo(f"no shift fitted better than the personas as written: {target_path} holds them as written")
+    if not better:
+        echo(
+            f"calibrated set not written: the fit's loss {result.loss:.3f} is no lower than the authored cast's "
+            f"{result.authored_loss:.3f}, so {target_path} is left as it was (try more trials= or other fit= points)"
+        )
+    echo(f"calibrated set: {target_path if better else 'not written'}\nreport: {out}")
+
+
+def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    from dialectica.sim.config import discovery
+    from dialectica.sim.engine.records import json_safe
+
+    cwd = cwd or Path.cwd()
+    args = parse(argv)
+    spec = discovery.load(args.graph)
+    calibration = spec.calibration
+    assert calibration is not None  # parse checked
+    reference_dir = _reference_dir(args, cwd, echo)
+    reference = load_reference(reference_dir, args.graph)
+    fit, held = split(len(reference.points), args.fit)
+    cast = _cast(args, spec, calibration, reference, fit, cwd)
+    result = _fit(cast, args, reference, fit, reference_dir, echo)
+    evaluation = evaluate(reference, cast.play(result.values, reference.points), fit, cast.stats)
+    now = datetime.now(UTC)
+    # relative to where it ran (results/validity/...): a set committed to the repository names no machine's paths
+    shown = os.path.relpath(reference_dir, cwd) if reference_dir.resolve().is_relative_to(cwd.resolve()) else reference_dir
+    provenance = _provenance(args, reference, fit, held, shown, now)
+    summary = _summary(result, evaluation)
+    fitted = cast.calibrated(result.values)
     chosen = CalibratedSet(args.graph, fitted.shared, fitted.personas, provenance, summary)
-    target_path = args.out or calsets.path_for(graph_run.datasets)
+    target_path = args.out or calsets.path_for(cast.graph_run.datasets)
     # a set that fits the reference worse than the personas as written would only mislead whoever plays it; an offset
     # fit whose best is no shift at all writes the personas as written, now with this reference's provenance
-    as_written = offset and not any(result.values.values())
+    as_written = cast.offset and not any(result.values.values())
     better = result.loss < result.authored_loss or as_written
     if better:
         calsets.write(target_path, chosen)
@@ -420,21 +507,9 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
             "calibrated_set": str(target_path) if better else None,
         }
     )
-    out = cwd / "results" / "calibration" / f"{args.graph}-{now:%Y-%m-%d_%H-%M-%S}"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "calibration.json").write_text(json.dumps(report, indent=2))
-    text = markdown(args.graph, report, dict(calibration.docs))
-    (out / "calibration.md").write_text(text)
-    plot(args.graph, report, out / "calibration.png")
+    out, text = _write_report(args, cwd, report, now, calibration)
     written = [target_path] if better else []
     _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", *written])
     echo(text)
-    if as_written:
-        echo(f"no shift fitted better than the personas as written: {target_path} holds them as written")
-    if not better:
-        echo(
-            f"calibrated set not written: the fit's loss {result.loss:.3f} is no lower than the authored cast's "
-            f"{result.authored_loss:.3f}, so {target_path} is left as it was (try more trials= or other fit= points)"
-        )
-    echo(f"calibrated set: {target_path if better else 'not written'}\nreport: {out}")
+    _echo_outcome(echo, result, target_path, better, as_written, out)
     return dict(report)
