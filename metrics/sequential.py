@@ -134,14 +134,18 @@ class Race:
                 self.dropped_at[k] = len(self.outcomes[k])
 
     @property
-    def decided(self) -> bool:
-        """Whether the choice is known: nothing left to compare, or every configuration at ``max_episodes``."""
+    def settled(self) -> bool:
+        """Whether the bounds decided the choice: one configuration left (``best``), or the first one left is above
+        the floor (``floor``)."""
         active = self.active
-        if all(len(self.outcomes[k]) >= self.max_episodes for k in active):
-            return True
         if self.rule == "best":
             return len(active) <= 1
         return bool(active) and self._side(active[0]) > 0
+
+    @property
+    def decided(self) -> bool:
+        """Whether to stop: settled, or every configuration left at ``max_episodes``."""
+        return self.settled or all(len(self.outcomes[k]) >= self.max_episodes for k in self.active)
 
     def choice(self) -> int | None:
         """The chosen configuration: decided, or by the point estimates among those left at ``max_episodes``."""

@@ -28,6 +28,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "the CI suite against its baselines (exit 1: regression); or RUN_A RUN_B, paired",
     ),
     "bench": ("dialectica.sim.cli.bench:main", "the harness's performance figures, side by side"),
+    "sequential": (
+        "dialectica.sim.cli.sequential:main",
+        "a sweep in rounds on shared seeds, stopped when its choice is decided (anytime-valid)",
+    ),
     "validity": ("dialectica.sim.analysis.validity:run", "do the scripted cast's rankings hold with LLM participants?"),
     "calibrate": ("dialectica.sim.analysis.calibration.cli:run", "fit the scripted personas to an LLM reference run"),
     "behaviour": ("dialectica.sim.cli.behaviour:main", "each graph's behaviour statistics for two runs, side by side"),

@@ -65,13 +65,20 @@ def digest(resolved: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(fingerprint(resolved), sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _more_episodes(key: str, old: dict[str, str], new: dict[str, str]) -> bool:
+    """More episodes than the run had: resuming plays the missing ones (episode ``i``'s seed and scenario do not
+    depend on how many there are), as a sequential sweep's rounds and a larger budget do."""
+    return key == "episodes" and key in old and key in new and float(json.loads(new[key])) > float(json.loads(old[key]))
+
+
 def check(out_dir: Path, resolved: dict[str, Any]) -> None:
-    """Raises a ConfigError naming the keys that differ from the run directory's fingerprint, if it has one."""
+    """Raises a ConfigError naming the keys that differ from the run directory's fingerprint, if it has one; more
+    ``episodes`` than before is not a difference (the missing episodes play)."""
     path = out_dir / FILE
     if not path.exists():
         return
     old, new = json.loads(path.read_text()), fingerprint(resolved)
-    keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k) and not _more_episodes(k, old, new))
     if keys:
         shown = ", ".join(f"{k} ({old.get(k, 'unset')} -> {new.get(k, 'unset')})" for k in keys[:6])
         more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
@@ -128,7 +135,7 @@ def finished_graph(out_dir: Path, name: str, episodes: int, done: dict[int, Reco
     if not (out_dir / name / DONE).exists() or not path.exists() or not all(i in done for i in range(episodes)):
         return None  # not finished, or not logged to MLflow: run (or log) it now
     entry: dict[str, Any] = json.loads(path.read_text())["graphs"][name]
-    return entry
+    return entry if entry["metrics"].get("episodes") == episodes else None  # a summary of as many episodes
 
 
 def mark_done(graph_dir: Path, done: bool = True) -> None:
@@ -139,10 +146,17 @@ def mark_done(graph_dir: Path, done: bool = True) -> None:
         (graph_dir / DONE).unlink(missing_ok=True)
 
 
-def finished_run(out_dir: Path) -> dict[str, Any] | None:
-    """The summary of a run of ``out_dir`` that finished, MLflow logging included; None if it must (re)run."""
+def finished_run(out_dir: Path, episodes: int | None = None) -> dict[str, Any] | None:
+    """The summary of a run of ``out_dir`` that finished (``episodes`` a graph, when given), MLflow logging included;
+    None if it must (re)run."""
     path = out_dir / "summary.json"
     summary: dict[str, Any] | None = json.loads(path.read_text()) if path.exists() else None
-    if summary and not any("tracking_error" in entry for entry in summary.get("graphs", {}).values()):
-        return summary
-    return None
+    if not summary:
+        return None
+    graphs = summary.get("graphs", {})
+    entries = graphs.values()
+    if any("tracking_error" in e for e in entries) or not all((out_dir / name / DONE).exists() for name in graphs):
+        return None
+    if episodes is not None and any(e.get("metrics", {}).get("episodes") != episodes for e in entries):
+        return None  # resumed with more episodes: they play
+    return summary

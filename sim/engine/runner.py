@@ -58,7 +58,7 @@ def run(cfg: RunConfig, echo: Callable[[str], None] = print, embed: Any = None) 
         probe(cfg.tracking.uri)
     if cfg.resume:
         checkpoint.check(cfg.out_dir, cfg.resolved)
-        finished = checkpoint.finished_run(cfg.out_dir)
+        finished = checkpoint.finished_run(cfg.out_dir, cfg.episodes)
         if finished is not None:
             return Summary(finished, already_finished=True)
     from dialectica.sim.engine.batch import run_experiment

@@ -57,3 +57,16 @@ def test_resume_returns_a_finished_run_as_it_is_and_marks_each_graph_done(tmp_pa
     with pytest.raises(ConfigError, match="seed"):  # resuming under another config is refused, the folder kept
         run(dataclasses.replace(cfg, resume=True, seed=9), echo=lambda _: None)
     assert (tmp_path / "run" / "episodes.jsonl").exists()
+
+
+def test_resuming_with_more_episodes_plays_the_missing_ones_as_one_longer_run_would(tmp_path):
+    cfg = load([*BASE, "episodes=2", "seed=4"], out_dir=tmp_path / "grown")
+    run(cfg, echo=lambda _: None)
+    grown = run(dataclasses.replace(cfg, episodes=5, resume=True), echo=lambda _: None)
+    whole = run(load([*BASE, "episodes=5", "seed=4"], out_dir=tmp_path / "whole"), echo=lambda _: None)
+    assert not grown.already_finished and grown.metrics("interview")["episodes"] == 5
+    assert _same(_records(tmp_path / "grown"), _records(tmp_path / "whole"))
+    untimed = lambda m: {k: v for k, v in m.items() if "seconds" not in k}  # noqa: E731
+    assert untimed(grown.metrics("interview")) == untimed(whole.metrics("interview"))
+    again = run(dataclasses.replace(cfg, episodes=5, resume=True), echo=lambda _: None)
+    assert again.already_finished

@@ -1,0 +1,89 @@
+"""``dialectica sequential graph=NAME grid.KEY=a,b,c [rule=best] [delta=0.05] [max_episodes=300] [step=10]
+[floor=RATE] [out=DIR] [other overrides]``: a sweep played in rounds on shared seeds, stopped when its choice is
+decided at error level ``delta`` (``dialectica.sim.engine.sequential``).
+
+Keys:
+  graph=NAME          the graph (a name, a plugin or module:attr)
+  grid.KEY=a,b,c      the values of ``graph.KEY`` to compare, in order (default: the graph's own grid)
+  rule=best|floor     best: the highest convergence rate; floor: the first configuration, in the grid's order
+                      (cheapest first), whose rate is at least ``floor``
+  floor=RATE          the rate ``rule=floor`` asks for
+  delta=0.05          the chance, over the whole sweep and at every look, that a decision is wrong
+  max_episodes=300    the fixed design it replaces: no configuration plays more
+  step=10             episodes a configuration plays each round
+  out=DIR             where the runs and ``sequential.json`` go (default results/sequential/<graph>-<time>)
+  anything else       overrides of every configuration's run (participants=, seed=, llm.*, tracking=, ...)
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dialectica.sim.authoring.params import ConfigError
+
+KEYS = {"rule": str, "delta": float, "max_episodes": int, "step": int, "floor": float, "out": str}
+
+
+def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], dict[str, Any], list[str]]:
+    import yaml
+
+    from dialectica.sim.config import discovery
+
+    graph, grid, keys, rest = "", {}, {}, []
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep:
+            raise ConfigError(f"{arg!r} is not key=value; see `dialectica sequential --help`")
+        if key == "graph":
+            graph = value
+        elif key.startswith("grid."):
+            grid[key[5:]] = [yaml.safe_load(v) for v in value.split(",")]
+        elif key in KEYS:
+            try:
+                keys[key] = KEYS[key](value)
+            except ValueError:
+                raise ConfigError(f"{key}={value!r} is not a {KEYS[key].__name__}") from None
+        elif key == "episodes":
+            raise ConfigError("episodes= is decided by the race; give max_episodes=N (the fixed design's count)")
+        else:
+            rest.append(arg)
+    if not graph:
+        raise ConfigError(f"graph=NAME is required; valid choices: {', '.join(discovery.names())}")
+    grid = grid or {k: list(v) for k, v in discovery.load(graph).grid.items()}
+    if len(grid) != 1 or len(next(iter(grid.values()))) < 2:
+        raise ConfigError("give one grid key with two values or more, e.g. grid.budget=3,6,10")
+    return graph, grid, keys, rest
+
+
+def main(argv: list[str]) -> int:
+    if {"--help", "-h"} & set(argv):
+        print((__doc__ or "").strip())
+        return 0
+    from dialectica.sim.config.groups import option, register_plugin_configs
+    from dialectica.sim.config.loader import load
+    from dialectica.sim.engine.sequential import Rules, race, report, table
+
+    graph, grid, keys, rest = _parse(argv)
+    (key, values), out = next(iter(grid.items())), keys.pop("out", None)
+    try:
+        rules = Rules(**keys)
+        if rules.rule not in ("best", "floor") or (rules.rule == "floor") != (rules.floor is not None):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ConfigError("rule=best, or rule=floor with floor=RATE; delta in (0, 1)") from None
+    if not 0 < rules.delta < 1 or rules.step < 1 or rules.max_episodes < rules.step:
+        raise ConfigError("delta in (0, 1), step >= 1 and max_episodes >= step")
+    register_plugin_configs([graph] if ":" in graph else [])
+    root = Path(out) if out else Path("results/sequential") / f"{graph.replace(':', '.')}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
+    configs = {
+        f"graph.{key}={value}": load([f"graph={option(graph)}", *rest, f"graph.{key}={value}"], out_dir=root / str(i))
+        for i, value in enumerate(values)
+    }  # every configuration checked before the first episode
+    root.mkdir(parents=True, exist_ok=True)
+    state, _ = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
+    print(table(report(state, list(configs), rules, root)))
+    print(f"outputs: {root}")
+    return 0

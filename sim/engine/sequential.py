@@ -1,0 +1,120 @@
+"""A sweep played in rounds until its choice is decided (``dialectica sequential``).
+
+Every configuration of the grid is one run directory (``<out>/<i>``) on the same seed, so episode ``i`` of each
+shares its seed and scenario. Each round resumes every configuration still in the race with ``step`` more episodes
+(``resume=true`` with more episodes plays only the missing ones); ``metrics.sequential.Race`` then drops the
+configurations that are decided out. At the end each configuration's MLflow run is logged once, over the episodes
+it played, and ``sequential.json`` says what was chosen, at which episode each configuration was decided, and how
+many episodes the fixed design (every configuration ``max_episodes`` times) would have played.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dialectica.metrics import converged as is_converged
+from dialectica.metrics.sequential import Race
+from dialectica.sim.config.typed import RunConfig
+from dialectica.sim.engine import checkpoint, records
+from dialectica.sim.engine.runner import run
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How the race decides: ``rule`` (``best`` or ``floor``), the error level ``delta``, the fixed design's
+    ``max_episodes``, ``step`` episodes a round, and the ``floor`` rate."""
+
+    rule: str = "best"
+    delta: float = 0.05
+    max_episodes: int = 300
+    step: int = 10
+    floor: float | None = None
+
+
+def _outcomes(cfg: RunConfig) -> list[bool]:
+    name = cfg.graphs[0].spec.name
+    by_episode = {r["episode"]: is_converged(r) for r in records.read(cfg.out_dir / records.FILE, name, keep=False)}
+    return [by_episode[i] for i in range(cfg.episodes)]
+
+
+def _quiet(cfg: RunConfig, episodes: int) -> RunConfig:
+    """A round: ``episodes`` in all, resumed, no MLflow run, pages or progress bar (the last round logs)."""
+    tracking = dataclasses.replace(cfg.tracking, enabled=False)
+    view = dataclasses.replace(cfg.view, enabled=False)
+    return dataclasses.replace(cfg, episodes=episodes, resume=True, tracking=tracking, view=view, progress=False)
+
+
+def race(configs: Mapping[str, RunConfig], rules: Rules, echo: Callable[[str], None] = print) -> tuple[Race, dict[str, Any]]:
+    """Plays ``configs`` (label -> its run config, one graph each, in the sweep's order) in rounds until decided.
+
+    Returns:
+        The race, and per configuration the summary entry of its logged run.
+    """
+    labels = list(configs)
+    state = Race(len(labels), rules.rule, rules.delta, rules.max_episodes, rules.floor)
+    played = 0
+    while not state.decided:
+        played = min(played + rules.step, rules.max_episodes)
+        for k in state.active:
+            cfg = _quiet(configs[labels[k]], played)
+            run(cfg, echo=lambda _: None)
+            state.add(k, _outcomes(cfg)[len(state.outcomes[k]) :])
+        state.update()
+        echo(f"round: {played} episodes; left: {', '.join(labels[k] for k in state.active)}")
+    entries = {}
+    for k, label in enumerate(labels):  # once, over what it played: its MLflow run, pages and summary
+        cfg = configs[label]
+        checkpoint.mark_done(cfg.out_dir / cfg.graphs[0].spec.name, done=False)
+        final = dataclasses.replace(cfg, episodes=len(state.outcomes[k]), resume=True, progress=False)
+        entries[label] = run(final, echo=lambda _: None).graphs[cfg.graphs[0].spec.name]
+    return state, entries
+
+
+def report(state: Race, labels: list[str], rules: Rules, out: Path) -> dict[str, Any]:
+    """``sequential.json``: the choice, whether it was decided, the episodes used against the fixed design's."""
+    chosen = state.choice()
+    configurations = []
+    for k, label in enumerate(labels):
+        played = state.outcomes[k]
+        status = "chosen" if k == chosen else "dropped" if k in state.dropped_at else "left"
+        configurations.append(
+            {
+                "overrides": label,
+                "episodes": len(played),
+                "rate": sum(played) / len(played) if played else None,
+                "status": status,
+                "decided_at": state.dropped_at.get(k, len(played) if status == "chosen" else None),
+            }
+        )
+    fixed = rules.max_episodes * len(labels)
+    values = {
+        "chosen": labels[chosen] if chosen is not None else None,
+        "decided": state.settled,
+        "rule": dataclasses.asdict(rules),
+        "episodes_used": state.episodes_used,
+        "episodes_fixed": fixed,
+        "share_used": state.episodes_used / fixed,
+        "configurations": configurations,
+    }
+    (out / "sequential.json").write_text(json.dumps(values, indent=1))
+    return values
+
+
+def table(values: dict[str, Any]) -> str:
+    """The comparison table: each configuration's rate, episodes, and where it was decided."""
+    rows = ["| configuration | episodes | rate | status | decided at |", "|---|---|---|---|---|"]
+    for c in values["configurations"]:
+        rate = "" if c["rate"] is None else f"{c['rate']:.2f}"
+        at = "" if c["decided_at"] is None else str(c["decided_at"])
+        rows.append(f"| {c['overrides']} | {c['episodes']} | {rate} | {c['status']} | {at} |")
+    decided = "decided" if values["decided"] else "not decided at max_episodes (point estimates)"
+    rows.append(
+        f"\nchosen: {values['chosen']} ({decided}); episodes used {values['episodes_used']} of the fixed design's "
+        f"{values['episodes_fixed']} ({values['share_used']:.0%})"
+    )
+    return "\n".join(rows)

@@ -1,0 +1,55 @@
+"""``dialectica sequential``: a sweep in rounds on shared seeds that stops once decided, whose runs are the first
+episodes of the fixed design's, and says where each configuration was decided."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dialectica.sim.cli.main import dispatch
+from dialectica.sim.cli.sequential import main
+from dialectica.sim.config import load
+from dialectica.sim.engine import run
+
+QUIET = ["tracking=none", "embeddings=false", "view.enabled=false"]
+
+
+def test_a_clear_grid_is_decided_early_on_the_fixed_designs_episodes(tmp_path, capsys):
+    out = tmp_path / "seq"
+    assert main(["graph=interview", "grid.budget=3,10", "max_episodes=60", "step=10", f"out={out}", *QUIET]) == 0
+    values = json.loads((out / "sequential.json").read_text())
+    assert values["chosen"] == "graph.budget=10" and values["decided"]
+    assert values["episodes_fixed"] == 120 and values["episodes_used"] < 120
+    by_config = {c["overrides"]: c for c in values["configurations"]}
+    assert by_config["graph.budget=3"]["status"] == "dropped"
+    assert by_config["graph.budget=3"]["decided_at"] == by_config["graph.budget=3"]["episodes"] < 60
+    assert "decided at" in capsys.readouterr().out
+
+    # each configuration's run holds the first episodes a fixed run of the same seed plays
+    played = by_config["graph.budget=10"]["episodes"]
+    fixed = run(load(["graph=interview", "graph.budget=10", f"episodes={played}", *QUIET], out_dir=tmp_path / "fixed"))
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("timings",)}  # noqa: E731
+    lines = lambda p: [strip(json.loads(x)) for x in (p / "episodes.jsonl").read_text().splitlines()]  # noqa: E731
+    assert lines(out / "1") == lines(tmp_path / "fixed")
+    assert json.loads((out / "1" / "summary.json").read_text())["graphs"]["interview"]["metrics"][
+        "convergence_rate"
+    ] == pytest.approx(fixed.metrics("interview")["convergence_rate"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["grid.budget=3,10"], "graph=NAME is required"),
+        (["graph=interview", "grid.budget=3,10", "episodes=5"], "max_episodes"),
+        (["graph=interview", "grid.budget=3,10", "rule=floor"], "floor=RATE"),
+        (["graph=interview", "grid.budget=3"], "two values or more"),
+        (["graph=interview", "grid.budget=3,10", "delta=2"], "delta in"),
+        (["graph=interview", "grid.budget=3,10", "graph.nope=1"], "nope"),
+    ],
+)
+def test_bad_input_is_one_line_before_any_episode(args, message, tmp_path, capsys):
+    assert dispatch("sequential", [*args, f"out={tmp_path / 'never'}", *QUIET]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+    assert not (tmp_path / "never").exists()
