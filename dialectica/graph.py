@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 # From the private modules, sorted by module; __all__ below groups the names by what they are for.
 from dialectica.sim.authoring.cast import CastRequest, build_deps
+from dialectica.sim.authoring.data import read_yaml
 from dialectica.sim.authoring.faults import FaultRates, attempt, retry
 from dialectica.sim.authoring.params import ConfigError, bounded
 from dialectica.sim.authoring.persona import bullet, degree
 from dialectica.sim.authoring.reducers import merge_lists_by_key, upsert_by_id
 from dialectica.sim.authoring.spec import CastOptions, Episode, EpisodeOutcome, GraphSpec, GraphView, builtin_spec, step
 from dialectica.sim.authoring.termination import TerminationReason
-from dialectica.sim.config.scenarios import read_yaml
 from dialectica.sim.llm.structured import ask, read_json, response_format
 
 if TYPE_CHECKING:  # imported on first use (see __getattr__); here for type checkers

@@ -6,7 +6,8 @@
 - ``cast``: what a cast factory receives (``CastRequest``) and the casts built from it; ``scripted``: the
   seeded offline chat model; ``persona``: persona numbers phrased for prompts;
 - ``faults``: the fault rates and the seeded failures they draw; retries;
-- ``reducers``: state reducers; ``retrieval``: vector search over passages; ``plots``: matplotlib figures.
+- ``reducers``: state reducers; ``retrieval``: vector search over passages; ``plots``: matplotlib figures;
+- ``data``: YAML data files read safely; where the package's own ``conf/`` and ``datasets/`` are.
 
 Nothing here imports the engine, config or tracking.
 """

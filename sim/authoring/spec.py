@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dialectica.metrics import FullRecord
+from dialectica.sim.authoring.data import builtin_graph, read_yaml
 from dialectica.sim.authoring.params import ConfigError, field_defaults
 from dialectica.sim.authoring.termination import declared
 
@@ -233,8 +234,6 @@ class GraphSpec:
     def defaults(self) -> dict[str, Any]:
         """The graph's config defaults: its YAML file, or its params' and cast options' defaults."""
         if self.config is not None:
-            from dialectica.sim.config.scenarios import read_yaml
-
             values = read_yaml(self.config) or {}
             return {**values, "name": self.name}
         return {
@@ -260,8 +259,6 @@ def builtin_spec(name: str, build: ModuleType, **fields: Any) -> GraphSpec:
     ``initial_state``, ``outcome``, ``recursion_limit``, ``prepare_scenario`` and, if it has them, ``play`` and
     ``turns``),
     its ``conf/graph/<name>.yaml`` and its ``datasets/<name>/``; ``fields`` give the rest."""
-    from dialectica.sim.config.resources import builtin_graph
-
     config, datasets = builtin_graph(name)
     return GraphSpec(
         name=name,

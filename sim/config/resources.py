@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
-from pathlib import Path
-
-
-def package_dir(package: str) -> Path:
-    """The folder of an installed package (wheels install unzipped, so this is a real path)."""
-    return Path(str(files(package)))
-
-
-def conf_dir() -> Path:
-    """The Hydra config tree (``conf/``)."""
-    return package_dir("dialectica.conf")
-
+from dialectica.sim.authoring.data import conf_dir
 
 CONF_DIR = conf_dir()
 # The config groups a command line picks options of (``graph=panel``, ``llm=llamacpp``, ...); the first four
@@ -26,13 +14,3 @@ KEYED_GROUPS = GROUPS[:4]
 def group_options(group: str) -> list[str]:
     """The options of config group ``group`` as ``conf/`` holds them (``graph`` adds plugins: ``groups``)."""
     return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
-
-
-def datasets_dir() -> Path:
-    """The built-in graphs' data (``datasets/``)."""
-    return package_dir("dialectica.datasets")
-
-
-def builtin_graph(name: str) -> tuple[Path, Path]:
-    """(config file, data folder) of built-in graph ``name``."""
-    return conf_dir() / "graph" / f"{name}.yaml", datasets_dir() / name

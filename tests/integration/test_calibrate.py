@@ -15,10 +15,10 @@ from mlflow.tracking import MlflowClient
 
 from dialectica.sim.analysis.calibration import behaviour, cli
 from dialectica.sim.analysis.validity import run as validity
+from dialectica.sim.authoring.data import builtin_graph
 from dialectica.sim.cli.main import dispatch
 from dialectica.sim.config.discovery import load
 from dialectica.sim.config.loader import load as load_config
-from dialectica.sim.config.resources import builtin_graph
 from dialectica.sim.dev.latency_server import serving
 from dialectica.sim.engine.batch import run_experiment
 

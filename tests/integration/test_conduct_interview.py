@@ -25,7 +25,7 @@ def test_starting_ascr_is_kept_and_a_tiny_budget_ends_incomplete():
 def test_every_persona_answers_every_schema_precisely_without_noise(tmp_path):
     import yaml
 
-    from dialectica.sim.config.resources import datasets_dir
+    from dialectica.sim.authoring.data import datasets_dir
 
     root = datasets_dir() / "interview"
     for path in (root / "personas").glob("*.yaml"):

@@ -80,7 +80,7 @@ from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.engine.build import EpisodePlan
 from dialectica.sim.engine.episode import run_episode
-from dialectica.sim.config.resources import datasets_dir
+from dialectica.sim.authoring.data import datasets_dir
 scenario = yaml.safe_load((datasets_dir() / "socratic_panel" / "scenarios" / "drug_launch.yaml").read_text())
 plan = EpisodePlan("socratic_panel", 0, 5, scenario, "scripted", FaultRates(participant=0.2), SPEC.datasets)
 record = run_episode(SPEC, PanelParams(retry_backoff_s=0.0), plan).model_dump()
