@@ -38,6 +38,21 @@ def main(argv: list[str]) -> int:
 
 def measure(argv: list[str]) -> dict[str, Any]:
     """Measures every figure, prints the table and writes ``<out>/latest.json``; returns the figures."""
+    args = _parser().parse_args(argv)
+    from dialectica.sim.engine.embedding import Embedder
+
+    embed = Embedder()
+    figures: dict[str, Any] = {"graphs": {}}
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        _measure_asked(args, tmp, figures)
+        if args.only_server or args.only_tokens or args.only_traces or args.only_shared_cores:
+            return _report(figures, _trace_rows(figures) + _shared_rows(figures), args.out)
+        _measure_harness(args, tmp, embed, figures)
+    return _report(figures, _harness_rows(figures, args.tracked_episodes), args.out)
+
+
+def _parser() -> Parser:
     parser = Parser(prog="dialectica bench", description=DESCRIPTION)
     parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
     parser.add_argument("--tracked-episodes", type=int, default=200)
@@ -53,6 +68,20 @@ def measure(argv: list[str]) -> dict[str, Any]:
         help="also time cold surrogate runs on the local LLM (needs the llm extra); default graphs: "
         "interview socratic_panel",
     )
+    _add_server_options(parser)
+    _add_token_options(parser)
+    _add_trace_and_core_options(parser)
+    parser.add_argument(
+        "--tokens-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --tokens: a config override for its runs, e.g. llm.contexts=1 (repeatable)",
+    )
+    return parser
+
+
+def _add_server_options(parser: Parser) -> None:
     parser.add_argument(
         "--server",
         type=float,
@@ -70,6 +99,9 @@ def measure(argv: list[str]) -> dict[str, Any]:
         "throughput run 8 * N)",
     )
     parser.add_argument("--only-server", action="store_true", help="with --server: skip every other figure")
+
+
+def _add_token_options(parser: Parser) -> None:
     parser.add_argument(
         "--tokens",
         nargs="*",
@@ -81,6 +113,9 @@ def measure(argv: list[str]) -> dict[str, Any]:
     parser.add_argument("--tokens-preset", default="qwen2.5-coder-1.5b", help="the local model for --tokens")
     parser.add_argument("--tokens-episodes", type=int, default=1, help="surrogate episodes per graph for --tokens")
     parser.add_argument("--only-tokens", action="store_true", help="with --tokens: skip every other figure")
+
+
+def _add_trace_and_core_options(parser: Parser) -> None:
     parser.add_argument(
         "--traces",
         type=int,
@@ -102,44 +137,43 @@ def measure(argv: list[str]) -> dict[str, Any]:
         "once, and at once without the machine's model lock (needs the llm extra)",
     )
     parser.add_argument("--only-shared-cores", action="store_true", help="with --shared-cores: skip every other figure")
-    parser.add_argument(
-        "--tokens-set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="with --tokens: a config override for its runs, e.g. llm.contexts=1 (repeatable)",
-    )
-    args = parser.parse_args(argv)
-    from dialectica.sim.config.discovery import names
-    from dialectica.sim.engine.embedding import Embedder
 
-    embed = Embedder()
-    figures: dict[str, Any] = {"graphs": {}}
-    with tempfile.TemporaryDirectory() as name:
-        tmp = Path(name)
-        if args.server is not None:
-            figures["server"] = server_concurrency(tmp, args.server, args.server_in_flight, args.server_in_flight)
-        if args.tokens is not None:
-            figures["tokens"] = _tokens(args, tmp, args.tokens or names())
-        if args.traces is not None:
-            figures["traces"] = tracing_overhead(tmp, args.traces)
-        if args.shared_cores is not None:
-            figures["shared_cores"] = shared_cores(tmp, episodes=args.shared_cores)
-        if args.only_server or args.only_tokens or args.only_traces or args.only_shared_cores:
-            return _report(figures, _trace_rows(figures) + _shared_rows(figures), args.out)
-        for graph in names():
-            figures["graphs"][graph] = harness_overhead(graph, max(2, args.episodes // 2), tmp, embed) | {
-                "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)
-            }
-        ours, raw, ratio = embedding_throughput(tmp)
-        figures["embedding"] = {"ours_seconds": ours, "raw_encode_seconds": raw, "throughput_ratio": ratio}
-        seconds, share = tracking_share(tmp, args.tracked_episodes)
-        figures["tracking"] = {"seconds": seconds, "share_of_job": share, "episodes": args.tracked_episodes}
-        figures["startup_seconds"] = startup_seconds(tmp)
-        if args.rss_episodes:
-            figures["memory"] = memory_growth(tmp, args.rss_episodes)
-        if args.surrogate is not None:
-            figures["surrogate"] = {g: surrogate_run(g, tmp) for g in args.surrogate or ["interview", "socratic_panel"]}
+
+def _measure_asked(args: Any, tmp: Path, figures: dict[str, Any]) -> None:
+    """The figures measured only when asked for: a server's concurrency, token counts, tracing, shared cores."""
+    from dialectica.sim.config.discovery import names
+
+    if args.server is not None:
+        figures["server"] = server_concurrency(tmp, args.server, args.server_in_flight, args.server_in_flight)
+    if args.tokens is not None:
+        figures["tokens"] = _tokens(args, tmp, args.tokens or names())
+    if args.traces is not None:
+        figures["traces"] = tracing_overhead(tmp, args.traces)
+    if args.shared_cores is not None:
+        figures["shared_cores"] = shared_cores(tmp, episodes=args.shared_cores)
+
+
+def _measure_harness(args: Any, tmp: Path, embed: Any, figures: dict[str, Any]) -> None:
+    """The harness's own figures: each graph's throughput and overhead, embedding, tracking, start-up, memory, and
+    surrogate runs where asked."""
+    from dialectica.sim.config.discovery import names
+
+    for graph in names():
+        figures["graphs"][graph] = harness_overhead(graph, max(2, args.episodes // 2), tmp, embed) | {
+            "episodes_per_second": episodes_per_second(graph, args.episodes, tmp, embed)
+        }
+    ours, raw, ratio = embedding_throughput(tmp)
+    figures["embedding"] = {"ours_seconds": ours, "raw_encode_seconds": raw, "throughput_ratio": ratio}
+    seconds, share = tracking_share(tmp, args.tracked_episodes)
+    figures["tracking"] = {"seconds": seconds, "share_of_job": share, "episodes": args.tracked_episodes}
+    figures["startup_seconds"] = startup_seconds(tmp)
+    if args.rss_episodes:
+        figures["memory"] = memory_growth(tmp, args.rss_episodes)
+    if args.surrogate is not None:
+        figures["surrogate"] = {g: surrogate_run(g, tmp) for g in args.surrogate or ["interview", "socratic_panel"]}
+
+
+def _harness_rows(figures: dict[str, Any], tracked_episodes: int) -> list[tuple[str, str, str]]:
     rows = [(f"{g}: episodes/s", f"{v['episodes_per_second']:.1f}", "") for g, v in figures["graphs"].items()]
     rows += [
         (f"{g}: harness / direct invoke", f"{v['harness_overhead_ratio']:.3f}", "<= 1.05")
@@ -147,7 +181,7 @@ def measure(argv: list[str]) -> dict[str, Any]:
     ]
     rows += [
         ("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
-        (f"MLflow share of a {args.tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),
+        (f"MLflow share of a {tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),
         ("start-up, one interview episode, no embeddings/tracking (s)", f"{figures['startup_seconds']:.2f}", "< 2"),
     ]
     if "memory" in figures:
@@ -162,7 +196,7 @@ def measure(argv: list[str]) -> dict[str, Any]:
             (f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
             (f"{g} surrogate: harness share of the process", f"{v['harness_share_of_process']:.1%}", ""),
         ]
-    return _report(figures, rows, args.out)
+    return rows
 
 
 def _trace_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
