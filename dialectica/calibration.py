@@ -7,6 +7,6 @@ like ``dialectica.graph``: the names in ``__all__`` change only after a deprecat
 
 from __future__ import annotations
 
-from dialectica.sim.analysis.calibration.model import Calibration, Knob
+from dialectica.sim.authoring.calibration import Calibration, Knob
 
 __all__ = ["Calibration", "Knob"]

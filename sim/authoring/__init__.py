@@ -7,7 +7,9 @@
   seeded offline chat model; ``persona``: persona numbers phrased for prompts;
 - ``faults``: the fault rates and the seeded failures they draw; retries;
 - ``reducers``: state reducers; ``retrieval``: vector search over passages; ``plots``: matplotlib figures;
-- ``data``: YAML data files read safely; where the package's own ``conf/`` and ``datasets/`` are.
+- ``data``: YAML data files read safely; where the package's own ``conf/`` and ``datasets/`` are;
+- ``calibration``: what a graph declares to be calibrated (``Calibration``, ``Knob``: public in
+  ``dialectica.calibration``).
 
 Nothing here imports the engine, config or tracking.
 """

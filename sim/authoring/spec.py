@@ -23,7 +23,7 @@ from dialectica.sim.authoring.termination import declared
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-    from dialectica.sim.analysis.calibration.model import Calibration
+    from dialectica.sim.authoring.calibration import Calibration
     from dialectica.sim.view.markup import Markup
 
 D = TypeVar("D")

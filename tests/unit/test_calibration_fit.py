@@ -21,7 +21,7 @@ from dialectica.sim.analysis.calibration.fit import (
     shifted,
     split,
 )
-from dialectica.sim.analysis.calibration.model import Calibration, Knob
+from dialectica.sim.authoring.calibration import Calibration, Knob
 from dialectica.sim.authoring.params import ConfigError
 
 

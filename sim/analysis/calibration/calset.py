@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from dialectica.sim.analysis.calibration.model import Calibration
+from dialectica.sim.authoring.calibration import Calibration
 from dialectica.sim.authoring.params import ConfigError
 
 FILE = "calibrated.yaml"

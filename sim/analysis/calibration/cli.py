@@ -41,7 +41,7 @@ from dialectica.sim.analysis.calibration.fit import (
 from dialectica.sim.authoring.params import ConfigError
 
 if TYPE_CHECKING:
-    from dialectica.sim.analysis.calibration.model import Calibration
+    from dialectica.sim.authoring.calibration import Calibration
     from dialectica.sim.authoring.spec import GraphSpec
     from dialectica.sim.config.typed import GraphRun
 

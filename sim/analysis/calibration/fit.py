@@ -19,7 +19,7 @@ from typing import Any
 
 from dialectica.metrics import FullRecord
 from dialectica.metrics import converged as is_converged
-from dialectica.sim.analysis.calibration.model import Calibration, Knob
+from dialectica.sim.authoring.calibration import Calibration, Knob
 from dialectica.sim.authoring.params import ConfigError
 
 RATE_SCALE = 0.15  # a headline rate's miss that weighs as much as one statistic off by its scale
