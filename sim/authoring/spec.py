@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
     from dialectica.sim.authoring.calibration import Calibration
-    from dialectica.sim.view.markup import Markup
 
 D = TypeVar("D")
 P = TypeVar("P")
@@ -113,6 +112,11 @@ def step(cls: Callable[[Any, Any], Any], method: str, *args: Any) -> Callable[..
 @dataclass(frozen=True)
 class CastOptions:
     """A graph without options for its scripted cast."""
+
+
+class Markup(str):
+    """A string that already is safe HTML (what a page panel returns); the page helpers (``dialectica.pages``)
+    escape every other value."""
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,7 @@ import zlib
 from collections.abc import Iterable
 from typing import Any
 
-
-class Markup(str):
-    """A string that already is safe HTML; every other value is escaped by these helpers."""
+from dialectica.sim.authoring.spec import Markup  # what a graph's page panel returns
 
 
 def esc(value: Any) -> Markup:
