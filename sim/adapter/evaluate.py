@@ -153,35 +153,28 @@ def evaluate(
     from dialectica.sim.authoring.spec import GraphSpec
     from dialectica.sim.config import discovery
 
+    run: dict[str, Any] = {
+        "episodes": episodes,
+        "seed": seed,
+        "params": params or {},
+        "tracking": tracking,
+        "max_concurrency": max_concurrency,
+        "llm": llm,
+        "progress": progress,
+    }
     if isinstance(app, GraphSpec):  # a native graph: its own casts and scenarios
-        return _native(
-            app,
-            scenarios=scenarios,
-            user=user,
-            judge=judge,
-            episodes=episodes,
-            seed=seed,
-            params=params or {},
-            tracking=tracking,
-            max_concurrency=max_concurrency,
-            llm=llm,
-            out_dir=out_dir,
-            progress=progress,
-            overrides=overrides,
-        )
-    target = import_object(app) if isinstance(app, str) else app
-    label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
-    graph = App(
-        target,
-        name=label,
+        return _native(app, scenarios=scenarios, user=user, judge=judge, out_dir=out_dir, overrides=overrides, **run)
+    graph = _as_is(
+        app,
+        name,
         user=user,
         judge=judge,
         context=context,
-        endings=dict(endings or {}),
+        endings=endings,
         ending=ending,
         max_turns=max_turns,
         judge_every_turn=judge_every_turn,
-        metrics=tuple(metrics),
+        metrics=metrics,
     )
     spec = graph.spec()
     discovery.register(spec)
@@ -189,22 +182,23 @@ def evaluate(
     args = [f"participants={getattr(graph.user, 'kind', 'scripted')}"]
     if not isinstance(llm, str) and _needs_model(graph.user, graph.judge, *graph.metrics):
         args.append("llm=llamacpp")
-    return _guarded(
-        run_dir,
-        lambda: _run(
-            spec,
-            run_dir,
-            [*args, *overrides],
-            scenarios=scenarios,
-            episodes=episodes,
-            seed=seed,
-            params=params or {},
-            tracking=tracking,
-            max_concurrency=max_concurrency,
-            llm=llm,
-            progress=progress,
-        ),
-    )
+    return _guarded(run_dir, lambda: _run(spec, run_dir, [*args, *overrides], scenarios=scenarios, **run))
+
+
+def _as_is(
+    app: Any,
+    name: str | None,
+    *,
+    endings: Mapping[str, str] | None,
+    metrics: Sequence[Any],
+    **options: Any,
+) -> App:
+    """The graph used as it is, imported where ``app`` is an import string, and named (``name``, else its own)."""
+    from dialectica.sim.config import discovery
+
+    target = import_object(app) if isinstance(app, str) else app
+    label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
+    return App(target, name=label, endings=dict(endings or {}), metrics=tuple(metrics), **options)
 
 
 def _run_dir(out_dir: str | Path | None) -> Path:
