@@ -36,9 +36,16 @@ class Bank:
 
 
 def bank(
-    graph: str, key: str, values: Sequence[Any], episodes: int, seed: int = 11, echo: Callable[[str], None] = print
+    graph: str,
+    key: str,
+    values: Sequence[Any],
+    episodes: int,
+    seed: int = 11,
+    echo: Callable[[str], None] = print,
+    extra: Sequence[str] = (),
 ) -> Bank:
-    """Plays ``episodes`` scripted episodes of ``graph`` at each ``graph.<key>`` value, on the same seeds."""
+    """Plays ``episodes`` scripted episodes of ``graph`` at each ``graph.<key>`` value, on the same seeds
+    (``extra``: more overrides)."""
     from dialectica.sim.config.loader import load
     from dialectica.sim.engine.records import read
     from dialectica.sim.engine.runner import run
@@ -49,7 +56,7 @@ def bank(
             out = Path(tmp) / f"{key}={value}"
             echo(f"{graph}: {key}={value}, {episodes} scripted episodes")
             given = [f"graph={graph}", "participants=scripted", "tracking=none", "embeddings=false"]
-            given += ["view.enabled=false", "progress=false", f"episodes={episodes}", f"seed={seed}"]
+            given += ["view.enabled=false", "progress=false", f"episodes={episodes}", f"seed={seed}", *extra]
             run(load(given, out_dir=out, values={f"graph.{key}": value}), echo=lambda _: None)
             by_episode = {r["episode"]: bool(r["converged"]) for r in read(out / "episodes.jsonl", graph, keep=False)}
             rows.append([by_episode[i] for i in range(episodes)])

@@ -46,8 +46,8 @@ def measure(argv: list[str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         _measure_asked(args, tmp, figures)
-        if args.only_server or args.only_tokens or args.only_traces or args.only_shared_cores:
-            return _report(figures, _trace_rows(figures) + _shared_rows(figures), args.out)
+        if args.only_server or args.only_tokens or args.only_traces or args.only_shared_cores or args.only_sequential:
+            return _report(figures, _trace_rows(figures) + _shared_rows(figures) + _sequential_rows(figures), args.out)
         _measure_harness(args, tmp, embed, figures)
     return _report(figures, _harness_rows(figures, args.tracked_episodes), args.out)
 
@@ -71,6 +71,7 @@ def _parser() -> Parser:
     _add_server_options(parser)
     _add_token_options(parser)
     _add_trace_and_core_options(parser)
+    _add_sequential_options(parser)
     parser.add_argument(
         "--tokens-set",
         action="append",
@@ -139,6 +140,53 @@ def _add_trace_and_core_options(parser: Parser) -> None:
     parser.add_argument("--only-shared-cores", action="store_true", help="with --shared-cores: skip every other figure")
 
 
+def _add_sequential_options(parser: Parser) -> None:
+    parser.add_argument(
+        "--sequential",
+        type=int,
+        nargs="?",
+        const=900,
+        default=None,
+        metavar="EPISODES",
+        help="also measure sequential sweeps against the fixed 300-episode design on each graph's grid: EPISODES "
+        "(900) scripted episodes a configuration, drawn from by 100 simulated sweeps (share of episodes used, "
+        "same choice)",
+    )
+    parser.add_argument("--only-sequential", action="store_true", help="with --sequential: skip every other figure")
+
+
+def _sequential(bank_episodes: int) -> dict[str, Any]:
+    """Each graph's grid (the interview's five budgets), banked once, raced by 100 simulated sweeps per rule."""
+    from dialectica.sim.analysis.sequential import bank, lines, race_figures
+    from dialectica.sim.config.discovery import builtin_names, load
+
+    grids = {name: next(iter(load(name).grid.items())) for name in builtin_names() if load(name).grid}
+    grids["interview"] = ("budget", (3, 4, 6, 8, 10))  # the grid of the issue's fixed-design measurement
+    extra = {"tribunal": ["graph.cast.hang_s=0.2"]}  # the planted hanging collector, kept short
+    out: dict[str, Any] = {}
+    for graph, (key, values) in grids.items():
+        data = bank(graph, key, values, bank_episodes, extra=extra.get(graph, ()))
+        out[graph] = {rule: race_figures(data, rule=rule, floor=0.8 if rule == "floor" else None) for rule in RULES}
+        for figures in out[graph].values():
+            print("\n".join(lines(figures)))
+    return out
+
+
+RULES = ("best", "floor")
+
+
+def _sequential_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows = []
+    for graph, by_rule in figures.get("sequential", {}).items():
+        for rule, v in by_rule.items():
+            name = f"{graph} sequential ({rule}{' 0.8' if rule == 'floor' else ''})"
+            rows += [
+                (f"{name}: same choice as fixed {v['max_episodes']}", f"{v['same_choice']:.0%}", ">= 95%"),
+                (f"{name}: episodes used / fixed design", f"{v['share_used_mean']:.0%}", "<= 40%"),
+            ]
+    return rows
+
+
 def _measure_asked(args: Any, tmp: Path, figures: dict[str, Any]) -> None:
     """The figures measured only when asked for: a server's concurrency, token counts, tracing, shared cores."""
     from dialectica.sim.config.discovery import names
@@ -151,6 +199,8 @@ def _measure_asked(args: Any, tmp: Path, figures: dict[str, Any]) -> None:
         figures["traces"] = tracing_overhead(tmp, args.traces)
     if args.shared_cores is not None:
         figures["shared_cores"] = shared_cores(tmp, episodes=args.shared_cores)
+    if args.sequential is not None:
+        figures["sequential"] = _sequential(args.sequential)
 
 
 def _measure_harness(args: Any, tmp: Path, embed: Any, figures: dict[str, Any]) -> None:
@@ -190,7 +240,7 @@ def _harness_rows(figures: dict[str, Any], tracked_episodes: int) -> list[tuple[
             (f"peak RSS, {m['episodes']} panel episodes (MiB)", f"{m['peak_rss_mib']:.0f}", "< 1229"),
             (f"peak RSS, {m['episodes']} / {m['episodes'] // 10} episodes", f"{m['growth_ratio']:.2f}", "near 1"),
         ]
-    rows += _trace_rows(figures) + _shared_rows(figures)
+    rows += _trace_rows(figures) + _shared_rows(figures) + _sequential_rows(figures)
     for g, v in figures.get("surrogate", {}).items():
         rows += [
             (f"{g} surrogate: harness share of episode time", f"{v['harness_share_of_episodes']:.1%}", "< 5%"),
