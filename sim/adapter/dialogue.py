@@ -133,34 +133,68 @@ def converse(
     """
     thread = str(uuid.uuid4())  # the thread lives only in this dialogue's checkpointer; records never see it
     cfg = {**config, "configurable": {**config.get("configurable", {}), "thread_id": thread}}
-
-    def kwargs(turn: int) -> dict[str, Any]:
-        given = context(turn)
-        return {"context": given} if given is not None else {}
-
-    def run(value: Any, turn: int) -> None:
-        """One run of the graph, streamed by node so that its path is kept."""
-        for update in app.stream(value, cfg, stream_mode="updates", **kwargs(turn)):
-            dialogue.path += [node for node in update if not node.startswith("__")]  # not __interrupt__
-
     dialogue = Dialogue()
-    reader = _Reader(dialogue)
+    session = _Session(app, cfg, context, dialogue, _Reader(dialogue))
     takes_messages = "messages" in getattr(app, "channels", {})
-    waiting = False
-    if not takes_messages:
-        if start is None:
-            raise ConfigError(
-                "the graph's state has no 'messages' key, so the user cannot speak first: give each "
-                "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()"
-            )
-        run(start, 0)
-        waiting = reader.read(app.get_state(cfg), 0)
-        if stop is not None and stop(dialogue):
-            dialogue.ended_by = MET
-            return _closed(app, cfg, dialogue)
-        if not waiting:
-            dialogue.ended_by = GRAPH
-            return _closed(app, cfg, dialogue)
+    if not takes_messages and not _opened(session, start, stop):
+        return _closed(app, cfg, dialogue)
+    _user_turns(session, speaker, max_turns, takes_messages, start, stop)
+    return _closed(app, cfg, dialogue)
+
+
+@dataclass(frozen=True)
+class _Session:
+    """One dialogue's graph on its own thread: runs it and reads what it said."""
+
+    app: Any
+    cfg: dict[str, Any]
+    context: Callable[[int], Any]
+    dialogue: Dialogue
+    reader: _Reader
+
+    def run(self, value: Any, turn: int) -> None:
+        """One run of the graph, streamed by node so that its path is kept."""
+        given = self.context(turn)
+        kwargs = {"context": given} if given is not None else {}
+        for update in self.app.stream(value, self.cfg, stream_mode="updates", **kwargs):
+            self.dialogue.path += [node for node in update if not node.startswith("__")]  # not __interrupt__
+
+    def read(self, turn: int) -> bool:
+        """Adds what the graph said to the dialogue; True when it waits in an interrupt."""
+        return self.reader.read(self.app.get_state(self.cfg), turn)
+
+
+def _opened(session: _Session, start: dict[str, Any] | None, stop: Callable[[Dialogue], bool] | None) -> bool:
+    """Starts a graph without ``messages`` from the scenario's input; True when it then waits for the user,
+    False when the dialogue already ended (its ``ended_by`` set)."""
+    if start is None:
+        raise ConfigError(
+            "the graph's state has no 'messages' key, so the user cannot speak first: give each "
+            "scenario an 'input' (the graph's input state), and have the graph ask with interrupt()"
+        )
+    session.run(start, 0)
+    waiting = session.read(0)
+    if stop is not None and stop(session.dialogue):
+        session.dialogue.ended_by = MET
+        return False
+    if not waiting:
+        session.dialogue.ended_by = GRAPH
+        return False
+    return True
+
+
+def _user_turns(
+    session: _Session,
+    speaker: Speaker,
+    max_turns: int,
+    takes_messages: bool,
+    start: dict[str, Any] | None,
+    stop: Callable[[Dialogue], bool] | None,
+) -> None:
+    """The user's turns, each answered by one run of the graph, until the user, ``stop``, the graph or the turn
+    limit ends the dialogue."""
+    dialogue = session.dialogue
+    waiting = not takes_messages  # a graph without messages was opened and waits for the user
     extra = dict(start or {}) if takes_messages else {}  # a messages graph gets the scenario's input with the first turn
     for turn in range(1, max_turns + 1):
         text = speaker(list(dialogue.messages))
@@ -171,18 +205,17 @@ def converse(
         dialogue.messages.append(HumanMessage(text))
         dialogue.transcript.append({"round": turn, "role": "user", "speaker": "user", "text": text})
         if waiting:
-            run(Command(resume=text), turn - 1)
+            session.run(Command(resume=text), turn - 1)
         else:
-            run({**extra, "messages": [HumanMessage(text)]}, turn - 1)
+            session.run({**extra, "messages": [HumanMessage(text)]}, turn - 1)
             extra = {}
-        waiting = reader.read(app.get_state(cfg), turn)
+        waiting = session.read(turn)
         if stop is not None and stop(dialogue):
             dialogue.ended_by = MET
             break
         if not waiting and not takes_messages:
             dialogue.ended_by = GRAPH
             break
-    return _closed(app, cfg, dialogue)
 
 
 def _closed(app: Any, cfg: dict[str, Any], dialogue: Dialogue) -> Dialogue:
