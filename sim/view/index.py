@@ -141,6 +141,40 @@ def render_index(
         "f-scenario", "scenario", "fs", Counter(r["scenario"] for r in rows)
     )
     reason_menu, reason_css, reason_class = _choices("f-reason", "ended", "fr", Counter(r["reason"] for r in rows))
+    body = [
+        _row(r, pages.get(r["episode"]), remake, f"{scenario_class[r['scenario']]} {reason_class[r['reason']]}")
+        for r in rows
+    ]
+    table = tag(
+        "table",
+        Markup(f"<thead><tr>{_header(metrics)}</tr></thead><tbody>{join(body)}</tbody>"),
+        id="episodes",
+        class_="grid",
+    )
+    linked = sum(r["episode"] in pages for r in rows)
+    listing = tag(
+        "div", Markup(table + tag("p", Markup(f"<b></b> of {len(rows)} episodes shown"), class_="shown")), class_="listing"
+    )
+    main = join(
+        [
+            tag("h1", f"{graph}: {len(rows)} episodes, {linked} with a page"),
+            _intro(len(rows), linked, remake),
+            tag("div", join([scenario_menu, reason_menu]), class_="filters"),
+            _noscript(),
+            listing,
+        ]
+    )
+    css = CSS + "\n".join(scenario_css + reason_css)
+    return document(
+        f"{graph} episodes",
+        tag("main", main, id="index", data_graph=graph, data_pages=linked, data_episodes=len(rows)),
+        css=css,
+        script=SCRIPT,
+    )
+
+
+def _header(metrics: Sequence[str]) -> Markup:
+    """The table's column headers, each sortable; ``episode`` sorted first."""
     head = [
         ("episode", "num", None),
         ("scenario", "text", None),
@@ -151,49 +185,48 @@ def render_index(
         ("seconds", "num", "wall-clock seconds of the episode"),
         ("page", "num", "episodes with a page first"),
     ]
-    header = join(
+    return join(
         tag("th", name, data_sort=kind, title=title, aria_sort="ascending" if name == "episode" else None)
         for name, kind, title in head
     )
-    body: list[Markup] = []
-    for r in rows:
-        episode, why = r["episode"], pages.get(r["episode"])
-        href = f"episode_{episode}.html"
-        badge = tag("span", r["reason"], class_=f"badge reason-{re.sub(r'[^a-z0-9_-]', '', r['reason'])}")
-        page = (
-            Markup(tag("a", "page", href=href) + join(tag("span", w, class_="why") for w in why))
-            if why is not None
-            else tag("code", f"{remake} --episode {episode}")
-        )
-        cells = [
-            _num(number(episode), tag("a", episode, href=href) if why is not None else episode),
-            tag("td", r["scenario"]),
-            tag("td", badge),
-            _num(r["rounds"]),
-            _num(float(r["converged"]), fmt(r["converged"])),
-            *(_num(v) for v in r["metrics"]),
-            _num(r["seconds"]),
-            tag("td", page, data_v=1 if why is not None else 0),
-        ]
-        body.append(
-            tag(
-                "tr",
-                join(cells),
-                id=f"e-{episode}",
-                data_episode=episode,
-                data_scenario=r["scenario"],
-                data_reason=r["reason"],
-                class_=f"{scenario_class[r['scenario']]} {reason_class[r['reason']]}",
-            )
-        )
-    table = tag(
-        "table", Markup(f"<thead><tr>{header}</tr></thead><tbody>{join(body)}</tbody>"), id="episodes", class_="grid"
+
+
+def _row(r: dict[str, Any], why: Sequence[str] | None, remake: str, classes: str) -> Markup:
+    """One episode's row: linked to its page with why it was picked, or with the command that writes one."""
+    episode = r["episode"]
+    href = f"episode_{episode}.html"
+    badge = tag("span", r["reason"], class_=f"badge reason-{re.sub(r'[^a-z0-9_-]', '', r['reason'])}")
+    page = (
+        Markup(tag("a", "page", href=href) + join(tag("span", w, class_="why") for w in why))
+        if why is not None
+        else tag("code", f"{remake} --episode {episode}")
     )
-    linked = sum(r["episode"] in pages for r in rows)
-    intro = tag(
+    cells = [
+        _num(number(episode), tag("a", episode, href=href) if why is not None else episode),
+        tag("td", r["scenario"]),
+        tag("td", badge),
+        _num(r["rounds"]),
+        _num(float(r["converged"]), fmt(r["converged"])),
+        *(_num(v) for v in r["metrics"]),
+        _num(r["seconds"]),
+        tag("td", page, data_v=1 if why is not None else 0),
+    ]
+    return tag(
+        "tr",
+        join(cells),
+        id=f"e-{episode}",
+        data_episode=episode,
+        data_scenario=r["scenario"],
+        data_reason=r["reason"],
+        class_=classes,
+    )
+
+
+def _intro(episodes: int, linked: int, remake: str) -> Markup:
+    return tag(
         "p",
         Markup(
-            f"{len(rows)} episodes, {linked} with a page (linked). Any other gets one with "
+            f"{episodes} episodes, {linked} with a page (linked). Any other gets one with "
             + tag("code", f"{remake} --episode N")
             + " (several: "
             + tag("code", "--episode 3,17")
@@ -201,10 +234,10 @@ def render_index(
         ),
         class_="muted",
     )
-    listing = tag(
-        "div", Markup(table + tag("p", Markup(f"<b></b> of {len(rows)} episodes shown"), class_="shown")), class_="listing"
-    )
-    noscript = Markup(
+
+
+def _noscript() -> Markup:
+    return Markup(
         "<noscript>"
         + tag(
             "p",
@@ -213,20 +246,4 @@ def render_index(
             class_="muted",
         )
         + "</noscript>"
-    )
-    main = join(
-        [
-            tag("h1", f"{graph}: {len(rows)} episodes, {linked} with a page"),
-            intro,
-            tag("div", join([scenario_menu, reason_menu]), class_="filters"),
-            noscript,
-            listing,
-        ]
-    )
-    css = CSS + "\n".join(scenario_css + reason_css)
-    return document(
-        f"{graph} episodes",
-        tag("main", main, id="index", data_graph=graph, data_pages=linked, data_episodes=len(rows)),
-        css=css,
-        script=SCRIPT,
     )
