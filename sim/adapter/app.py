@@ -34,6 +34,7 @@ from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded, closest
+from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
 from dialectica.sim.engine.history import Keeper
@@ -352,7 +353,7 @@ class App:
         models = {
             role: request.system(role, lambda d=default: d)
             for role, default in self.model_roles.items()
-            if default is not None or request.voices.settings.for_role(role, "system") is not None
+            if default is not None or request.voices.is_llm(role, SYSTEM)
         }
         last: list[Any] = []  # the context of the graph's last run, for the record
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from dialectica.sim.authoring.faults import FaultRates, faulty
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.speakers import PARTICIPANT, SYSTEM, Scripted, Speakers
 from dialectica.sim.authoring.spec import CastOptions, GraphSpec
-from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM, Voices
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -31,7 +31,7 @@ class CastRequest:
         sleep: How a scripted voice waits (tests pass a no-op).
         embed: Sentence embeddings, for graphs whose nodes retrieve (``GraphSpec.embeds``).
         datasets: The graph's data folder.
-        voices: Which model speaks for each role.
+        voices: Which model speaks for each role: the run's ``llm`` config; every role scripted when not given.
         options: The scripted cast's options (``graph.cast.*``, the graph's ``cast_options`` type).
     """
 
@@ -41,7 +41,7 @@ class CastRequest:
     sleep: Callable[[float], None] = field(default=time.sleep)
     embed: Callable[[list[str]], Any] | None = None
     datasets: Path = Path(".")
-    voices: Voices = field(default_factory=Voices)
+    voices: Speakers = field(default_factory=Scripted)
     options: Any = field(default_factory=CastOptions)
 
     def system(self, role: str, scripted: Callable[[], BaseChatModel]) -> BaseChatModel:

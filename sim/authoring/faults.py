@@ -1,11 +1,12 @@
 """Simulated faults: speakers that, now and then, do not answer; and how a graph retries them.
 
 ``participants.failure_rate`` is the chance that one call of a participant (expert, member, learner,
-interviewee) raises :class:`ParticipantUnavailable`; ``participants.role_failure_rate`` the chance that one
-call of a graph's own role (moderator, chair, interviewer, interlocutor, judge, ...) raises
-:class:`RoleUnavailable`. The same wrapper serves scripted and LLM speakers alike. Each speaker draws from
-its own stream, ``random.Random(f"{seed}:{name}:faults")``, so the same seed and config fail the same calls,
-and no other draw of the episode moves: at rate 0 the model is returned unwrapped.
+interviewee) raises ``ParticipantUnavailable``; ``participants.role_failure_rate`` the chance that one call
+of a graph's own role (moderator, chair, interviewer, interlocutor, judge, ...) raises ``RoleUnavailable``
+(both in ``dialectica.sim.authoring.speakers``). The same wrapper (``dialectica.sim.authoring.faulty``) serves
+scripted and LLM speakers alike. Each speaker draws from its own stream,
+``random.Random(f"{seed}:{name}:faults")``, so the same seed and config fail the same calls, and no other draw
+of the episode moves: at rate 0 the model is returned unwrapped.
 
 Graphs retry a failed call (``attempt``, ``retry``) and then fall back or give up, each as its own
 design says.
@@ -20,18 +21,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM
+from dialectica.sim.authoring.speakers import PARTICIPANT
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
 T = TypeVar("T")
-_KEY = {PARTICIPANT: "participants.failure_rate", SYSTEM: "participants.role_failure_rate"}
-
-
-def rate_key(kind: str) -> str:
-    """The config key of a ``participant`` or ``system`` speaker's failure rate."""
-    return _KEY[kind]
 
 
 @dataclass(frozen=True)
@@ -72,20 +67,12 @@ class FaultRates:
         return cls(**rates)
 
 
-class ParticipantUnavailable(RuntimeError):
-    """A participant's call failed on purpose (``participants.failure_rate``)."""
-
-
-class RoleUnavailable(RuntimeError):
-    """A call of one of the graph's own roles failed on purpose (``participants.role_failure_rate``)."""
-
-
 def faulty(model: BaseChatModel, rate: float, seed: int, speaker: str, kind: str = PARTICIPANT) -> BaseChatModel:
     """``model`` failing each call with chance ``rate``, drawn from ``random.Random(f"{seed}:{speaker}:faults")``;
-    ``model`` itself when ``rate`` is 0. The wrapper (``dialectica.sim.llm.faulty``) loads on first use."""
+    ``model`` itself when ``rate`` is 0."""
     if not rate:
         return model
-    from dialectica.sim.llm.faulty import FaultyChatModel
+    from dialectica.sim.authoring.faulty import FaultyChatModel  # lazy: start-up (langchain-core's chat models)
 
     return FaultyChatModel(
         inner=model, rate=rate, speaker=speaker, kind=kind, draws=random.Random(f"{seed}:{speaker}:faults")

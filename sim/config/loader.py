@@ -26,6 +26,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 from dialectica.sim.authoring import cast
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.params import ConfigError, build_params
+from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.config import discovery, secrets
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
@@ -258,8 +259,6 @@ def chat_model(overrides: Iterable[str] = (), role: str = "judge", seed: int = 0
         ConfigError: a bad override, in one line.
     """
     import tempfile
-
-    from dialectica.sim.llm.casting import SYSTEM
 
     given = list(overrides)
     if not any(o.startswith("llm=") for o in given):

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.speakers import PARTICIPANT, SYSTEM, scripted_voice
 from dialectica.sim.llm.backends import Backend, backend
 from dialectica.sim.llm.cache import open_cache
 from dialectica.sim.llm.settings import LLMSettings
@@ -22,7 +23,6 @@ from dialectica.sim.llm.settings import LLMSettings
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-SYSTEM, PARTICIPANT = "system", "participant"
 _BACKENDS: dict[str, Backend] = {}
 
 
@@ -72,9 +72,7 @@ class Voices:
         """
         own = self._own(role, kind)
         if own is None:
-            if scripted is None:
-                raise ConfigError(f"llm.roles.{role}=scripted is not possible here: this cast has no scripted {role}")
-            return scripted()
+            return scripted_voice(role, scripted)
         from dialectica.sim.llm.chat import LLMChatModel  # langchain-core loads when a model is made, not to check config
 
         return LLMChatModel(
@@ -87,6 +85,10 @@ class Voices:
             metadata={"dialectica_role": role},
             cache=False,  # its own call cache serves it; LangChain's global hook is for graphs' own models
         )
+
+    def is_llm(self, role: str, kind: str) -> bool:
+        """Whether an LLM speaks for ``role`` (a ``kind`` speaker)."""
+        return self._own(role, kind) is not None
 
     def default_concurrency(self, roles: Iterable[tuple[str, str]]) -> int:
         """Episodes in flight when ``max_concurrency`` is null: 1 when every role is scripted or any runs on the

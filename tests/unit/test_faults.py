@@ -9,20 +9,13 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from dialectica.sim.authoring.cast import CastRequest
-from dialectica.sim.authoring.faults import (
-    FaultRates,
-    ParticipantUnavailable,
-    RoleUnavailable,
-    attempt,
-    faulty,
-    retry,
-)
+from dialectica.sim.authoring.faults import FaultRates, attempt, faulty, retry
+from dialectica.sim.authoring.faulty import FaultyChatModel
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.speakers import PARTICIPANT, SYSTEM, ParticipantUnavailable, RoleUnavailable
 from dialectica.sim.engine.meter import EpisodeMeter
-from dialectica.sim.llm.casting import PARTICIPANT, SYSTEM
 from dialectica.sim.llm.chat import LLMChatModel
-from dialectica.sim.llm.faulty import FaultyChatModel
 from dialectica.sim.llm.settings import LLMSettings
 from tests.unit.test_llm_chat import FakeBackend
 

@@ -14,8 +14,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable, RunnableBinding
 
-from dialectica.sim.authoring.faults import ParticipantUnavailable, RoleUnavailable, rate_key
-from dialectica.sim.llm.casting import PARTICIPANT
+from dialectica.sim.authoring.speakers import PARTICIPANT, ParticipantUnavailable, RoleUnavailable, rate_key
 
 
 class FaultyChatModel(BaseChatModel):
