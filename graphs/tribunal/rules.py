@@ -30,10 +30,37 @@ def judge_criterion(
     voices than the quorum the spread and dispersion are undefined (None) and the criterion is contested.
     """
     cid = criterion["id"]
-    trace: list[dict[str, Any]] = []
     voices = [op for op in opinions if op.get("parsed", True)]
     flaws = [e for e in evidence.values() if e["criterion"] == cid and e["found"] and "security_issue" in e.get("tags", [])]
-    kept = []
+    kept, overruled = _fact_supremacy(cid, voices, evidence, p)
+    weights, weighted = _weights(criterion, kept, p)
+    total = sum(weights.values())
+    score = sum(weights[op["judge"]] * op["score"] for op in kept) / total if total else None
+    score, capped = _security_cap(cid, score, flaws, p)
+    trace = sorted([*overruled, *weighted, *capped], key=lambda t: t["priority"])
+    scores = [op["score"] for op in voices]
+    quorate = len(scores) >= p.voices_needed
+    spread = max(scores) - min(scores) if quorate else None
+    verdict = {
+        "criterion": cid,
+        "dimension": criterion["dimension"],
+        "score": None if score is None else round(score, 3),
+        "passed": score is not None and score >= p.pass_score,
+        "voices": len(scores),
+        "spread": spread,
+        "dispersion": statistics.pstdev(scores) if quorate else None,
+        "contested": spread is None or spread > p.dispersion_threshold,
+        "rules": [t["rule"] for t in trace],
+    }
+    return verdict, trace
+
+
+def _fact_supremacy(
+    cid: str, voices: Sequence[Mapping[str, Any]], evidence: Mapping[str, Mapping[str, Any]], p: TribunalParams
+) -> tuple[list[Mapping[str, Any]], list[dict[str, Any]]]:
+    """The opinions kept (all of them when every one is overruled) and a rule for each high score overruled
+    because it cites evidence not found or not supporting the claim."""
+    kept, trace = [], []
     for op in voices:
         unsupported = [
             c
@@ -52,46 +79,41 @@ def judge_criterion(
             )
         else:
             kept.append(op)
-    kept = kept or list(voices)  # all overruled: fall back to the whole bench
+    return kept or list(voices), trace  # all overruled: fall back to the whole bench
+
+
+def _weights(
+    criterion: Mapping[str, Any], kept: Sequence[Mapping[str, Any]], p: TribunalParams
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Each kept judge's weight (1; the tech lead's ``functionality_weight`` on a functionality criterion)."""
     weights = {op["judge"]: 1.0 for op in kept}
-    if criterion["dimension"] == "functionality" and "tech_lead" in weights:
-        weights["tech_lead"] = p.functionality_weight
-        trace.append(
-            {
-                "criterion": cid,
-                "rule": "functionality_weight",
-                "priority": PRIORITY["functionality_weight"],
-                "why": f"functionality criterion: the tech lead's opinion weighs {p.functionality_weight}",
-            }
-        )
-    total = sum(weights.values())
-    score = sum(weights[op["judge"]] * op["score"] for op in kept) / total if total else None
-    if flaws and score is not None and score > p.security_cap:
-        trace.append(
-            {
-                "criterion": cid,
-                "rule": "security_override",
-                "priority": PRIORITY["security_override"],
-                "why": f"confirmed security issue in {', '.join(e['id'] + ' (' + e['location'] + ')' for e in flaws)}"
-                f" caps the score at {p.security_cap} (was {score:.2f})",
-            }
-        )
-        score = float(p.security_cap)
-    scores = [op["score"] for op in voices]
-    quorate = len(scores) >= p.voices_needed
-    spread = max(scores) - min(scores) if quorate else None
-    verdict = {
-        "criterion": cid,
-        "dimension": criterion["dimension"],
-        "score": None if score is None else round(score, 3),
-        "passed": score is not None and score >= p.pass_score,
-        "voices": len(scores),
-        "spread": spread,
-        "dispersion": statistics.pstdev(scores) if quorate else None,
-        "contested": spread is None or spread > p.dispersion_threshold,
-        "rules": [t["rule"] for t in sorted(trace, key=lambda t: t["priority"])],
+    if criterion["dimension"] != "functionality" or "tech_lead" not in weights:
+        return weights, []
+    weights["tech_lead"] = p.functionality_weight
+    rule = {
+        "criterion": criterion["id"],
+        "rule": "functionality_weight",
+        "priority": PRIORITY["functionality_weight"],
+        "why": f"functionality criterion: the tech lead's opinion weighs {p.functionality_weight}",
     }
-    return verdict, sorted(trace, key=lambda t: t["priority"])
+    return weights, [rule]
+
+
+def _security_cap(
+    cid: str, score: float | None, flaws: Sequence[Mapping[str, Any]], p: TribunalParams
+) -> tuple[float | None, list[dict[str, Any]]]:
+    """The score capped at ``security_cap`` where a confirmed security issue is found; applied last, so that no
+    lower-priority rule lifts a score above the cap."""
+    if not (flaws and score is not None and score > p.security_cap):
+        return score, []
+    rule = {
+        "criterion": cid,
+        "rule": "security_override",
+        "priority": PRIORITY["security_override"],
+        "why": f"confirmed security issue in {', '.join(e['id'] + ' (' + e['location'] + ')' for e in flaws)}"
+        f" caps the score at {p.security_cap} (was {score:.2f})",
+    }
+    return float(p.security_cap), [rule]
 
 
 def contested(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
