@@ -276,7 +276,7 @@ def top_level_keys() -> list[Key]:
     them, with what ``check_shape`` accepts."""
     from dialectica.sim.config.resources import CONF_DIR
     from dialectica.sim.config.typed import RunConfig, TrackingConfig
-    from dialectica.sim.view.options import ViewOptions
+    from dialectica.sim.config.view import ViewOptions
 
     run, tracking, view = field_info(RunConfig), field_info(TrackingConfig), field_info(ViewOptions)
     keys = yaml_keys(CONF_DIR / "config.yaml")
@@ -373,7 +373,7 @@ def config_reference() -> str:
         "## Top-level keys",
         "",
         "From `conf/config.yaml`. *type* is the typed config's field (`RunConfig`, `TrackingConfig`, `ViewOptions` "
-        "in `sim/config/typed.py` and `sim/view/options.py`); *valid values* is what the config check "
+        "in `sim/config/typed.py` and `sim/config/view.py`); *valid values* is what the config check "
         "(`sim/config/shape.py`) answers when the key holds a value it refuses.",
         "",
         table(top_level_keys()),

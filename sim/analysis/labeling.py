@@ -132,7 +132,7 @@ def _review_queue(name: str, experiment_id: str, trace_ids: list[str]) -> str:
 
 def _pages(run: GraphRun, chosen: dict[int, str]) -> dict[int, str]:
     """Each chosen episode's page (written now, with its trace link, when it has none yet): episode -> path."""
-    from dialectica.sim.view.options import ViewOptions
+    from dialectica.sim.config.view import ViewOptions
     from dialectica.sim.view.write import write_graph_pages
 
     records = list(rec.read(run.run_dir / rec.FILE, run.graph, keep=False))

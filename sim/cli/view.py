@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.cli.errors import Parser, guarded
-from dialectica.sim.view.options import ViewOptions
+from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.view.select import spans
 from dialectica.sim.view.source import RUN_ID, GraphRecords, ViewError, resolve
 from dialectica.sim.view.topology import default_topology

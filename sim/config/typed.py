@@ -15,8 +15,8 @@ from dialectica.sim.authoring.spec import GraphSpec
 from dialectica.sim.config import secrets
 from dialectica.sim.config.secrets import scrub_url
 from dialectica.sim.config.shape import Traces
+from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.llm.casting import Voices
-from dialectica.sim.view.options import ViewOptions
 
 if TYPE_CHECKING:
     from dialectica.sim.engine.build import Fork

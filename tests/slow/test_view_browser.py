@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from dialectica.sim.config.discovery import builtin_names
+from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.engine.records import read
-from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.write import write_graph_pages
 
 GRAPHS = builtin_names()

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from dialectica.sim.cli.main import dispatch
+from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.engine.records import SlimRecords, slim
-from dialectica.sim.view.options import ViewOptions
 from dialectica.sim.view.write import write_graph_pages
 
 SCENARIOS = ("bakery", "brewery", "bakery", "mill", "brewery")

@@ -8,7 +8,7 @@ import pytest
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.loader import load as load_config
-from dialectica.sim.view.options import ViewOptions
+from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.view.select import select_episodes
 
 
