@@ -266,9 +266,10 @@ def main(args: list[str]) -> None:
     with one_line_errors():
         if not single and {"-m", "--multirun"} & set(args):
             from dialectica.sim.config.precheck import check_sweep
+            from dialectica.sim.tracking.store import probe
 
             try:
-                check_sweep([a for a in args if not a.startswith("-")], Path.cwd())
+                check_sweep([a for a in args if not a.startswith("-")], Path.cwd(), probe)
             except ConfigError as exc:
                 fail(str(exc))
         app()

@@ -6,6 +6,7 @@ than a failure halfway through a sweep.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 from dialectica.sim.authoring.params import ConfigError
@@ -35,14 +36,13 @@ def expand(args: list[str]) -> list[list[str]]:
     return [[*first[:i], value, *first[i + 1 :]] for i, values in enumerate(choices) for value in values]
 
 
-def check_sweep(args: list[str], cwd: Path) -> None:
+def check_sweep(args: list[str], cwd: Path, probe: Callable[[str], None]) -> None:
     """Raises a ConfigError naming the first job of the sweep over ``args`` whose config is invalid, and
-    probes the tracking server the sweep would write to."""
+    probes the tracking server the sweep would write to with ``probe(uri)`` (``tracking.store.probe``)."""
     from hydra.core.global_hydra import GlobalHydra
 
     from dialectica.sim.config.loader import load
     from dialectica.sim.config.typed import redact_overrides
-    from dialectica.sim.tracking.store import probe
 
     if any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args):
         jobs = [[arg for arg in args if "," not in arg.partition("=")[2]]]  # the sweeper draws the rest
