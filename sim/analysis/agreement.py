@@ -139,6 +139,66 @@ def _grouped(rows: Iterable[tuple[str, bool, bool]]) -> dict[str, dict[str, Any]
     return {key: _stats(confusion(pairs)) for key, pairs in sorted(groups.items())}
 
 
+def _notes(labels: Sequence[Label]) -> dict[int, list[str]]:
+    """Each episode's labelers' notes, ``labeler: note``."""
+    notes: dict[int, list[str]] = defaultdict(list)
+    for lab in labels:
+        if lab.note:
+            notes[lab.episode].append(f"{lab.labeler}: {lab.note}")
+    return notes
+
+
+@dataclass(frozen=True)
+class _Labeled:
+    """One graph's records with the people's labels: what each verdict is measured against."""
+
+    by_episode: dict[int, Record]
+    people: dict[tuple[str, int], bool]  # (graph, episode) -> the labelers' consensus
+    skip: set[int]  # episodes picked for labeling because of their verdicts: kept out of the agreement
+    notes: dict[int, list[str]]
+    pages: Mapping[int, str]
+    traces: Mapping[int, str]
+
+    def verdict(self, name: str) -> dict[str, Any]:
+        """One verdict's agreement with the people, its rate corrected by it, and the disagreements."""
+        judged = {i: verdict_values(r).get(name) for i, r in self.by_episode.items()}
+        judged_eps = {i: v for i, v in judged.items() if v is not None}
+        people, by_episode = self.people, self.by_episode
+        labeled = [(i, judged_eps[i], people[(g, i)]) for (g, i) in sorted(people) if i in judged_eps and i not in self.skip]
+        c = confusion((v, h) for _, v, h in labeled)
+        passed, total = sum(judged_eps.values()), len(judged_eps)
+        low, high = wilson_interval(passed, total)
+        corrected = corrected_rate(passed, total, c)
+        return _stats(c) | {
+            "passed": passed,
+            "judged": total,
+            "rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
+            "corrected_rate": corrected.as_dict() | {"method": "double sampling, Jeffreys posterior (metrics/verdicts.py)"},
+            "labels_to_halve": labels_to_halve(passed, total, c) if c.n else None,
+            "by_scenario": _grouped((by_episode[i]["scenario"], v, h) for i, v, h in labeled),
+            "by_ending": _grouped((by_episode[i]["termination_reason"], v, h) for i, v, h in labeled),
+            "disagreements": self.disagreements(judged_eps),
+        }
+
+    def disagreements(self, judged: Mapping[int, bool]) -> list[dict[str, Any]]:
+        """Every labeled episode whose verdict the people's label contradicts, with where to look."""
+        return [
+            {
+                "episode": i,
+                "scenario": self.by_episode[i]["scenario"],
+                "ending": self.by_episode[i]["termination_reason"],
+                "verdict": judged[i],
+                "label": self.people[(g, i)],
+                "targeted": i in self.skip,
+                "notes": self.notes.get(i, []),
+                "page": self.pages.get(i),
+                "trace": self.traces.get(i),
+            }
+            for (g, i) in sorted(self.people)
+            if i in judged and judged[i] != self.people[(g, i)]
+        ]
+
+
 def agreement(
     records: Sequence[Record],
     labels: Sequence[Label],
@@ -156,45 +216,9 @@ def agreement(
         )
     people = consensus(labels)
     skip = set(targeted)
-    notes: dict[int, list[str]] = defaultdict(list)
-    for lab in labels:
-        if lab.note:
-            notes[lab.episode].append(f"{lab.labeler}: {lab.note}")
+    run = _Labeled(by_episode, people, skip, _notes(labels), pages or {}, traces or {})
     names = sorted({n for r in records for n in verdict_values(r)}, key=lambda n: (n != "converged", n))
-    verdicts: dict[str, Any] = {}
-    for name in names:
-        judged = {i: verdict_values(r).get(name) for i, r in by_episode.items()}
-        judged_eps = {i: v for i, v in judged.items() if v is not None}
-        labeled = [(i, judged_eps[i], people[(g, i)]) for (g, i) in sorted(people) if i in judged_eps and i not in skip]
-        c = confusion((v, h) for _, v, h in labeled)
-        passed, total = sum(judged_eps.values()), len(judged_eps)
-        low, high = wilson_interval(passed, total)
-        corrected = corrected_rate(passed, total, c)
-        entry = _stats(c) | {
-            "passed": passed,
-            "judged": total,
-            "rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
-            "corrected_rate": corrected.as_dict() | {"method": "double sampling, Jeffreys posterior (metrics/verdicts.py)"},
-            "labels_to_halve": labels_to_halve(passed, total, c) if c.n else None,
-            "by_scenario": _grouped((by_episode[i]["scenario"], v, h) for i, v, h in labeled),
-            "by_ending": _grouped((by_episode[i]["termination_reason"], v, h) for i, v, h in labeled),
-            "disagreements": [
-                {
-                    "episode": i,
-                    "scenario": by_episode[i]["scenario"],
-                    "ending": by_episode[i]["termination_reason"],
-                    "verdict": judged_eps[i],
-                    "label": people[(g, i)],
-                    "targeted": i in skip,
-                    "notes": notes.get(i, []),
-                    "page": (pages or {}).get(i),
-                    "trace": (traces or {}).get(i),
-                }
-                for (g, i) in sorted(people)
-                if i in judged_eps and judged_eps[i] != people[(g, i)]
-            ],
-        }
-        verdicts[name] = entry
+    verdicts: dict[str, Any] = {name: run.verdict(name) for name in names}
     head = verdicts.get("converged", {})
     return {
         "episodes": len(by_episode),
