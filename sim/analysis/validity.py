@@ -30,8 +30,8 @@ import numpy as np
 
 from dialectica.metrics import converged
 from dialectica.metrics.stats import wilson_interval
-from dialectica.sim.analysis.calibration import calset
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config import calset
 
 DEFAULT_EPISODES = 8
 # The reference a scripted cast is judged and calibrated against: the strongest instruct model the package

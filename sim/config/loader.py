@@ -27,7 +27,7 @@ from dialectica.sim.authoring import cast
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.params import ConfigError, build_params
 from dialectica.sim.authoring.speakers import SYSTEM
-from dialectica.sim.config import discovery, secrets
+from dialectica.sim.config import calset, discovery, secrets
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
@@ -151,8 +151,6 @@ def _scenarios(value: Any) -> str:
 
 def calibrated(run: GraphRun) -> GraphRun:
     """``run`` with its scenarios' personas set by the graph's calibrated set (``<datasets>/calibrated.yaml``)."""
-    from dialectica.sim.analysis.calibration import calset
-
     calibration = run.spec.calibration
     assert calibration is not None  # cast.check let only calibratable graphs through
     values = calset.read(calset.path_for(run.datasets), run.spec.name, calibration)

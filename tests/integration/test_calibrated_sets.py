@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dialectica.sim.analysis.calibration import calset
-from dialectica.sim.config import discovery
+from dialectica.sim.config import calset, discovery
 from dialectica.sim.llm.gguf import PRESETS
 
 CALIBRATABLE = [n for n in discovery.builtin_names() if discovery.load(n).calibration is not None]

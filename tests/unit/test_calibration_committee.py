@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from dialectica.graphs.committee.calibration import CALIBRATION, behaviour
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.loader import load as load_config
 
 

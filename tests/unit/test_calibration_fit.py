@@ -9,8 +9,7 @@ import random
 import pytest
 import yaml
 
-from dialectica.sim.analysis.calibration import calset
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.analysis.calibration.cli import write_set
 from dialectica.sim.analysis.calibration.fit import (
     RATE_SCALE,
     authored_mean,
@@ -23,6 +22,8 @@ from dialectica.sim.analysis.calibration.fit import (
 )
 from dialectica.sim.authoring.calibration import Calibration, Knob
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config import calset
+from dialectica.sim.config.calset import CalibratedSet
 
 
 def _behaviour(records):
@@ -106,7 +107,7 @@ def test_a_calibrated_set_is_applied_to_copies_of_every_persona(tmp_path):
     applied = chosen.apply(scenario, TOY)
     assert [(p["vagueness"], p["length"]) for p in applied["people"]] == [(0.4, 2), (0.4, 8)]
     assert scenario["people"][0]["vagueness"] == 0.1  # the prepared scenario itself is left alone
-    path = calset.write(tmp_path / calset.FILE, chosen)
+    path = write_set(tmp_path / calset.FILE, chosen)
     back = calset.read(path, "toy", TOY)
     assert back.shared == chosen.shared and back.personas == chosen.personas and back.provenance == chosen.provenance
     assert path.read_text().startswith("# Calibrated persona values") and not list(tmp_path.glob("*.tmp"))
@@ -134,7 +135,7 @@ def test_a_bad_calibrated_set_is_one_line_naming_the_file(tmp_path, content, mes
 
 def test_written_sets_are_plain_yaml_without_nan(tmp_path):
     chosen = CalibratedSet("toy", {"vagueness": 0.4}, fit={"spearman": math.nan})
-    data = yaml.safe_load(calset.write(tmp_path / calset.FILE, chosen).read_text())
+    data = yaml.safe_load(write_set(tmp_path / calset.FILE, chosen).read_text())
     assert data["fit"]["spearman"] is None and data["shared"] == {"vagueness": 0.4}
 
 

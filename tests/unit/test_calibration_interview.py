@@ -12,8 +12,8 @@ import yaml
 
 from dialectica.graphs.interview import SPEC
 from dialectica.graphs.interview.calibration import CALIBRATION, behaviour
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.loader import load as load_config
 
 SCHEMA = [

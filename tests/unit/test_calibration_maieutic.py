@@ -14,8 +14,8 @@ import yaml
 
 from dialectica.graphs.maieutic import SPEC
 from dialectica.graphs.maieutic.calibration import CALIBRATION, behaviour
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.loader import load as load_config
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dialectica.graphs.socratic_panel.calibration import CALIBRATION, behaviour
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.simulate import simulate
+from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.loader import load as load_config
 
 

@@ -15,8 +15,8 @@ from dialectica.graphs.tribunal import SPEC
 from dialectica.graphs.tribunal.build import prepare_scenario
 from dialectica.graphs.tribunal.calibration import CALIBRATION, DOCS, behaviour, personas
 from dialectica.graphs.tribunal.scripted import JUDGE_DEFAULTS, JUDGE_KEYS, judge_personas
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.scenarios import load_scenarios
 
 P, D, T = "prosecutor", "defense", "tech_lead"

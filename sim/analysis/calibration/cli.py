@@ -21,9 +21,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from dialectica.metrics import FullRecord
-from dialectica.sim.analysis.calibration import calset as calsets
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
 from dialectica.sim.analysis.calibration.fit import (
     Fit,
     Reference,
@@ -39,11 +39,18 @@ from dialectica.sim.analysis.calibration.fit import (
     statistics,
 )
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config import calset as calsets
+from dialectica.sim.config.calset import CalibratedSet
 
 if TYPE_CHECKING:
     from dialectica.sim.authoring.calibration import Calibration
     from dialectica.sim.authoring.spec import GraphSpec
     from dialectica.sim.config.typed import GraphRun
+
+HEADER = (
+    "# Calibrated persona values for the scripted cast, written by dialectica calibrate (see provenance).\n"
+    "# participants=calibrated plays the scripted cast with them; rerun the command in provenance to refit.\n"
+)
 
 TRIALS = 30
 MODES = ("shared", "offset")  # one value per knob for every persona | one shift per knob of each authored value
@@ -438,6 +445,17 @@ def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def write_set(path: Path, calset: CalibratedSet) -> Path:
+    """Writes the calibrated set whole or not at all (a temporary file renamed into place)."""
+    from dialectica.sim.engine.records import json_safe
+
+    text = HEADER + yaml.safe_dump(json_safe(calset.to_dict()), sort_keys=False, allow_unicode=True, width=110)
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+    return path
+
+
 def _write_report(
     args: Args, cwd: Path, report: dict[str, Any], now: datetime, calibration: Calibration
 ) -> tuple[Path, str]:
@@ -494,7 +512,7 @@ def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None
     as_written = cast.offset and not any(result.values.values())
     better = result.loss < result.authored_loss or as_written
     if better:
-        calsets.write(target_path, chosen)
+        write_set(target_path, chosen)
     report = json_safe(
         {
             "graph": args.graph,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dialectica.metrics import FullRecord
-from dialectica.sim.analysis.calibration.calset import CalibratedSet
+from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.typed import GraphRun
 from dialectica.sim.engine.build import EpisodePlan, episode_seed
 from dialectica.sim.engine.episode import run_episode

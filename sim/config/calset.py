@@ -2,7 +2,8 @@
 
 ``shared`` values apply to every persona of the graph, ``personas.<id>`` values (fitted where a persona had
 enough reference episodes) override them for one persona. ``participants=calibrated`` plays the scripted
-cast with the scenarios' personas so set.
+cast with the scenarios' personas so set (read here; ``dialectica calibrate`` writes it:
+``dialectica.sim.analysis.calibration.cli.write_set``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,6 @@ from dialectica.sim.authoring.calibration import Calibration
 from dialectica.sim.authoring.params import ConfigError
 
 FILE = "calibrated.yaml"
-HEADER = (
-    "# Calibrated persona values for the scripted cast, written by dialectica calibrate (see provenance).\n"
-    "# participants=calibrated plays the scripted cast with them; rerun the command in provenance to refit.\n"
-)
 
 
 @dataclass(frozen=True)
@@ -101,14 +98,3 @@ def read(path: Path, graph: str, calibration: Calibration) -> CalibratedSet:
         provenance=dict(data.get("provenance") or {}),
         fit=dict(data.get("fit") or {}),
     )
-
-
-def write(path: Path, calset: CalibratedSet) -> Path:
-    """Writes the set whole or not at all (a temporary file renamed into place)."""
-    from dialectica.sim.engine.records import json_safe
-
-    text = HEADER + yaml.safe_dump(json_safe(calset.to_dict()), sort_keys=False, allow_unicode=True, width=110)
-    tmp = path.with_suffix(".yaml.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-    return path
