@@ -10,15 +10,21 @@ if independent.
 - No pairs shared (other seeds): Fisher's exact test, and Newcombe's hybrid-score interval for the
   difference of two independent proportions.
 - Several configurations against the best: Holm's step-down correction of the p-values.
+
+These are fixed-sample statistics: valid for the pairs as they are, not for stopping when they look decided.
+Beside them, ``decided_at`` says after how many pairs an anytime-valid test (``metrics.sequential``: a sequential
+McNemar test at level ``delta``) decided, so a comparison could have stopped there; None when it is not decided.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from dialectica.metrics.sequential import first_decided
 from dialectica.metrics.stats import wilson_interval
 
 BOOTSTRAP = 4000
@@ -34,6 +40,7 @@ class Comparison:
         diff: Rate of ``a`` minus rate of ``b`` (over the pairs when paired).
         low, high: Its 95% interval.
         p: The test's two-sided p-value (before any correction).
+        decided_at: Paired: the pairs after which the anytime-valid test decided at ``delta`` (None: not decided).
     """
 
     test: str
@@ -42,15 +49,26 @@ class Comparison:
     low: float
     high: float
     p: float
+    decided_at: int | None = None
 
 
-def compare(a: Mapping[Hashable, bool], b: Mapping[Hashable, bool], seed: int = 0) -> Comparison:
+def compare(a: Mapping[Hashable, bool], b: Mapping[Hashable, bool], seed: int = 0, delta: float = 0.05) -> Comparison:
     """Compares the outcomes of ``a`` and ``b``, each keyed by what identifies an episode (seed, scenario):
-    paired over the shared keys when there are any, unpaired otherwise."""
-    shared = sorted(set(a) & set(b), key=repr)
+    paired over the shared keys when there are any (in the keys' order: an episode index first, where the keys
+    hold one), unpaired otherwise."""
+    shared = _ordered(set(a) & set(b))
     if shared:
-        return _paired(np.array([a[k] for k in shared], bool), np.array([b[k] for k in shared], bool), seed)
+        x, y = np.array([a[k] for k in shared], bool), np.array([b[k] for k in shared], bool)
+        return dataclasses.replace(_paired(x, y, seed), decided_at=first_decided(x, y, delta))
     return _unpaired(sum(a.values()), len(a), sum(b.values()), len(b))
+
+
+def _ordered(keys: set[Hashable]) -> list[Hashable]:
+    """The keys in their natural order (episode 2 before 10) where they compare, else by their text."""
+    try:
+        return sorted(keys)  # type: ignore[type-var]
+    except TypeError:
+        return sorted(keys, key=repr)
 
 
 def _paired(x: np.ndarray, y: np.ndarray, seed: int) -> Comparison:

@@ -68,6 +68,17 @@ def paired_sign(wins: int, losses: int, delta: float) -> int:
     return 1 if wins > losses else -1
 
 
+def first_decided(x: Sequence[bool], y: Sequence[bool], delta: float) -> int | None:
+    """The number of pairs (in the given order) after which ``paired_sign`` first decides between the paired outcomes
+    ``x`` and ``y`` at level ``delta``, or None: where an anytime-valid comparison could have stopped."""
+    a, b = np.asarray(x, dtype=bool), np.asarray(y, dtype=bool)
+    wins, losses = np.cumsum(a & ~b), np.cumsum(~a & b)
+    alpha, beta = PRIOR
+    evidence = betaln(alpha + wins, beta + losses) - betaln(alpha, beta) + (wins + losses) * math.log(2.0)
+    crossed = np.flatnonzero(evidence >= math.log(1.0 / delta))
+    return int(crossed[0]) + 1 if crossed.size else None
+
+
 @dataclass
 class Race:
     """Configurations played in rounds on shared seeds, and what is decided so far.

@@ -31,7 +31,8 @@ _BOUND = ("_ci95_low", "_ci95_high")  # an interval belongs to its rate; the ver
 @dataclass(frozen=True)
 class VerdictRow:
     """One verdict of both runs: its rates (over the matched episodes when paired), B - A with its 95% interval,
-    and the test's p-value (``mcnemar`` paired, ``fisher`` unpaired)."""
+    and the test's p-value (``mcnemar`` paired, ``fisher`` unpaired), all fixed-sample; paired, ``decided_at``: the
+    matched episodes after which an anytime-valid test decided at 5% (None: not decided)."""
 
     verdict: str
     test: str
@@ -41,6 +42,7 @@ class VerdictRow:
     low: float
     high: float
     p: float
+    decided_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def _verdict(name: str, a: dict[Hashable, bool], b: dict[Hashable, bool]) -> Ver
         values = [v for k, v in outcomes.items() if shared is None or k in shared]
         return sum(values) / len(values) if values else math.nan
 
-    return VerdictRow(name, result.test, rate(a), rate(b), result.diff, result.low, result.high, result.p)
+    return VerdictRow(name, result.test, rate(a), rate(b), result.diff, result.low, result.high, result.p, result.decided_at)
 
 
 def compare_graph(a: GraphRun, b: GraphRun) -> GraphComparison:
@@ -147,19 +149,23 @@ def table(c: GraphComparison) -> str:
         lines.append(f"{name:48} {_fmt(va):>10} {_fmt(vb):>10} {_fmt(diff):>10}")
     if c.matched:
         lines.append(
-            f"{c.matched} episodes matched by seed and scenario: verdicts paired over them "
-            "(exact McNemar, 95% paired bootstrap interval)"
+            f"{c.matched} episodes matched by seed and scenario: verdicts paired over them (fixed-sample: exact "
+            "McNemar, 95% paired bootstrap interval; decided: after how many pairs an anytime-valid test decided)"
         )
     else:
         lines.append(
             "no episodes matched by seed and scenario (another seed= or graph name): verdicts unpaired "
             "(Fisher's exact test, Newcombe's interval)"
         )
-    lines.append(f"{'verdict':24} {'A rate':>8} {'B rate':>8} {'B - A':>8} {'95% interval':>18} {'p':>8}  test")
+    decided_head = f" {'decided':>9}" if c.matched else ""
+    lines.append(
+        f"{'verdict':24} {'A rate':>8} {'B rate':>8} {'B - A':>8} {'95% interval':>18} {'p':>8}{decided_head}  test"
+    )
     for v in c.verdicts:
         interval = f"{_signed(v.low)} to {_signed(v.high)}"
+        decided = f" {'no' if v.decided_at is None else f'at {v.decided_at}':>9}" if c.matched else ""
         lines.append(
             f"{v.verdict:24} {_fmt(v.rate_a):>8} {_fmt(v.rate_b):>8} {_signed(v.diff):>8} {interval:>18} "
-            f"{v.p:>8.3g}  {v.test}"
+            f"{v.p:>8.3g}{decided}  {v.test}"
         )
     return "\n".join(lines)

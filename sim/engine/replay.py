@@ -135,6 +135,7 @@ def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
             "diff_ci95_low": result.low,
             "diff_ci95_high": result.high,
             "p_mcnemar": result.p,
+            "decided_at": result.decided_at,  # anytime-valid: the pairs after which it was decided (None: not)
             "changed": changed,
             "prefix_differs": [k[1] for k in keys if _prefix(before[k], turn) != _prefix(after[k], turn)],
             # forks that went on from the original's kept checkpoints (engine/history): their prefix is the original's
@@ -147,16 +148,22 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# Replay from turn {report['from_turn']}: {report['replay']} against {report['original']}",
         "",
-        "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | endings changed "
-        "| restored from checkpoints |",
-        "|---|---|---|---|---|---|---|---|",
+        "| graph | pairs | original rate | replay rate | difference (95% paired CI) | McNemar p | decided (anytime) "
+        "| endings changed | restored from checkpoints |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for graph, g in report["graphs"].items():
+        decided = "no" if g.get("decided_at") is None else f"at pair {g['decided_at']}"
         lines.append(
             f"| {graph} | {g['pairs']} | {g['original_rate']:.3f} | {g['replay_rate']:.3f} | {g['diff']:+.3f} "
-            f"({g['diff_ci95_low']:+.3f} to {g['diff_ci95_high']:+.3f}) | {g['p_mcnemar']:.3g} | "
+            f"({g['diff_ci95_low']:+.3f} to {g['diff_ci95_high']:+.3f}) | {g['p_mcnemar']:.3g} | {decided} | "
             f"{len(g['changed'])} | {len(g['restored'])} |"
         )
+    lines += [
+        "",
+        "Difference, interval and p are fixed-sample; decided: after how many pairs an anytime-valid test "
+        "(sequential McNemar, 5%) decided, where a replay could have stopped.",
+    ]
     for graph, g in report["graphs"].items():
         if g["changed"]:
             lines += ["", f"## {graph}: endings changed", ""]

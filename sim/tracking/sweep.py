@@ -61,7 +61,9 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     over scenarios (k = the number of seeds), and its comparison with the graph's best configuration:
     the difference with its 95% interval and the p-value, paired (exact McNemar) over the episodes the two
     share by seed and scenario, else unpaired (Fisher), Holm-corrected over the graph's comparisons;
-    ``differs_from_best`` when the corrected p < alpha (metrics/paired.py)."""
+    ``differs_from_best`` when the corrected p < alpha (metrics/paired.py). These are fixed-sample statistics;
+    ``decided_at`` is the pairs after which an anytime-valid test (Bonferroni over the comparisons) decided: where a
+    sequential sweep could have stopped that comparison (NaN: not decided)."""
     import pandas as pd
 
     from dialectica.sim.engine import records
@@ -125,13 +127,14 @@ def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any,
 
     columns = {
         name: [float("nan")] * len(frame)
-        for name in ("pairs", "diff_vs_best", "diff_ci95_low", "diff_ci95_high", "p_vs_best", "p_holm")
+        for name in ("pairs", "diff_vs_best", "diff_ci95_low", "diff_ci95_high", "p_vs_best", "p_holm", "decided_at")
     }
     tests = ["best"] * len(frame)
     for _, rows in frame.groupby("graph", sort=False):
         best = outcomes[rows.iloc[0]["graph"], rows.iloc[0]["config"]]
         others = list(rows.index[1:])
-        results = [compare(outcomes[frame.at[i, "graph"], frame.at[i, "config"]], best) for i in others]
+        delta = alpha / max(1, len(others))  # the anytime-valid test, Bonferroni over the comparisons
+        results = [compare(outcomes[frame.at[i, "graph"], frame.at[i, "config"]], best, delta=delta) for i in others]
         for i, result, p_holm in zip(others, results, holm([r.p for r in results]), strict=True):
             tests[i] = result.test
             for name, value in (
@@ -141,6 +144,7 @@ def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any,
                 ("diff_ci95_high", result.high),
                 ("p_vs_best", result.p),
                 ("p_holm", p_holm),
+                ("decided_at", float("nan") if result.decided_at is None else result.decided_at),
             ):
                 columns[name][i] = value
     table = pd.DataFrame({"test": tests, **columns}, index=frame.index)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dialectica.metrics.sequential import Race, log_mixture, paired_sign, rate_bounds
+from dialectica.metrics.sequential import Race, first_decided, log_mixture, paired_sign, rate_bounds
 from dialectica.sim.analysis.sequential import Bank, fixed_choice, race, race_figures
 
 
@@ -83,3 +83,21 @@ def test_race_figures_compare_with_the_fixed_design_on_draws_of_the_bank():
     assert figures["same_choice"] >= 0.95 and figures["share_used_mean"] < 0.5
     with pytest.raises(ValueError, match="max_episodes=2000"):
         race_figures(data, max_episodes=2000)
+
+
+def test_first_decided_is_where_the_paired_sign_first_decides():
+    x = [True] * 40
+    y = [False] * 40
+    n = first_decided(x, y, 0.05)
+    assert n is not None and paired_sign(n, 0, 0.05) == 1 and paired_sign(n - 1, 0, 0.05) == 0
+    assert first_decided([True, False] * 50, [False, True] * 50, 0.05) is None  # the pairs split evenly
+
+
+def test_a_paired_comparison_says_where_an_anytime_test_decided():
+    from dialectica.metrics.paired import compare
+
+    a = {i: True for i in range(60)}
+    b = {i: i % 3 == 0 for i in range(60)}
+    result = compare(a, b)
+    assert result.test == "mcnemar" and result.decided_at is not None and result.decided_at < 60
+    assert compare({i: True for i in range(5)}, {i: False for i in range(5)}).decided_at is None  # too few
