@@ -16,7 +16,7 @@ from dialectica.graphs.committee import argument_graph
 from dialectica.graphs.committee.consensus import detect_consensus
 from dialectica.graphs.committee.params import CommitteeParams
 from dialectica.graphs.committee.prompts import chair_prompt, member_prompt
-from dialectica.graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, read_statement, read_vote
+from dialectica.graphs.committee.reading import STATEMENT_SCHEMA, VOTE_SCHEMA, Statement, read_statement, read_vote
 from dialectica.graphs.committee.state import CommitteeState
 
 
@@ -36,6 +36,34 @@ def divergence(positions: dict[str, str]) -> float:
     if not positions:
         return 0.0
     return 1.0 - max(Counter(positions.values()).values()) / len(positions)
+
+
+def _statement(
+    member: str, round_num: int, phase: str, text: str, position: str | None = None, read: Statement | None = None
+) -> dict[str, Any]:
+    """A member's statement as read from its reply; without ``read``, the fallback of a member whose call failed
+    (no position: neither heard by the others nor an argument)."""
+    return {
+        "round": round_num,
+        "phase": phase,
+        "member": member,
+        "text": text,
+        "position": position,
+        "confidence": None if read is None else read.confidence,
+        "cited": [] if read is None else list(read.cited),
+        "target": None if read is None else read.target,
+        "fallback": read is None,
+    }
+
+
+def _change(
+    member: str, round_num: int, phase: str, before: str | None, position: str, read: Statement
+) -> dict[str, Any] | None:
+    """A member's change of position with its reason (the one it gave, else the evidence it cited), or None."""
+    if not before or before == position:
+        return None
+    why = read.change_reason or (f"evidence {', '.join(read.cited)}" if read.cited else "unstated")
+    return {"member": member, "round": round_num, "phase": phase, "from": before, "to": position, "why": why}
 
 
 class CommitteeNodes:
@@ -66,64 +94,27 @@ class CommitteeNodes:
         positions: dict[str, list[dict[str, Any]]] = {}
         changes: list[dict[str, Any]] = []
         for member in state["members"]:
-            reply, failed = self._ask(
+            heard = prior + [s for s in said if not s["fallback"]]
+            prompt = member_prompt(
                 member,
-                member_prompt(
-                    member,
-                    question=state["question"],
-                    phase=phase,
-                    round_num=round_num,
-                    evidence=state.get("evidence_pool", []),
-                    heard=prior + [s for s in said if not s["fallback"]],
-                ),
-                STATEMENT_SCHEMA,
+                question=state["question"],
+                phase=phase,
+                round_num=round_num,
+                evidence=state.get("evidence_pool", []),
+                heard=heard,
             )
+            reply, failed = self._ask(member, prompt, STATEMENT_SCHEMA)
             if failed:
-                said.append(
-                    {
-                        "round": round_num,
-                        "phase": phase,
-                        "member": member["id"],
-                        "text": reply,
-                        "position": None,
-                        "confidence": None,
-                        "cited": [],
-                        "target": None,
-                        "fallback": True,
-                    }
-                )
+                said.append(_statement(member["id"], round_num, phase, reply))
                 continue
             read = read_statement(reply)
-            text = read.text or reply
             position = read.position or current.get(member["id"])
-            said.append(
-                {
-                    "round": round_num,
-                    "phase": phase,
-                    "member": member["id"],
-                    "text": text,
-                    "position": position,
-                    "confidence": read.confidence,
-                    "cited": list(read.cited),
-                    "target": read.target,
-                    "fallback": False,
-                }
-            )
+            said.append(_statement(member["id"], round_num, phase, read.text or reply, position, read))
             if position:
                 positions[member["id"]] = [{"round": round_num, "phase": phase, "position": position}]
-                before = current.get(member["id"])
-                if before and before != position:
-                    why = read.change_reason or (f"evidence {', '.join(read.cited)}" if read.cited else "unstated")
-                    changes.append(
-                        {
-                            "member": member["id"],
-                            "round": round_num,
-                            "phase": phase,
-                            "from": before,
-                            "to": position,
-                            "why": why,
-                        }
-                    )
+                change = _change(member["id"], round_num, phase, current.get(member["id"]), position, read)
+                if change is not None:
+                    changes.append(change)
         return {"statements": said, "expert_positions": positions, "position_changes": changes}
 
     def initialize_committee(self, state: CommitteeState) -> dict[str, Any]:
