@@ -211,6 +211,12 @@ def app(cfg: DictConfig) -> float | None:
     summary = result.values
     print(format_table(summary))
     print(f"outputs: {out_dir}")
+    if summary.get("stopped_by"):
+        print(
+            f"dialectica: stopped by {summary['stopped_by']}: the episodes played are kept and summarised; the same "
+            f"command with resume=true {Run.resume_with} and a larger {summary['stopped_by']} (or null) goes on",
+            file=sys.stderr,
+        )
     if result.replay is not None:
         from dialectica.sim.engine.replay import markdown
 

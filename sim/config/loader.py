@@ -28,6 +28,7 @@ from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.params import ConfigError, build_params
 from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.config import calset, discovery, secrets
+from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
@@ -227,6 +228,7 @@ def from_composed(
         max_concurrency=concurrency,
         max_error_rate=float(max_error_rate),
         checkpoints=checkpoints(cfg),
+        budget=Budget.from_mapping(_container(cfg.budget) if cfg.get("budget") else None),
     )
 
 

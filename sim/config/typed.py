@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.spec import GraphSpec
 from dialectica.sim.config import secrets
+from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.secrets import scrub_url
 from dialectica.sim.config.shape import Traces
 from dialectica.sim.config.view import ViewOptions
@@ -78,6 +79,7 @@ class RunConfig:
     max_error_rate: float = 0.5
     faults: FaultRates = field(default_factory=FaultRates)
     checkpoints: bool | frozenset[int] = False  # the episodes whose LangGraph checkpoints are kept (engine/history)
+    budget: Budget = field(default_factory=Budget)  # when the run stops starting episodes (engine/budget)
 
     def __post_init__(self) -> None:
         """``resolved`` (what MLflow logs and resume fingerprints) says the scalar fields' values, also after a

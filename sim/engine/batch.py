@@ -27,6 +27,7 @@ from dialectica.sim.config.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.config.typed import GraphRun, RunConfig, flatten
 from dialectica.sim.engine import checkpoint, history
 from dialectica.sim.engine import records as rec
+from dialectica.sim.engine.budget import Spend
 from dialectica.sim.engine.build import plan
 from dialectica.sim.engine.episode import run_episode
 from dialectica.sim.engine.figures import draw
@@ -54,10 +55,12 @@ def run_graph(
     done: dict[int, Record] | None = None,
     store: history.Store | None = None,
     traces: EpisodeTraces | None = None,
+    spend: Spend | None = None,
 ) -> rec.SlimRecords:
     """Runs ``cfg.episodes`` episodes of one graph, cycling through its scenarios, ``cfg.max_concurrency`` at
     once, appending each record to ``sink`` in episode order; episodes in ``done`` (slim records a killed run
-    finished) are kept, not rerun; ``traces`` makes the episodes it picks MLflow traces.
+    finished) are kept, not rerun; ``traces`` makes the episodes it picks MLflow traces; once ``spend`` says a
+    budget is spent no episode starts, those in flight finish, and the records stop there.
 
     Returns:
         The slim records (no transcripts or artifacts) in episode order.
@@ -81,12 +84,21 @@ def run_graph(
 
         return episode([]) if traces is None else traces.play(index, episode, rec.as_written)
 
-    played = ordered_map(play, (i for i in range(cfg.episodes) if i not in done), cfg.max_concurrency)
+    starts = (i for i in range(cfg.episodes) if i not in done and not (spend is not None and spend.spent()))
+    played = ordered_map(play, starts, cfg.max_concurrency)
     bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
     slims = rec.SlimRecords()
     converged = errors = 0
     for index in bar:
-        slim = done[index] if index in done else rec.append(sink, next(played))
+        if index in done:
+            slim = done[index]
+        else:
+            record = next(played, None)
+            if record is None:  # a budget is spent: the episodes in flight were the last
+                break
+            slim = rec.append(sink, record)
+            if spend is not None:
+                spend.add(slim)
         slims.add(slim)
         converged += is_converged(slim)
         errors += slim["termination_reason"] == "error"
@@ -145,7 +157,10 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}
         done = checkpoint.done_episodes(episodes, cfg.resume)
         store = history.Store(cfg.out_dir / history.FILE) if cfg.checkpoints else None
+        spend = Spend(cfg.budget)
         for run in cfg.graphs:
+            if spend.spent():  # nothing of this graph starts; resume=true with a larger budget runs it
+                break
             kept = (
                 checkpoint.finished_graph(cfg.out_dir, run.spec.name, cfg.episodes, done.get(run.spec.name, {}))
                 if cfg.resume
@@ -154,8 +169,10 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             if kept is not None:
                 echo(f"{run.spec.name}: finished before, kept (resume=true)")
             summary["graphs"][run.spec.name] = kept or _run_one(
-                run, cfg, embed, sink, done.get(run.spec.name), tracker, episodes, echo, store
+                run, cfg, embed, sink, done.get(run.spec.name), tracker, episodes, echo, store, spend
             )
+        if spend.spent():
+            summary["stopped_by"] = f"budget.{spend.spent()}"
         if store is not None:
             store.close()
     if cfg.objective:
@@ -201,6 +218,7 @@ def _run_one(
     episodes: Path,
     echo: Callable[[str], None],
     store: history.Store | None = None,
+    spend: Spend | None = None,
 ) -> dict[str, Any]:
     name = run.spec.name
     tags = {
@@ -231,7 +249,7 @@ def _run_one(
         )
     kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
     try:
-        t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept, store)
+        t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept, store, spend)
     except Exception as exc:
         if "entry" not in kept:
             raise
@@ -262,6 +280,7 @@ def _run_logged(
     note: str,
     kept: dict[str, Any],
     store: history.Store | None = None,
+    spend: Spend | None = None,
 ) -> tuple[float, float, float, float, float]:
     """The graph's episodes, files and MLflow run; ``kept`` gets its summary entry and phase times as soon as the
     files are on disk, so that a tracking failure after that point loses nothing."""
@@ -277,7 +296,7 @@ def _run_logged(
         graph_dir = cfg.out_dir / name
         graph_dir.mkdir(exist_ok=True)
         traces = _traces(run, cfg, tracker, log.run_id, tags["run_dir"], done)
-        slims = run_graph(run, cfg, embed, sink, done, store, traces)
+        slims = run_graph(run, cfg, embed, sink, done, store, traces, spend)
         traced = traces.finish() if traces is not None else {}
         t1 = time.perf_counter()
         own = lambda: termination(run.spec.endings())  # noqa: E731 - the graph's endings, not the whole vocabulary
@@ -294,6 +313,8 @@ def _run_logged(
         config = graph_config(run, cfg)
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
         entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
+        if len(slims) < cfg.episodes and spend is not None:  # cut short: the summary says by which budget
+            entry["stopped_by"] = f"budget.{spend.spent()}"
         if traces is not None:
             entry["traces"] = {"logged": len(traced), "failed": traces.failures}
         t_out = time.perf_counter()
@@ -311,7 +332,8 @@ def _run_logged(
         t3 = time.perf_counter()
         entry["phase_seconds"] = _phases(t0, t1, t2, t_out, t3)
         log.artifact(_write_summary(graph_dir, name, entry))  # once, with its phase times
-    checkpoint.mark_done(graph_dir)  # its MLflow run is complete: resume keeps the graph whole
+    if "stopped_by" not in entry:  # its MLflow run is complete: resume keeps the graph whole
+        checkpoint.mark_done(graph_dir)
     return t0, t1, t2, t_out, t3
 
 

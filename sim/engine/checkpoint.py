@@ -32,6 +32,7 @@ IGNORED = (
     "embedding_cache",
     "max_concurrency",
     "max_error_rate",
+    "budget",
     "llm.max_in_flight",
     "llm.requests_per_minute",
     "llm.rate_limit_retries",
@@ -151,7 +152,7 @@ def finished_run(out_dir: Path, episodes: int | None = None) -> dict[str, Any] |
     None if it must (re)run."""
     path = out_dir / "summary.json"
     summary: dict[str, Any] | None = json.loads(path.read_text()) if path.exists() else None
-    if not summary:
+    if not summary or summary.get("stopped_by"):  # a budget stopped it: resuming goes on
         return None
     graphs = summary.get("graphs", {})
     entries = graphs.values()

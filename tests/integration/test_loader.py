@@ -70,3 +70,36 @@ def test_resuming_with_more_episodes_plays_the_missing_ones_as_one_longer_run_wo
     assert untimed(grown.metrics("interview")) == untimed(whole.metrics("interview"))
     again = run(dataclasses.replace(cfg, episodes=5, resume=True), echo=lambda _: None)
     assert again.already_finished
+
+
+@pytest.mark.parametrize("budget", ["budget.episodes=3", "budget.tokens=1"])
+def test_a_budget_stops_the_run_cleanly_and_resume_with_a_larger_one_finishes_it(budget, tmp_path):
+    cfg = load([*BASE, "graph=all", "episodes=4", "seed=2", budget], out_dir=tmp_path / "cut")
+    cut = run(cfg, echo=lambda _: None)
+    assert cut.values["stopped_by"] == f"budget.{budget.split('=')[0].split('.')[1]}"
+    assert sum(1 for _ in (tmp_path / "cut" / "episodes.jsonl").open()) < 4 * len(cfg.graphs)
+    stopped = [g for g, e in cut.graphs.items() if e.get("stopped_by")]
+    assert len(stopped) == 1 and not (tmp_path / "cut" / stopped[0] / checkpoint.DONE).exists()
+    assert not run(dataclasses.replace(cfg, resume=True), echo=lambda _: None).already_finished  # still spent: no more
+
+    unlimited = dataclasses.replace(cfg, resume=True, budget=dataclasses.replace(cfg.budget, episodes=None, tokens=None))
+    finished = run(unlimited, echo=lambda _: None)
+    whole = run(load([*BASE, "graph=all", "episodes=4", "seed=2"], out_dir=tmp_path / "whole"), echo=lambda _: None)
+    assert "stopped_by" not in finished.values and set(finished.graphs) == set(whole.graphs)
+    by_key = lambda rs: sorted(rs, key=lambda r: (r["graph"], r["episode"]))  # noqa: E731
+    assert _same(by_key(_records(tmp_path / "cut")), by_key(_records(tmp_path / "whole")))
+    assert run(unlimited, echo=lambda _: None).already_finished
+
+
+def test_the_seconds_budget_reads_an_injected_clock():
+    from dialectica.sim.config.budget import Budget
+    from dialectica.sim.engine.budget import Spend
+
+    now = [100.0]
+    spend = Spend(Budget(seconds=5.0), clock=lambda: now[0])
+    spend.add({"usage": {"tokens_total": 7}})
+    assert spend.spent() is None and spend.tokens == 7
+    now[0] = 105.0
+    assert spend.spent() == "seconds"
+    with pytest.raises(ConfigError, match=r"budget.tokens=0 is invalid"):
+        Budget.from_mapping({"tokens": 0})
