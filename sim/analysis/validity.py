@@ -254,51 +254,99 @@ def llm_cast(llm_args: Sequence[str], participants: bool) -> list[str]:
     ]
 
 
-def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str, Any]:
-    from dialectica.sim.config import discovery
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.engine.runner import run as run_config
-    from dialectica.sim.tracking.runs import Tracker
+def _overrides(graph: str, rest: Sequence[str], cast: Sequence[str], point: Mapping[str, Any]) -> list[str]:
+    """One run's overrides: the graph, the given ones, the cast's and the grid point's."""
+    return [f"graph={graph}", *rest, *cast, *(f"graph.{k}={v}" for k, v in point.items()), "progress=false"]
 
-    cwd = cwd or Path.cwd()
+
+def _arguments(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str], list[str]]:
+    """(graph, grid, the other overrides, the LLM cast's ``llm`` ones), ``episodes`` defaulted."""
     graph, grid, rest = _parse(argv)
     if not any(a.startswith("episodes=") for a in rest):
         rest.append(f"episodes={DEFAULT_EPISODES}")
     llm_args = [a for a in rest if a.lstrip("+").startswith(("llm=", "llm."))]
-    rest = [a for a in rest if a not in llm_args]
+    return graph, grid, [a for a in rest if a not in llm_args], llm_args
+
+
+def _play_grid(
+    graph: str,
+    rest: list[str],
+    casts: dict[str, list[str]],
+    points: list[dict[str, Any]],
+    out: Path,
+    cwd: Path,
+    parent_run_id: str | None,
+    echo: Any,
+) -> dict[str, list[np.ndarray]]:
+    """Every grid point under every cast, in order; each run's outcomes (episodes x 1) by cast."""
+    from dialectica.sim.config.loader import load
+    from dialectica.sim.engine.runner import run as run_config
+
+    embed = None
+    matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
+    for i, point in enumerate(points):
+        for cast in casts:
+            given = _overrides(graph, rest, casts[cast], point)
+            cfg = load(given, out_dir=out / f"{i}-{cast}", cwd=cwd, parent_run_id=parent_run_id)
+            if embed is None and cfg.embedding_cache is not None:
+                from dialectica.sim.engine.embedding import Embedder
+
+                embed = Embedder(cfg.embedding_cache)
+            echo(
+                f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
+                f"{label(point)}, {cast} cast"
+            )
+            run_config(cfg, echo=lambda _: None, embed=embed)
+            matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
+    return matrices
+
+
+def _write(graph: str, report: dict[str, Any], out: Path, parent: Any) -> None:
+    """``validity.json``, ``.md`` and ``.png`` under ``out``, and logged to the parent MLflow run with its params
+    and the defined correlations."""
+    (out / "validity.json").write_text(json.dumps(report, indent=2, default=str))
+    (out / "validity.md").write_text(markdown(graph, report))
+    plot(graph, report, out / "validity.png")
+    parent.params(
+        {
+            "graph": graph,
+            "grid": json.dumps(report["grid"]),
+            "llm_cast": " ".join(report["llm_cast"]),
+            "episodes": report["episodes"],
+        }
+    )
+    parent.metrics(
+        {
+            k: report[k]
+            for k in ("spearman", "kendall", "calibrated_spearman", "calibrated_kendall")
+            if k in report and report[k] == report[k]
+        }
+    )
+    for name in ("validity.json", "validity.md", "validity.png"):
+        parent.artifact(out / name)
+
+
+def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str, Any]:
+    from dialectica.sim.config import discovery
+    from dialectica.sim.config.loader import load
+    from dialectica.sim.tracking.runs import Tracker
+
+    cwd = cwd or Path.cwd()
+    graph, grid, rest, llm_args = _arguments(argv)
     spec = discovery.load(graph)
     participants = any(kind == "participant" for kind in spec.roles.values())
     casts = {"scripted": ["participants=scripted"], "llm": llm_cast(llm_args, participants)}
     points = grid_points(grid)
     out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
-
-    def overrides(point: dict[str, Any], cast: str) -> list[str]:
-        return [f"graph={graph}", *rest, *casts[cast], *(f"graph.{k}={v}" for k, v in point.items()), "progress=false"]
-
     # fails fast on bad input: every grid point's config is checked before the first episode runs
     base = load([f"graph={graph}", *rest, *casts["llm"]], out_dir=out / "check", cwd=cwd)
     for point in points:
-        load(overrides(point, "llm"), out_dir=out / "check", cwd=cwd)
+        load(_overrides(graph, rest, casts["llm"], point), out_dir=out / "check", cwd=cwd)
     if spec.calibration is not None and calset.path_for(base.graphs[0].datasets).is_file():
         casts["calibrated"] = ["participants=calibrated"]  # the graph's calibrated set: its column in the report
     tracker = Tracker(base.tracking)
-    embed = None
-    matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
     with tracker.run(f"validity {graph}", {"validity": "true", "graph": graph, "out_dir": str(out)}) as parent:
-        for i, point in enumerate(points):
-            for cast in casts:
-                given = overrides(point, cast)
-                cfg = load(given, out_dir=out / f"{i}-{cast}", cwd=cwd, parent_run_id=parent.run_id)
-                if embed is None and cfg.embedding_cache is not None:
-                    from dialectica.sim.engine.embedding import Embedder
-
-                    embed = Embedder(cfg.embedding_cache)
-                echo(
-                    f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
-                    f"{label(point)}, {cast} cast"
-                )
-                run_config(cfg, echo=lambda _: None, embed=embed)
-                matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
+        matrices = _play_grid(graph, rest, casts, points, out, cwd, parent.run_id, echo)
         agreement = Agreement(np.stack(matrices["scripted"]), np.stack(matrices["llm"]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns on constant inputs; those are reported as undefined
@@ -310,21 +358,7 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
                 "overrides": rest,
                 "out_dir": str(out),
             }
-        (out / "validity.json").write_text(json.dumps(report, indent=2, default=str))
-        (out / "validity.md").write_text(markdown(graph, report))
-        plot(graph, report, out / "validity.png")
-        parent.params(
-            {"graph": graph, "grid": json.dumps(grid), "llm_cast": " ".join(casts["llm"]), "episodes": report["episodes"]}
-        )
-        parent.metrics(
-            {
-                k: report[k]
-                for k in ("spearman", "kendall", "calibrated_spearman", "calibrated_kendall")
-                if k in report and report[k] == report[k]
-            }
-        )
-        for name in ("validity.json", "validity.md", "validity.png"):
-            parent.artifact(out / name)
+        _write(graph, report, out, parent)
     echo(markdown(graph, report))
     echo(f"written: {out}")
     return report
