@@ -32,6 +32,7 @@ from dialectica.sim.adapter.roles import RoleModel, episode_models, model_argume
 from dialectica.sim.adapter.rubrics import RUBRICS, rubric
 from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.snapshot import context_values, final_state
+from dialectica.sim.adapter.strings import import_object, judge_from, user_from
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded, closest
 from dialectica.sim.authoring.speakers import SYSTEM
@@ -54,43 +55,6 @@ CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the grap
 def is_graph(obj: Any) -> bool:
     """A compiled LangGraph graph (anything with ``invoke``, ``get_state`` and a ``copy`` that sets a checkpointer)."""
     return all(hasattr(obj, a) for a in ("invoke", "get_state", "copy"))
-
-
-def import_object(target: str) -> Any:
-    """The object an import string names: ``package.module:attr`` or ``path/to/file.py:attr``.
-
-    Raises:
-        ConfigError: naming the string and the import error.
-    """
-    import importlib
-    import importlib.util
-    import sys
-
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        raise ConfigError(f"{target!r} is not an import string; write package.module:attr or path/to/file.py:attr")
-    try:
-        if module_name.endswith(".py"):
-            path = Path(module_name).resolve()
-            if not path.is_file():
-                raise ConfigError(f"{target}: no such file {path}")
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules.setdefault(path.stem, module)
-            spec.loader.exec_module(module)
-        else:
-            if "" not in sys.path and str(Path.cwd()) not in sys.path:  # a console script does not see the cwd
-                sys.path.insert(0, str(Path.cwd()))
-            module = importlib.import_module(module_name)
-    except ConfigError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever the module raises on import, said in one line
-        raise ConfigError(f"cannot import {module_name} (for {target}): {type(exc).__name__}: {exc}") from None
-    try:
-        return getattr(module, attr)
-    except AttributeError:
-        raise ConfigError(f"{target}: module {module_name} has no attribute {attr!r}") from None
 
 
 def _plain(value: Any) -> bool:
@@ -293,8 +257,6 @@ class App:
         if self.user is not None:
             return self.user
         if params.user:
-            from dialectica.sim.adapter.strings import user_from
-
             return user_from(params.user)
         return LLMUser() if surrogate else Turns()
 
@@ -338,8 +300,6 @@ class App:
             return trajectories.TrajectoryJudge()
         if params.judge in RUBRICS:
             return rubric(params.judge)
-        from dialectica.sim.adapter.strings import judge_from
-
         return judge_from(params.judge)
 
     def play(self, compiled: Any, episode: Any, state: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

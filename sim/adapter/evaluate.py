@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from dialectica.sim.adapter.app import App, import_object
+from dialectica.sim.adapter.app import App
 from dialectica.sim.adapter.judges import LLMJudge
+from dialectica.sim.adapter.strings import import_object
 from dialectica.sim.adapter.users import LLMUser
 from dialectica.sim.authoring.params import ConfigError
 

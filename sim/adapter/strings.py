@@ -1,14 +1,52 @@
-"""Users and judges named on the command line: ``graph.user=package.module:fn``, ``graph.judge=package.module:fn``."""
+"""Objects named by an import string: graphs (``graph=package.module:attr``), users and judges
+(``graph.user=package.module:fn``, ``graph.judge=package.module:fn``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from dialectica.sim.adapter.app import import_object
 from dialectica.sim.adapter.judges import RuleJudge
 from dialectica.sim.adapter.users import ScriptedUser
 from dialectica.sim.authoring.params import ConfigError
+
+
+def import_object(target: str) -> Any:
+    """The object an import string names: ``package.module:attr`` or ``path/to/file.py:attr``.
+
+    Raises:
+        ConfigError: naming the string and the import error.
+    """
+    import importlib
+    import importlib.util
+    import sys
+
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"{target!r} is not an import string; write package.module:attr or path/to/file.py:attr")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name).resolve()
+            if not path.is_file():
+                raise ConfigError(f"{target}: no such file {path}")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules.setdefault(path.stem, module)
+            spec.loader.exec_module(module)
+        else:
+            if "" not in sys.path and str(Path.cwd()) not in sys.path:  # a console script does not see the cwd
+                sys.path.insert(0, str(Path.cwd()))
+            module = importlib.import_module(module_name)
+    except ConfigError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the module raises on import, said in one line
+        raise ConfigError(f"cannot import {module_name} (for {target}): {type(exc).__name__}: {exc}") from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise ConfigError(f"{target}: module {module_name} has no attribute {attr!r}") from None
 
 
 def _named(key: str, target: str, method: str, wrap: Callable[[Any], Any], expected: str) -> Any:

@@ -80,7 +80,8 @@ def load(name: str) -> GraphSpec:
 @cache
 def _load(name: str) -> GraphSpec:
     if is_import_string(name):
-        from dialectica.sim.adapter.app import App, import_object
+        from dialectica.sim.adapter.app import App
+        from dialectica.sim.adapter.strings import import_object
 
         obj = import_object(name)
         if isinstance(obj, GraphSpec):
