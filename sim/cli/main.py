@@ -32,6 +32,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "dialectica.sim.cli.sequential:main",
         "a sweep in rounds on shared seeds, stopped when its choice is decided (anytime-valid)",
     ),
+    "plan": (
+        "dialectica.sim.cli.plan:main",
+        "episodes a comparison needs, fixed or sequential, from a pilot sweep or two runs",
+    ),
     "validity": ("dialectica.sim.analysis.validity:run", "do the scripted cast's rankings hold with LLM participants?"),
     "calibrate": ("dialectica.sim.analysis.calibration.cli:run", "fit the scripted personas to an LLM reference run"),
     "behaviour": ("dialectica.sim.cli.behaviour:main", "each graph's behaviour statistics for two runs, side by side"),

@@ -44,7 +44,7 @@ def parent_run_id(sweep_dir: Path) -> str | None:
     return json.loads(path.read_text())["run_id"] if path.exists() else None
 
 
-def _config_keys(jobs: list[list[str]]) -> list[str]:
+def config_keys(jobs: list[list[str]]) -> list[str]:
     """Each job's configuration as the overrides that vary across the sweep, seed left out so that
     repeated seeds pool into one row."""
     values: dict[str, set[str]] = defaultdict(set)
@@ -71,7 +71,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     paths = job_files(sweep_dir, "summary.json")
     summaries = [json.loads(p.read_text()) for p in paths]
-    keys = _config_keys([s.get("overrides", []) for s in summaries])
+    keys = config_keys([s.get("overrides", []) for s in summaries])
     for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
         for record in records.read(summary_path.parent / records.FILE, keep=False):
             row = pooled.setdefault(

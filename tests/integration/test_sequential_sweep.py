@@ -53,3 +53,16 @@ def test_bad_input_is_one_line_before_any_episode(args, message, tmp_path, capsy
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
     assert not (tmp_path / "never").exists()
+
+
+def test_plan_reads_a_pilot_of_two_runs_and_a_sweep_folder(tmp_path, capsys):
+    for budget in (3, 10):
+        run(load(["graph=interview", f"graph.budget={budget}", "episodes=20", *QUIET], out_dir=tmp_path / "s" / str(budget)))
+    assert dispatch("plan", [str(tmp_path / "s" / "3"), str(tmp_path / "s" / "10"), "diff=0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "to detect a difference of 0.1" in out and "| " + str(tmp_path / "s" / "3") in out
+    assert dispatch("plan", [str(tmp_path / "s"), f"json={tmp_path / 'plan.json'}"]) == 0
+    (row,) = json.loads((tmp_path / "plan.json").read_text())
+    assert row["config"] == "graph.budget=3" and row["best"] == "graph.budget=10" and row["fixed"] > 0
+    assert dispatch("plan", [str(tmp_path / "s" / "3")]) == 2  # one run: nothing to compare
+    assert "is one run" in capsys.readouterr().err

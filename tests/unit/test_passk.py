@@ -7,7 +7,7 @@ import math
 import pytest
 
 from dialectica.metrics.passk import mean_pass_hat_k, pass_hat_k
-from dialectica.sim.tracking.sweep import _config_keys, markdown
+from dialectica.sim.tracking.sweep import config_keys, markdown
 
 
 def test_pass_hat_k_by_hand():
@@ -29,8 +29,8 @@ def test_config_keys_keep_only_what_varies_and_drop_the_seed():
         ["graph=x", "graph.t=0.6", "seed=1", "episodes=5"],
         ["graph=x", "graph.t=0.9", "seed=0", "episodes=5"],
     ]
-    assert _config_keys(jobs) == ["graph.t=0.6", "graph.t=0.6", "graph.t=0.9"]
-    assert _config_keys([["seed=0"], ["seed=1"]]) == ["(defaults)", "(defaults)"]
+    assert config_keys(jobs) == ["graph.t=0.6", "graph.t=0.6", "graph.t=0.9"]
+    assert config_keys([["seed=0"], ["seed=1"]]) == ["(defaults)", "(defaults)"]
 
 
 def test_markdown_table():
