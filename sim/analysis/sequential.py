@@ -5,7 +5,8 @@ The truth is cheap with scripted participants: ``bank`` plays each configuration
 of episodes from the bank (a permutation of the episode columns: another seed's episodes). On that stream the
 fixed design plays ``max_episodes`` of every configuration and picks by point estimate; the sequential design
 (``metrics.sequential.Race``) plays rounds of ``step`` episodes and stops when decided. ``race_figures`` reports
-the share of the fixed design's episodes the sequential one used and how often the two chose differently.
+the share of the fixed design's episodes the sequential one used, how often the two chose differently, and how
+often the race was decided (not capped) on another choice than the whole bank's, which must stay under ``delta``.
 """
 
 from __future__ import annotations
@@ -100,11 +101,13 @@ def race_figures(
     total = data.converged.shape[1]
     if total < max_episodes:
         raise ValueError(f"the bank has {total} episodes a configuration; max_episodes={max_episodes} needs as many")
-    shares, same, decided_at = [], 0, []
+    truth = fixed_choice(data.converged, rule, floor)  # the whole bank's choice
+    shares, same, wrong, decided_at = [], 0, 0, []
     for _ in range(sweeps):
         stream = data.converged[:, rng.permutation(total)[:max_episodes]]
         state = race(stream, rule, delta, max_episodes, step, floor)
         same += state.choice() == fixed_choice(stream, rule, floor)
+        wrong += state.settled and state.choice() != truth
         shares.append(state.episodes_used / (max_episodes * stream.shape[0]))
         decided_at.append([state.dropped_at.get(k, len(state.outcomes[k])) for k in range(stream.shape[0])])
     return {
@@ -118,6 +121,8 @@ def race_figures(
         "step": step,
         "sweeps": sweeps,
         "same_choice": same / sweeps,
+        "truth": data.labels[truth] if truth is not None else None,
+        "settled_wrong": wrong / sweeps,  # decided by the bounds, on another choice than the whole bank's: <= delta
         "share_used_mean": float(np.mean(shares)),
         "share_used_max": float(np.max(shares)),
         "decided_at_median": [float(v) for v in np.median(np.asarray(decided_at), axis=0)],
@@ -131,6 +136,7 @@ def lines(figures: dict[str, Any]) -> list[str]:
     return [
         f"{figures['graph']}: {rates}; rule {rule}, delta {figures['delta']}, {figures['sweeps']} sweeps",
         f"  same choice as the fixed {figures['max_episodes']}-episode design: {figures['same_choice']:.0%}",
+        f"  decided on another choice than the whole bank's ({figures['truth']}): {figures['settled_wrong']:.0%}",
         f"  episodes used / fixed design: mean {figures['share_used_mean']:.0%}, max {figures['share_used_max']:.0%}",
         "  episodes at which each configuration was decided (median): "
         + ", ".join(f"{c} {n:.0f}" for c, n in zip(figures["configurations"], figures["decided_at_median"], strict=True)),

@@ -81,6 +81,7 @@ def test_race_figures_compare_with_the_fixed_design_on_draws_of_the_bank():
     data = Bank("toy", ["a", "b", "c"], _stream([0.1, 0.5, 0.95], 1200, rng))
     figures = race_figures(data, sweeps=20, max_episodes=300)
     assert figures["same_choice"] >= 0.95 and figures["share_used_mean"] < 0.5
+    assert figures["truth"] == "c" and figures["settled_wrong"] <= 0.05
     with pytest.raises(ValueError, match="max_episodes=2000"):
         race_figures(data, max_episodes=2000)
 
