@@ -285,13 +285,8 @@ def _run_logged(
     """The graph's episodes, files and MLflow run; ``kept`` gets its summary entry and phase times as soon as the
     files are on disk, so that a tracking failure after that point loses nothing."""
     name = run.spec.name
-    scenarios = [s["name"] for s in run.scenarios]
     with tracker.run(f"{name} {cfg.tracking.label}".strip(), tags, note) as log:
-        if run.datasets.is_file():  # one file of scenarios
-            log.dataset(f"{name} scenarios", [run.datasets], str(run.datasets))
-        else:
-            paths = scenario_paths(run.datasets)
-            log.dataset(f"{name} scenarios", [paths[s] for s in scenarios if s in paths], str(run.datasets / "scenarios"))
+        _log_datasets(log, run)
         t0 = time.perf_counter()
         graph_dir = cfg.out_dir / name
         graph_dir.mkdir(exist_ok=True)
@@ -304,37 +299,72 @@ def _run_logged(
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
         files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
-        links = {}
-        if traced and traces is not None:
-            (graph_dir / TRACES).write_text(json.dumps({"experiment_id": traces.experiment_id, "traces": traced}, indent=1))
-            ui = mlflow_ui_url(cfg.tracking.uri)
-            links = {i: trace_url(ui, traces.experiment_id, t) for i, t in traced.items()}
+        links = _trace_links(graph_dir, cfg, traces, traced)
         pages = _pages(run, cfg, slims, episodes, links)
         config = graph_config(run, cfg)
         (graph_dir / "config.json").write_text(json.dumps(config, indent=2))
-        entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": log.run_id}
-        if len(slims) < cfg.episodes and spend is not None:  # cut short: the summary says by which budget
-            entry["stopped_by"] = f"budget.{spend.spent()}"
-        if traces is not None:
-            entry["traces"] = {"logged": len(traced), "failed": traces.failures}
+        entry = _entry(values, log.run_id, cut_short=len(slims) < cfg.episodes, spend=spend, traces=traces, traced=traced)
         t_out = time.perf_counter()
         kept.update(entry=entry, times=(t0, t1, t2, t_out))
         log.params(flatten(config))
         log.metrics(values)
         log.metric_steps(by_round, "by_round")
-        if log.run_id is not None:
-            with tempfile.TemporaryDirectory() as tmp:
-                log.artifact(rec.write_selected(episodes, name, Path(tmp) / rec.FILE))
-        for path in (*files, graph_dir / "config.json"):
-            log.artifact(path)
-        for path in pages:
-            log.artifact(path, "view")
+        _log_files(log, episodes, name, [*files, graph_dir / "config.json"], pages)
         t3 = time.perf_counter()
         entry["phase_seconds"] = _phases(t0, t1, t2, t_out, t3)
         log.artifact(_write_summary(graph_dir, name, entry))  # once, with its phase times
     if "stopped_by" not in entry:  # its MLflow run is complete: resume keeps the graph whole
         checkpoint.mark_done(graph_dir)
     return t0, t1, t2, t_out, t3
+
+
+def _log_datasets(log: Any, run: GraphRun) -> None:
+    """The graph's scenarios as the MLflow run's dataset: its one file, or each scenario's file in the folder."""
+    name = run.spec.name
+    scenarios = [s["name"] for s in run.scenarios]
+    if run.datasets.is_file():  # one file of scenarios
+        log.dataset(f"{name} scenarios", [run.datasets], str(run.datasets))
+    else:
+        paths = scenario_paths(run.datasets)
+        log.dataset(f"{name} scenarios", [paths[s] for s in scenarios if s in paths], str(run.datasets / "scenarios"))
+
+
+def _trace_links(graph_dir: Path, cfg: RunConfig, traces: EpisodeTraces | None, traced: dict[int, str]) -> dict[int, str]:
+    """Each traced episode's link to its MLflow trace, the trace ids written to ``<graph>/traces.json``."""
+    if not (traced and traces is not None):
+        return {}
+    (graph_dir / TRACES).write_text(json.dumps({"experiment_id": traces.experiment_id, "traces": traced}, indent=1))
+    ui = mlflow_ui_url(cfg.tracking.uri)
+    return {i: trace_url(ui, traces.experiment_id, t) for i, t in traced.items()}
+
+
+def _entry(
+    values: dict[str, Any],
+    run_id: str | None,
+    *,
+    cut_short: bool,
+    spend: Spend | None,
+    traces: EpisodeTraces | None,
+    traced: dict[int, str],
+) -> dict[str, Any]:
+    """The graph's summary entry: its metrics and MLflow run, the budget that cut it short, its traces' counts."""
+    entry: dict[str, Any] = {"metrics": rec.json_safe(values), "mlflow_run_id": run_id}
+    if cut_short and spend is not None:  # cut short: the summary says by which budget
+        entry["stopped_by"] = f"budget.{spend.spent()}"
+    if traces is not None:
+        entry["traces"] = {"logged": len(traced), "failed": traces.failures}
+    return entry
+
+
+def _log_files(log: Any, episodes: Path, name: str, files: list[Path], pages: list[Path]) -> None:
+    """The graph's records (where the MLflow run exists), figures, config and pages as the run's artifacts."""
+    if log.run_id is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            log.artifact(rec.write_selected(episodes, name, Path(tmp) / rec.FILE))
+    for path in files:
+        log.artifact(path)
+    for path in pages:
+        log.artifact(path, "view")
 
 
 def _phases(t0: float, t1: float, t2: float, t_out: float, t3: float) -> dict[str, float]:
