@@ -290,7 +290,7 @@ def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:
 
 
 def _composes(overrides: list[str], tmp: Path) -> None:
-    from dialectica.sim.cli.run import describe
+    from dialectica.sim.cli.errors import describe
     from dialectica.sim.config.loader import load
 
     try:
