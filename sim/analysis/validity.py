@@ -210,33 +210,41 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
     return save(fig, path)
 
 
-def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str]]:
-    """(graph, grid overrides, the other overrides) from ``graph=NAME grid.<param>=a,b ...``."""
+def grid_arguments(
+    argv: Sequence[str], command: str = "validity", keys: Sequence[str] = ()
+) -> tuple[str, dict[str, list[Any]], dict[str, str], list[str]]:
+    """(graph, grid, the command's own ``keys``, the other overrides) from ``graph=NAME grid.<param>=a,b ...``; the
+    grid defaults to the graph's own (``GraphSpec.grid``).
+
+    Raises:
+        ConfigError: an argument that is not key=value, no or an unknown graph, no grid.
+    """
     import yaml
 
     from dialectica.sim.config import discovery
 
-    graph, grid, rest = None, {}, []
+    graph: str | None = None
+    grid: dict[str, list[Any]] = {}
+    own: dict[str, str] = {}
+    rest: list[str] = []
     for arg in argv:
         key, sep, value = arg.partition("=")
         if not sep:
-            raise ConfigError(
-                f"{arg!r} is not key=value; usage: dialectica validity graph=NAME [grid.PARAM=a,b,c] "
-                "[episodes=N] [other overrides]"
-            )
+            raise ConfigError(f"{arg!r} is not key=value; see `dialectica {command} --help`")
         if key == "graph":
             graph = value
         elif key.startswith("grid."):
             grid[key[5:]] = [yaml.safe_load(v) for v in value.split(",")]
+        elif key in keys:
+            own[key] = value
         else:
             rest.append(arg)
-    if graph not in discovery.names():
+    if graph is None or (graph not in discovery.names() and ":" not in graph):
         raise ConfigError(f"graph={graph!r} is required and must be one of: {', '.join(discovery.names())}")
-    spec = discovery.load(graph)
-    grid = grid or {k: list(v) for k, v in spec.grid.items()}
+    grid = grid or {k: list(v) for k, v in discovery.load(graph).grid.items()}
     if not grid:
-        raise ConfigError(f"graph {graph} declares no validity grid; give one, e.g. grid.<param>=a,b,c")
-    return graph, grid, rest
+        raise ConfigError(f"graph {graph} declares no grid; give one, e.g. grid.<param>=a,b,c")
+    return graph, grid, own, rest
 
 
 def llm_cast(llm_args: Sequence[str], participants: bool) -> list[str]:
@@ -261,7 +269,7 @@ def _overrides(graph: str, rest: Sequence[str], cast: Sequence[str], point: Mapp
 
 def _arguments(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str], list[str]]:
     """(graph, grid, the other overrides, the LLM cast's ``llm`` ones), ``episodes`` defaulted."""
-    graph, grid, rest = _parse(argv)
+    graph, grid, _, rest = grid_arguments(argv)
     if not any(a.startswith("episodes=") for a in rest):
         rest.append(f"episodes={DEFAULT_EPISODES}")
     llm_args = [a for a in rest if a.lstrip("+").startswith(("llm=", "llm."))]

@@ -1,9 +1,10 @@
 """``dialectica <subcommand>``: one command, its subcommands found in one table.
 
 ``run`` is the default: ``dialectica graph=panel episodes=50`` is ``dialectica run graph=panel episodes=50``.
-Commands that run episodes (run, replay, validity, calibrate) take Hydra's ``KEY=VALUE`` overrides; commands that
-read finished runs (view, report, compare, bench, behaviour) take paths and ``--options``. Every subcommand
-answers ``--help`` and follows one error policy (``errors``): bad input is one line and exit 2.
+Every subcommand takes ``KEY=VALUE``: those that run episodes (run, replay, validity, calibrate, sequential) as Hydra's
+overrides, those that read finished runs (view, report, compare, plan, bench, ...) besides their paths, each option
+``--key`` also written ``key=value``. Every subcommand's handler is its module here, answers ``--help`` with its
+keys, and follows one error policy (``errors``): bad input is one line and exit 2.
 
 The old console scripts (``dialectica-view``, ``dialectica-compare``, ``dialectica-bench``,
 ``dialectica-validity``, ``dialectica-calibrate``, ``dialectica-behaviour``) are aliases for one release.
@@ -36,15 +37,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "dialectica.sim.cli.plan:main",
         "episodes a comparison needs, fixed or sequential, from a pilot sweep or two runs",
     ),
-    "validity": ("dialectica.sim.analysis.validity:run", "do the scripted cast's rankings hold with LLM participants?"),
-    "calibrate": ("dialectica.sim.analysis.calibration.cli:run", "fit the scripted personas to an LLM reference run"),
+    "validity": ("dialectica.sim.cli.validity:main", "do the scripted cast's rankings hold with LLM participants?"),
+    "calibrate": ("dialectica.sim.cli.calibrate:main", "fit the scripted personas to an LLM reference run"),
     "behaviour": ("dialectica.sim.cli.behaviour:main", "each graph's behaviour statistics for two runs, side by side"),
     "label": ("dialectica.sim.cli.label:main", "choose episodes of a finished run for people to label; queue them"),
     "agreement": ("dialectica.sim.cli.agreement:main", "every verdict of a run against people's labels; corrected rate"),
     "synthesize": ("dialectica.sim.cli.synthesize:main", "write a scenarios file from a short description of the users"),
     "pairwise": ("dialectica.sim.cli.pairwise:main", "an LLM judge names the better of each pair of two runs' episodes"),
 }
-HELP = {"validity": "dialectica.sim.analysis.validity", "calibrate": "dialectica.sim.analysis.calibration.cli"}
 
 
 def command(name: str) -> Callable[[list[str]], Any]:
@@ -59,13 +59,9 @@ def subcommand_lines() -> list[str]:
 
 
 def dispatch(name: str, argv: list[str]) -> int:
-    """Runs subcommand ``name`` with ``argv`` under the error policy; a key=value subcommand's ``--help`` is its
-    module's documentation."""
+    """Runs subcommand ``name`` with ``argv`` under the error policy (each answers ``--help`` with its keys)."""
     from dialectica.sim.cli.errors import guarded
 
-    if name in HELP and {"--help", "-h"} & set(argv):
-        print(f"usage: dialectica {name} KEY=VALUE ...\n\n{(import_module(HELP[name]).__doc__ or '').strip()}")
-        return 0
     return guarded(command(name), argv)
 
 

@@ -1,6 +1,8 @@
-"""``dialectica sequential graph=NAME grid.KEY=a,b,c [rule=best] [delta=0.05] [max_episodes=300] [step=10]
-[floor=RATE] [out=DIR] [other overrides]``: a sweep played in rounds on shared seeds, stopped when its choice is
-decided at error level ``delta`` (``dialectica.sim.engine.sequential``).
+"""usage: dialectica sequential graph=NAME grid.KEY=a,b,c [rule=best] [delta=0.05] [max_episodes=300] [step=10]
+                             [floor=RATE] [out=DIR] [KEY=VALUE ...]
+
+A sweep played in rounds on shared seeds, stopped when its choice is decided at error level delta
+(dialectica.sim.engine.sequential).
 
 Keys:
   graph=NAME          the graph (a name, a plugin or module:attr)
@@ -28,31 +30,17 @@ KEYS = {"rule": str, "delta": float, "max_episodes": int, "step": int, "floor": 
 
 
 def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], dict[str, Any], list[str]]:
-    import yaml
+    from dialectica.sim.analysis.validity import grid_arguments
 
-    from dialectica.sim.config import discovery
-
-    graph, grid, keys, rest = "", {}, {}, []
-    for arg in argv:
-        key, sep, value = arg.partition("=")
-        if not sep:
-            raise ConfigError(f"{arg!r} is not key=value; see `dialectica sequential --help`")
-        if key == "graph":
-            graph = value
-        elif key.startswith("grid."):
-            grid[key[5:]] = [yaml.safe_load(v) for v in value.split(",")]
-        elif key in KEYS:
-            try:
-                keys[key] = KEYS[key](value)
-            except ValueError:
-                raise ConfigError(f"{key}={value!r} is not a {KEYS[key].__name__}") from None
-        elif key == "episodes":
-            raise ConfigError("episodes= is decided by the race; give max_episodes=N (the fixed design's count)")
-        else:
-            rest.append(arg)
-    if not graph:
-        raise ConfigError(f"graph=NAME is required; valid choices: {', '.join(discovery.names())}")
-    grid = grid or {k: list(v) for k, v in discovery.load(graph).grid.items()}
+    if any(a.partition("=")[0] == "episodes" for a in argv):
+        raise ConfigError("episodes= is decided by the race; give max_episodes=N (the fixed design's count)")
+    graph, grid, given, rest = grid_arguments(argv, "sequential", tuple(KEYS))
+    keys: dict[str, Any] = {}
+    for key, value in given.items():
+        try:
+            keys[key] = KEYS[key](value)
+        except ValueError:
+            raise ConfigError(f"{key}={value!r} is not a {KEYS[key].__name__}") from None
     if len(grid) != 1 or len(next(iter(grid.values()))) < 2:
         raise ConfigError("give one grid key with two values or more, e.g. grid.budget=3,6,10")
     return graph, grid, keys, rest

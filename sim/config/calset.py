@@ -3,7 +3,7 @@
 ``shared`` values apply to every persona of the graph, ``personas.<id>`` values (fitted where a persona had
 enough reference episodes) override them for one persona. ``participants=calibrated`` plays the scripted
 cast with the scenarios' personas so set (read here; ``dialectica calibrate`` writes it:
-``dialectica.sim.analysis.calibration.cli.write_set``).
+``dialectica.sim.analysis.calibration.job.write_set``).
 """
 
 from __future__ import annotations

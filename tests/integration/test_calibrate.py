@@ -13,7 +13,8 @@ import pytest
 import yaml
 from mlflow.tracking import MlflowClient
 
-from dialectica.sim.analysis.calibration import behaviour, cli
+from dialectica.sim.analysis.calibration import behaviour
+from dialectica.sim.analysis.calibration import job as cli
 from dialectica.sim.analysis.validity import run as validity
 from dialectica.sim.authoring.data import builtin_graph
 from dialectica.sim.cli.main import dispatch

@@ -9,7 +9,7 @@ import random
 import pytest
 import yaml
 
-from dialectica.sim.analysis.calibration.cli import write_set
+from dialectica.sim.analysis.calibration.job import write_set
 from dialectica.sim.analysis.calibration.fit import (
     RATE_SCALE,
     authored_mean,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dialectica.sim.analysis.validity import REFERENCE_PRESET, Agreement, _parse, grid_points, llm_cast, summarise
+from dialectica.sim.analysis.validity import REFERENCE_PRESET, Agreement, grid_arguments, grid_points, llm_cast, summarise
 from dialectica.sim.authoring.params import ConfigError
 
 
@@ -51,22 +51,22 @@ def test_a_cast_whose_rates_are_all_equal_has_no_ranking():
     [
         (["episodes=3"], "graph=None is required and must be one of: committee"),
         (["graph=nope"], "graph='nope' is required and must be one of"),
-        (["graph=interview", "budget"], "'budget' is not key=value; usage: dialectica validity graph=NAME"),
+        (["graph=interview", "budget"], "'budget' is not key=value; see `dialectica validity --help`"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(argv, message):
     with pytest.raises(ConfigError, match=message):
-        _parse(argv)
+        grid_arguments(argv)
 
 
 def test_every_builtin_graph_declares_a_grid_and_a_grid_override_replaces_it():
     from dialectica.sim.config.discovery import builtin_names, load
 
     for name in builtin_names():
-        graph, grid, _ = _parse([f"graph={name}"])
+        graph, grid, _, _ = grid_arguments([f"graph={name}"])
         assert graph == name and grid and all(len(v) >= 3 for v in grid.values()), name
         assert set(grid) <= {f.name for f in __import__("dataclasses").fields(load(name).params)}
-    assert _parse(["graph=interview", "grid.budget=2,4", "seed=3"])[1:] == ({"budget": [2, 4]}, ["seed=3"])
+    assert grid_arguments(["graph=interview", "grid.budget=2,4", "seed=3"])[1:] == ({"budget": [2, 4]}, {}, ["seed=3"])
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,33 @@
+"""usage: dialectica calibrate graph=NAME [reference=DIR] [KEY=VALUE ...]
+
+Fits the scripted cast's personas to an LLM reference run (dialectica.sim.analysis.calibration.job).
+
+Keys:
+  graph=NAME          a graph that declares a calibration
+  reference=DIR       a `dialectica validity` run of the graph (default: one is run first, with the overrides given)
+  fit=0,2,4           the grid points the fit uses (default: every other one; the rest are held out)
+  trials=30           Optuna trials
+  mode=shared|offset  one value per knob for every persona, or one shift per knob of each authored value
+  out=PATH            where the calibrated set goes (default: <graph's datasets>/calibrated.yaml)
+  grid.KEY=a,b,c      the reference run's grid (without reference=)
+  tracking=..., tracking.*  where the calibration's MLflow run goes
+  anything else       overrides of the reference run (without reference=)
+
+Writes a report under results/calibration/<graph>-<time>/, and the calibrated set when it fits better than the
+authored personas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def main(argv: list[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any] | int:
+    if {"--help", "-h"} & set(argv):
+        print((__doc__ or "").strip())
+        return 0
+    from dialectica.sim.analysis.calibration.job import run
+
+    return run(argv, cwd=cwd, echo=echo)
