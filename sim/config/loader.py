@@ -34,7 +34,7 @@ from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
 from dialectica.sim.config.shape import check_shape, checkpoints, container, int_value, objective, traces, view_options
 from dialectica.sim.config.typed import GraphRun, RunConfig, TrackingConfig, redact, redact_overrides
-from dialectica.sim.llm.casting import voices
+from dialectica.sim.llm.casting import Voices, voices
 
 
 def load(
@@ -171,33 +171,12 @@ def from_composed(
     secrets.collect(resolved, os.environ)
     check_shape(cfg)
     participants = _container(cfg.participants)
+    kind = str(participants["kind"])
     faults = FaultRates.from_config(participants)
     tracking = _container(cfg.tracking)
-    graph_runs = _graph_runs(cfg)
-    for run in graph_runs:
-        cast.check(run.spec, str(participants["kind"]))
-    if participants["kind"] == cast.CALIBRATED:
-        graph_runs = [calibrated(run) for run in graph_runs]
-    replay = _container(cfg.replay) if cfg.get("replay") else {}
-    if replay.get("run"):
-        from dialectica.sim.engine.replay import fork_runs
-
-        graph_runs = fork_runs(graph_runs, replay)
-    embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
-    if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
-        why = cannot_create(embedding_cache)
-        if why:
-            raise ConfigError(
-                f"embedding_cache={embedding_cache}: the cache cannot be created there ({why}); "
-                "give a writable path, or null to encode every run afresh"
-            )
-    cast_voices = voices(_container(cfg.llm), str(participants["kind"]))
-    roles = [(role, kind) for run in graph_runs for role, kind in run.spec.roles.items()]
-    cast_voices.check(roles)
-    for run in graph_runs:  # a graph used as it is checks its user, judge and scenarios together
-        check_run = getattr(run.params, "check_run", None)
-        if check_run is not None:
-            check_run(run.scenarios, str(participants["kind"]), cast_voices)
+    graph_runs = _cast_runs(cfg, kind)
+    embedding_cache = _embedding_cache(cfg, graph_runs)
+    cast_voices, roles = _checked_voices(cfg, graph_runs, kind)
     max_error_rate = cfg.get("max_error_rate", 0.5)
     concurrency = cfg.get("max_concurrency")
     if concurrency is None:
@@ -206,15 +185,9 @@ def from_composed(
         graphs=graph_runs,
         episodes=int_value(cfg, "episodes", 1),
         seed=int_value(cfg, "seed", 0),
-        participants=str(participants["kind"]),
+        participants=kind,
         faults=faults,
-        tracking=TrackingConfig(
-            bool(tracking.get("enabled")),
-            str(tracking.get("uri")),
-            str(tracking.get("experiment")),
-            parent_run_id,
-            traces=traces(cfg),
-        ),
+        tracking=_tracking(cfg, tracking, parent_run_id),
         out_dir=out_dir,
         progress=bool(cfg.get("progress", True)),
         resolved=secrets.scrub_tree(redact(resolved)),
@@ -229,6 +202,58 @@ def from_composed(
         max_error_rate=float(max_error_rate),
         checkpoints=checkpoints(cfg),
         budget=Budget.from_mapping(_container(cfg.budget) if cfg.get("budget") else None),
+    )
+
+
+def _cast_runs(cfg: DictConfig, kind: str) -> list[GraphRun]:
+    """The configured graphs' runs, each checked against the participant kind; with the calibrated set applied
+    (``participants=calibrated``) and as forks of an earlier run (``replay.run``)."""
+    graph_runs = _graph_runs(cfg)
+    for run in graph_runs:
+        cast.check(run.spec, kind)
+    if kind == cast.CALIBRATED:
+        graph_runs = [calibrated(run) for run in graph_runs]
+    replay = _container(cfg.replay) if cfg.get("replay") else {}
+    if replay.get("run"):
+        from dialectica.sim.engine.replay import fork_runs
+
+        graph_runs = fork_runs(graph_runs, replay)
+    return graph_runs
+
+
+def _embedding_cache(cfg: DictConfig, graph_runs: list[GraphRun]) -> Path | None:
+    """The embedding cache's path, checked that it can be created where some graph embeds; None: no cache."""
+    embedding_cache = Path(cfg.embedding_cache) if cfg.get("embedding_cache") else None
+    if embedding_cache is not None and any(r.spec.embeds or (cfg.embeddings and r.spec.agreement) for r in graph_runs):
+        why = cannot_create(embedding_cache)
+        if why:
+            raise ConfigError(
+                f"embedding_cache={embedding_cache}: the cache cannot be created there ({why}); "
+                "give a writable path, or null to encode every run afresh"
+            )
+    return embedding_cache
+
+
+def _checked_voices(cfg: DictConfig, graph_runs: list[GraphRun], kind: str) -> tuple[Voices, list[tuple[str, str]]]:
+    """The cast's voices, checked against every graph's roles (and a graph used as it is against its user, judge
+    and scenarios); the voices and those (role, kind) pairs."""
+    cast_voices = voices(_container(cfg.llm), kind)
+    roles = [(role, role_kind) for run in graph_runs for role, role_kind in run.spec.roles.items()]
+    cast_voices.check(roles)
+    for run in graph_runs:  # a graph used as it is checks its user, judge and scenarios together
+        check_run = getattr(run.params, "check_run", None)
+        if check_run is not None:
+            check_run(run.scenarios, kind, cast_voices)
+    return cast_voices, roles
+
+
+def _tracking(cfg: DictConfig, tracking: Mapping[str, Any], parent_run_id: str | None) -> TrackingConfig:
+    return TrackingConfig(
+        bool(tracking.get("enabled")),
+        str(tracking.get("uri")),
+        str(tracking.get("experiment")),
+        parent_run_id,
+        traces=traces(cfg),
     )
 
 
