@@ -3,7 +3,9 @@ records to named numbers."""
 
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import Any
+
+from dialectica.metrics.record import FullRecord, Record  # generated from the writer's model (engine/records)
 
 
 class TerminationReason(StrEnum):
@@ -18,37 +20,7 @@ class TerminationReason(StrEnum):
     ERROR = "error"
 
 
-class Record(TypedDict):
-    """An episode record as a summary reads it (``episodes.jsonl``'s line less ``transcript`` and ``artifacts``;
-    ``dialectica.sim.engine.records.EpisodeRecord`` documents each field). ``error`` and ``fork`` are there only
-    when the episode raised or was replayed, ``context`` only for a graph used as it is."""
-
-    schema_version: int
-    graph: str
-    episode: int
-    seed: int
-    scenario: str
-    participants: str
-    termination_reason: str
-    converged: bool
-    metrics: dict[str, float | None]
-    per_round: list[dict[str, Any]]
-    labels: dict[str, str]
-    timings: dict[str, Any]
-    usage: dict[str, Any]
-    error: NotRequired[str]
-    fork: NotRequired[dict[str, Any]]
-    context: NotRequired[dict[str, Any]]
-
-
-class FullRecord(Record):
-    """The whole line: a ``Record`` plus the dialogue (``transcript``, turn by turn), text ``artifacts`` and, for a
-    graph used as it is, its ``final_state``."""
-
-    transcript: list[dict[str, Any]]
-    artifacts: dict[str, str]
-    final_state: NotRequired[dict[str, Any]]
-
+__all__ = ["FullRecord", "Metric", "MetricFn", "Record", "TerminationReason", "converged"]
 
 MetricFn = Callable[[Sequence[Record]], dict[str, float]]
 Metric = Callable[[], MetricFn]

@@ -24,10 +24,10 @@ bounds are written here, from their closed forms.)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 from scipy.special import betaln
 
@@ -68,7 +68,7 @@ def paired_sign(wins: int, losses: int, delta: float) -> int:
     return 1 if wins > losses else -1
 
 
-def first_decided(x: Sequence[bool], y: Sequence[bool], delta: float) -> int | None:
+def first_decided(x: ArrayLike, y: ArrayLike, delta: float) -> int | None:
     """The number of pairs (in the given order) after which ``paired_sign`` first decides between the paired outcomes
     ``x`` and ``y`` at level ``delta``, or None: where an anytime-valid comparison could have stopped."""
     a, b = np.asarray(x, dtype=bool), np.asarray(y, dtype=bool)
@@ -111,9 +111,9 @@ class Race:
         """The configurations still playing."""
         return [k for k in range(self.configurations) if k not in self.dropped_at]
 
-    def add(self, k: int, converged: Sequence[bool]) -> None:
+    def add(self, k: int, converged: ArrayLike) -> None:
         """Episodes of configuration ``k``, in episode order (the same seeds as the others')."""
-        self.outcomes[k].extend(bool(c) for c in converged)
+        self.outcomes[k].extend(bool(c) for c in np.asarray(converged, dtype=bool).tolist())
 
     def _level(self) -> float:
         k = self.configurations

@@ -51,7 +51,7 @@ def fixed_size(discordance: float, diff: float, alpha: float, power: float) -> i
     from scipy.stats import norm
 
     psi = max(discordance, abs(diff))  # the pairs that disagree are at least the difference
-    z_a, z_b = norm.ppf(1 - alpha / 2), norm.ppf(power)
+    z_a, z_b = float(norm.ppf(1 - alpha / 2)), float(norm.ppf(power))
     return math.ceil((z_a * math.sqrt(psi) + z_b * math.sqrt(max(0.0, psi - diff**2))) ** 2 / diff**2)
 
 

@@ -86,6 +86,43 @@ class EpisodeRecord(BaseModel):
     context: dict[str, Any] | None = None
 
 
+HEADER = '''"""The episode record as the pure metrics read it. GENERATED from ``dialectica.sim.engine.records.EpisodeRecord``
+(``typed_reader_source``; ``tests/unit/test_record_schema.py`` checks it): edit the model, not this file."""
+
+from typing import Any, NotRequired, TypedDict
+
+
+class Record(TypedDict):
+    """An episode record as a summary reads it: ``episodes.jsonl``'s line less its transcript, artifacts and final
+    state (``EpisodeRecord`` documents each field). An optional field is there only when it has a value."""
+
+'''
+FULL = '''
+
+class FullRecord(Record):
+    """The whole line: a ``Record`` plus the dialogue, text artifacts and a graph's final state."""
+
+'''
+
+
+def typed_reader_source() -> str:
+    """``metrics/record.py``, generated from ``EpisodeRecord``: the ``Record`` (slim) and ``FullRecord`` TypedDicts the
+    pure metrics read, so that the reader's schema is the writer's. Regenerate it with
+    ``python -c "from dialectica.sim.engine.records import typed_reader_source as t; print(t(), end='')"
+    > metrics/record.py``."""
+
+    def spelled(name: str) -> str:
+        annotation = EpisodeRecord.model_fields[name].annotation
+        builtin = isinstance(annotation, type) and annotation.__module__ == "builtins"
+        text = annotation.__name__ if builtin else str(annotation)  # type: ignore[union-attr]
+        text = text.replace("typing.", "").replace(f"{Turn.__module__}.{Turn.__qualname__}", "dict[str, Any]")
+        return f"NotRequired[{text.removesuffix(' | None')}]" if name in OPTIONAL else text
+
+    slim = [n for n in EpisodeRecord.model_fields if n not in SLIM_DROP]
+    fields = lambda names: "".join(f"    {n}: {spelled(n)}\n" for n in names)  # noqa: E731
+    return HEADER + fields(slim) + FULL + fields(SLIM_DROP)
+
+
 class GraphRecords:
     """One graph's full records in a run's ``episodes.jsonl``, streamed anew on each iteration."""
 
