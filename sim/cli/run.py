@@ -178,6 +178,24 @@ def app(cfg: DictConfig) -> float | None:
         from dialectica.sim.tracking.sweep import parent_run_id  # lazy: only sweeps need it
 
         parent = parent_run_id(Path(hydra_cfg.sweep.dir))
+    run_cfg = _run_config(cfg, hydra_cfg, out_dir, parent)
+    from dialectica.sim.engine.runner import run
+
+    signal.signal(signal.SIGTERM, _terminate)
+    Run.started = True
+    try:
+        result = run(run_cfg)
+    except ConfigError as exc:  # the store, a resume into another config, another process holding the directory
+        fail(str(exc), None if run_cfg.resume else out_dir)  # a directory with episodes is never removed
+    if result.already_finished:
+        print(f"already finished: {out_dir} (resume=true)")
+        return result.objective
+    _tell(result, run_cfg, out_dir, sweep=parent is not None)
+    return result.values.get("objective")
+
+
+def _run_config(cfg: DictConfig, hydra_cfg: Any, out_dir: Path, parent: str | None) -> RunConfig:
+    """The checked run config (bad input: one line and exit 2); a sweep's job labelled by its overrides."""
     try:
         from dialectica.sim.config.loader import from_composed  # checks the shape first, then every key once
 
@@ -195,18 +213,15 @@ def app(cfg: DictConfig) -> float | None:
 
         label = job_label(Path(hydra_cfg.sweep.dir), list(overrides))
         run_cfg = replace(run_cfg, tracking=replace(run_cfg.tracking, label=label))
-    from dialectica.sim.engine.batch import format_table, too_many_errors
-    from dialectica.sim.engine.runner import run
+    return run_cfg
 
-    signal.signal(signal.SIGTERM, _terminate)
-    Run.started = True
-    try:
-        result = run(run_cfg)
-    except ConfigError as exc:  # the store, a resume into another config, another process holding the directory
-        fail(str(exc), None if run_cfg.resume else out_dir)  # a directory with episodes is never removed
-    if result.already_finished:
-        print(f"already finished: {out_dir} (resume=true)")
-        return result.objective
+
+def _tell(result: Any, run_cfg: RunConfig, out_dir: Path, sweep: bool) -> None:
+    """The end of a run on the terminal: its table, what stopped it, a replay's report, where to look (a sweep's
+    job leaves that to the sweep's end), graphs whose MLflow logging failed, and too many episodes raised
+    (``FAILED``: exit 1)."""
+    from dialectica.sim.engine.batch import format_table, too_many_errors
+
     summary = result.values
     print(format_table(summary))
     print(f"outputs: {out_dir}")
@@ -220,7 +235,7 @@ def app(cfg: DictConfig) -> float | None:
         from dialectica.sim.engine.replay import markdown
 
         print(markdown(result.replay), end="")
-    if parent is None:  # a sweep says it once, at its end
+    if not sweep:  # a sweep says it once, at its end
         for line in where_to_look(run_cfg, summary):
             print(line)
     for name, entry in summary.get("graphs", {}).items():  # the run's work is on disk; only its MLflow run is not
@@ -234,7 +249,6 @@ def app(cfg: DictConfig) -> float | None:
     for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
         say(problem)
         FAILED.append(problem)
-    return summary.get("objective")
 
 
 def where_to_look(run_cfg: RunConfig, summary: dict[str, Any]) -> list[str]:
