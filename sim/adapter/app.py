@@ -34,11 +34,11 @@ from dialectica.sim.adapter.scenarios import prepare_scenario
 from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.strings import import_object, judge_from, user_from
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
+from dialectica.sim.authoring.history import Keeper
 from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded, closest
 from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
-from dialectica.sim.engine.history import Keeper
 
 ENDINGS = {
     "converged": "The judge found that the user got what they came for",

@@ -225,7 +225,7 @@ def check_shape(cfg: DictConfig) -> None:
 
 
 def checkpoints(cfg: DictConfig) -> bool | frozenset[int]:
-    """``checkpoints``: false (keep none), true (every episode's) or a list of episode indices (``engine/history``).
+    """``checkpoints``: false (keep none), true (every episode's) or a list of episode indices (``authoring/history``).
 
     Raises:
         ConfigError: naming the key and the valid values.

@@ -78,7 +78,7 @@ class RunConfig:
     max_concurrency: int = 1
     max_error_rate: float = 0.5
     faults: FaultRates = field(default_factory=FaultRates)
-    checkpoints: bool | frozenset[int] = False  # the episodes whose LangGraph checkpoints are kept (engine/history)
+    checkpoints: bool | frozenset[int] = False  # the episodes whose LangGraph checkpoints are kept (authoring/history)
     budget: Budget = field(default_factory=Budget)  # when the run stops starting episodes (engine/budget)
 
     def __post_init__(self) -> None:

@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from dialectica.metrics.embedding import Embed, with_embedding_agreement
+from dialectica.sim.authoring import history
 from dialectica.sim.authoring.cast import CastRequest, build_deps
 from dialectica.sim.authoring.spec import Episode, EpisodeOutcome, GraphSpec
 from dialectica.sim.authoring.termination import TerminationReason
-from dialectica.sim.engine import history
 from dialectica.sim.engine.build import EpisodePlan, Fork
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.engine.records import EpisodeRecord
@@ -96,7 +96,7 @@ def _traceback(exc: BaseException) -> str:
 
 
 def _invoke_kept(compiled: Any, state: dict[str, Any], config: dict[str, Any], episode: Episode[Any, Any]) -> Any:
-    """One run on a thread of its own, freed at the end (which keeps its checkpoints, ``engine/history``)."""
+    """One run on a thread of its own, freed at the end (which keeps its checkpoints, ``authoring/history``)."""
     config = {**config, "configurable": {"thread_id": f"episode-{uuid.uuid4().hex}"}}
     try:
         return compiled.invoke(state, config, context=episode)
@@ -115,7 +115,7 @@ def run_episode(
 ) -> EpisodeRecord:
     """Runs one episode through the graph compiled once for the process and builds its record once; with
     ``agreement``, each round's embedding agreement is measured first; with ``keep``, its LangGraph checkpoints
-    are kept and a fork goes on from the original's (``engine/history``); ``callbacks`` (LangChain callback
+    are kept and a fork goes on from the original's (``authoring/history``); ``callbacks`` (LangChain callback
     handlers, such as MLflow's tracer) see every node run and model call. An exception becomes a record with
     reason ``error`` and its traceback."""
     with history.keeping(keep):

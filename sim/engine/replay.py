@@ -6,7 +6,7 @@ the original's seed, cast and first T turns and plays the rest under the new con
 before the fork is the same, the original and the replay differ only by what the config changed after it:
 a comparison paired by construction. The original's prefix is simulated again from its seed (the call cache
 makes an LLM's prefix the same calls) and checked against its records; where the original kept an episode's
-LangGraph checkpoints (``checkpoints=true``, ``engine/history``), the fork goes on from its recorded state after
+LangGraph checkpoints (``checkpoints=true``, ``authoring/history``), the fork goes on from its recorded state after
 turn T, so the history is the original's even where the prefix cannot be played again alike. The paired
 report (``replay.json``, ``replay.md``) gives per graph the McNemar test and the paired bootstrap interval that
 sweeps use, and for each episode whose ending changed, both endings.
@@ -138,7 +138,7 @@ def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
             "decided_at": result.decided_at,  # anytime-valid: the pairs after which it was decided (None: not)
             "changed": changed,
             "prefix_differs": [k[1] for k in keys if _prefix(before[k], turn) != _prefix(after[k], turn)],
-            # forks that went on from the original's kept checkpoints (engine/history): their prefix is the original's
+            # forks that went on from the original's kept checkpoints (authoring/history): their prefix is the original's
             "restored": [k[1] for k in keys if (after[k].get("fork") or {}).get("restored")],
         }
     return report
