@@ -62,7 +62,7 @@ OPENAI = "graph=interview llm=openai"
 
 INPUT_CASES = [
     # unknown keys, at every level
-    case("top-key", "+foo=1", "unknown key foo; valid keys: checkpoints, datasets_dir,", "episodes"),
+    case("top-key", "+foo=1", "unknown key foo; valid keys: budget, checkpoints, datasets_dir,", "episodes"),
     *(
         case(f"graph-key-{g}", f"graph={g} +graph.bogus=1", "unknown key graph.bogus; valid keys:")
         for g in ("socratic_panel", "maieutic", "committee", "tribunal", "interview")
