@@ -7,13 +7,11 @@ The installed package maps the project's top-level folders: ``dialectica.sim`` (
 
 from __future__ import annotations
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dialectica.sim.adapter.evaluate import EpisodesFailed as EpisodesFailed
-    from dialectica.sim.adapter.evaluate import Evaluation as Evaluation
-    from dialectica.sim.adapter.evaluate import evaluate as evaluate
     from dialectica.sim.adapter.judges import Example as Example
     from dialectica.sim.adapter.judges import LLMJudge as LLMJudge
     from dialectica.sim.adapter.judges import Verdict as Verdict
@@ -22,6 +20,9 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
     from dialectica.sim.config.loader import chat_model as chat_model
+    from dialectica.sim.engine.evaluate import EpisodesFailed as EpisodesFailed
+    from dialectica.sim.engine.evaluate import Evaluation as Evaluation
+    from dialectica.sim.engine.evaluate import evaluate as evaluate
     from dialectica.sim.engine.records import load_episodes as load_episodes
     from dialectica.sim.engine.replay import replay as replay
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
@@ -48,42 +49,26 @@ __all__ = [
     "replay",
     "rubric",
 ]
-_ADAPTER = {
-    "evaluate": "evaluate",
-    "Evaluation": "evaluate",
-    "EpisodesFailed": "evaluate",
-    "LLMJudge": "judges",
-    "Verdict": "judges",
-    "Example": "judges",
-    "LLMUser": "users",
-    "TrajectoryJudge": "trajectories",
-    "rubric": "rubrics",
+# Each public name and the module it is imported from on first use, so that ``import dialectica`` stays light.
+_LAZY = {
+    "evaluate": "dialectica.sim.engine.evaluate",
+    "Evaluation": "dialectica.sim.engine.evaluate",
+    "EpisodesFailed": "dialectica.sim.engine.evaluate",
+    "LLMJudge": "dialectica.sim.adapter.judges",
+    "Verdict": "dialectica.sim.adapter.judges",
+    "Example": "dialectica.sim.adapter.judges",
+    "LLMUser": "dialectica.sim.adapter.users",
+    "TrajectoryJudge": "dialectica.sim.adapter.trajectories",
+    "rubric": "dialectica.sim.adapter.rubrics",
+    "replay": "dialectica.sim.engine.replay",
+    "load_episodes": "dialectica.sim.engine.records",  # keeps ``import dialectica`` free of pandas and pydantic
+    "chat_model": "dialectica.sim.config.loader",
+    "judge_examples": "dialectica.sim.analysis.agreement",
+    "load_sweep": "dialectica.sim.tracking.sweep_data",
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name in _ADAPTER:  # lazy: ``import dialectica`` stays light
-        from importlib import import_module
-
-        return getattr(import_module(f"dialectica.sim.adapter.{_ADAPTER[name]}"), name)
-    if name == "replay":  # lazy, like the rest
-        from dialectica.sim.engine.replay import replay
-
-        return replay
-    if name == "load_episodes":  # lazy: keeps ``import dialectica`` free of pandas and pydantic
-        from dialectica.sim.engine.records import load_episodes
-
-        return load_episodes
-    if name == "chat_model":
-        from dialectica.sim.config.loader import chat_model
-
-        return chat_model
-    if name == "judge_examples":
-        from dialectica.sim.analysis.agreement import judge_examples
-
-        return judge_examples
-    if name == "load_sweep":
-        from dialectica.sim.tracking.sweep_data import load_sweep
-
-        return load_sweep
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'dialectica' has no attribute {name!r}")
