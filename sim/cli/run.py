@@ -30,7 +30,7 @@ from dialectica.sim.config.groups import (
     remember,
 )
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
-from dialectica.sim.config.secrets import install_logging
+from dialectica.sim.secrets import install_logging
 
 if TYPE_CHECKING:
     from dialectica.sim.config.typed import RunConfig

@@ -6,8 +6,8 @@
 - ``typed``: ``RunConfig``/``GraphRun``, the typed config (params, scenarios, casts, models);
 - ``precheck``: a sweep's every job checked before its first starts;
 - ``discovery``: the graphs found (built-in folders, the ``dialectica.graphs`` entry points);
-- ``scenarios``: scenario files, checked against each graph's schema; ``secrets``: keys kept out of
-  outputs; ``paths``: whether an output can be written.
+- ``scenarios``: scenario files, checked against each graph's schema; ``calset``: a graph's calibrated set;
+- ``view``: the ``view:`` block, typed; ``paths``: whether an output can be written.
 """
 
 from typing import TYPE_CHECKING, Any

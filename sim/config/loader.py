@@ -23,11 +23,12 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
+from dialectica.sim import secrets
 from dialectica.sim.authoring import cast
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.params import ConfigError, build_params
 from dialectica.sim.authoring.speakers import SYSTEM
-from dialectica.sim.config import calset, discovery, secrets
+from dialectica.sim.config import calset, discovery
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR

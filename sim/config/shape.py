@@ -18,8 +18,8 @@ from omegaconf.errors import OmegaConfBaseException
 from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR, KEYED_GROUPS, group_options
-from dialectica.sim.config.secrets import scrub_url
 from dialectica.sim.config.view import ViewOptions
+from dialectica.sim.secrets import scrub_url
 
 FLAGS = ("progress", "embeddings", "resume")
 TRACKING_SCHEMES = (

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dialectica.sim import secrets
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.spec import GraphSpec
-from dialectica.sim.config import secrets
 from dialectica.sim.config.budget import Budget
-from dialectica.sim.config.secrets import scrub_url
 from dialectica.sim.config.shape import Traces
 from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.llm.casting import Voices
+from dialectica.sim.secrets import scrub_url
 
 if TYPE_CHECKING:
     from dialectica.sim.engine.build import Fork

@@ -24,7 +24,6 @@ from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termi
 from dialectica.sim.authoring import history
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.scenarios import scenario_paths
-from dialectica.sim.config.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.config.typed import GraphRun, RunConfig, flatten
 from dialectica.sim.engine import checkpoint
 from dialectica.sim.engine import records as rec
@@ -33,6 +32,7 @@ from dialectica.sim.engine.build import plan
 from dialectica.sim.engine.episode import run_episode
 from dialectica.sim.engine.figures import draw
 from dialectica.sim.engine.inflight import ordered_map
+from dialectica.sim.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.tracking.runs import Tracker
 from dialectica.sim.tracking.store import mlflow_ui_url
 from dialectica.sim.tracking.traces import EpisodeTraces, trace_url

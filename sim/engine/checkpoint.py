@@ -48,8 +48,8 @@ def _number(value: Any) -> Any:
 def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
     """The flattened config that decides a run's results, and the package version."""
     from dialectica import __version__
-    from dialectica.sim.config.secrets import scrub_tree
     from dialectica.sim.config.typed import flatten
+    from dialectica.sim.secrets import scrub_tree
 
     kept = {
         k: json.dumps(_number(v), sort_keys=True)

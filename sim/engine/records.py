@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, cast, overload
 from pydantic import BaseModel, ConfigDict, Field
 
 from dialectica.metrics import FullRecord, Record, converged
-from dialectica.sim.config.secrets import scrub_tree
+from dialectica.sim.secrets import scrub_tree
 
 if TYPE_CHECKING:
     import pandas as pd

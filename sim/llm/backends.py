@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import Any, Protocol
 
-from dialectica.sim.config import secrets
+from dialectica.sim import secrets
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class ServerBackend:
             raise ConfigError("llm.base_url is not set; llm=openai needs the server's URL, e.g. http://127.0.0.1:8000/v1")
         url = urlsplit(str(settings.base_url))
         if url.scheme not in ("http", "https") or not url.hostname:
-            from dialectica.sim.config.secrets import scrub_url
+            from dialectica.sim.secrets import scrub_url
 
             raise ConfigError(
                 f"llm.base_url={scrub_url(str(settings.base_url))} is not an http(s) URL; give the "

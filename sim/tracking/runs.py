@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from dialectica.sim.config.secrets import scrub, scrub_tree
 from dialectica.sim.config.typed import TrackingConfig
+from dialectica.sim.secrets import scrub, scrub_tree
 
 _PARAM_BATCH = 100
 _METRIC_BATCH = 1000

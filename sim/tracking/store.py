@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.config.secrets import scrub_url
+from dialectica.sim.secrets import scrub_url
 
 LOCKED = ("database is locked", "database table is locked")
 RETRIES = 12  # backoff 0.05 s doubling to at most 2 s: about 12 s of waiting in all

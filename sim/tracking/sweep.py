@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from dialectica.metrics import converged as is_converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import wilson_interval
-from dialectica.sim.config import secrets
+from dialectica.sim import secrets
 
 if TYPE_CHECKING:
     import pandas as pd

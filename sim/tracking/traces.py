@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dialectica.metrics import FullRecord
-from dialectica.sim.config.secrets import scrub_tree
+from dialectica.sim.secrets import scrub_tree
 
 CONVERGED, ENDING, JUDGE = "dialectica/converged", "dialectica/ending", "dialectica/judge"
 HUMAN = "human/converged"  # a person's label: feedback of this name, source HUMAN (MLflow's UI, a file, a queue)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from dialectica.metrics import FullRecord, Record
-from dialectica.sim.config.secrets import scrub
 from dialectica.sim.config.view import ViewOptions
+from dialectica.sim.secrets import scrub
 from dialectica.sim.view.index import HEADLINE, index_row, metric_columns, render_index
 from dialectica.sim.view.markup import join, tag
 from dialectica.sim.view.page import document, render_page

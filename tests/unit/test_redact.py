@@ -1,5 +1,5 @@
 """Config copies that reach disk (config.json, MLflow params and tags, fingerprint.json) hold no secret; secrets
-are scrubbed by value (``sim/config/secrets.py``) from text, records, log records and a backend's replies and errors."""
+are scrubbed by value (``sim/secrets.py``) from text, records, log records and a backend's replies and errors."""
 
 from __future__ import annotations
 
