@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from dialectica.sim.engine.evaluate import EpisodesFailed as EpisodesFailed
     from dialectica.sim.engine.evaluate import Evaluation as Evaluation
     from dialectica.sim.engine.evaluate import evaluate as evaluate
-    from dialectica.sim.engine.records import load_episodes as load_episodes
     from dialectica.sim.engine.replay import replay as replay
+    from dialectica.sim.records import load_episodes as load_episodes
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
 
 try:
@@ -61,7 +61,7 @@ _LAZY = {
     "TrajectoryJudge": "dialectica.sim.adapter.trajectories",
     "rubric": "dialectica.sim.adapter.rubrics",
     "replay": "dialectica.sim.engine.replay",
-    "load_episodes": "dialectica.sim.engine.records",  # keeps ``import dialectica`` free of pandas and pydantic
+    "load_episodes": "dialectica.sim.records",  # keeps ``import dialectica`` free of pandas and pydantic
     "chat_model": "dialectica.sim.config.loader",
     "judge_examples": "dialectica.sim.analysis.agreement",
     "load_sweep": "dialectica.sim.tracking.sweep_data",

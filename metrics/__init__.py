@@ -5,7 +5,7 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from dialectica.metrics.record import FullRecord, Record  # generated from the writer's model (engine/records)
+from dialectica.metrics.record import FullRecord, Record  # generated from the writer's model (sim/records)
 
 
 class TerminationReason(StrEnum):

@@ -1,4 +1,4 @@
-"""The episode record as the pure metrics read it. GENERATED from ``dialectica.sim.engine.records.EpisodeRecord``
+"""The episode record as the pure metrics read it. GENERATED from ``dialectica.sim.records.EpisodeRecord``
 (``typed_reader_source``; ``tests/unit/test_record_schema.py`` checks it): edit the model, not this file."""
 
 from typing import Any, NotRequired, TypedDict

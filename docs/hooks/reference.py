@@ -484,10 +484,10 @@ def record_fields(cls: type) -> list[tuple[str, str, str, str]]:
 
 @functools.cache
 def records_reference() -> str:
-    from dialectica.sim.engine.records import OPTIONAL, SCHEMA_VERSION, EpisodeRecord, Turn
+    from dialectica.sim.records import OPTIONAL, SCHEMA_VERSION, EpisodeRecord, Turn
 
     out = [
-        f"Generated from `dialectica.sim.engine.records.EpisodeRecord` (schema version {SCHEMA_VERSION}). "
+        f"Generated from `dialectica.sim.records.EpisodeRecord` (schema version {SCHEMA_VERSION}). "
         f"Fields written only when they hold something: {', '.join(f'`{k}`' for k in OPTIONAL)}.",
         "",
         "| field | JSON type | default | what it is |",

@@ -30,9 +30,9 @@ from typing import Any
 from dialectica.metrics import Record
 from dialectica.metrics.stats import wilson_interval
 from dialectica.metrics.verdicts import Confusion, confusion, corrected_rate, kappa, labels_to_halve
+from dialectica.sim import records as rec
 from dialectica.sim.adapter.judges import Example
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.engine import records as rec
 from dialectica.sim.tracking.labels import Label, consensus, from_mlflow, merged, read_file
 from dialectica.sim.tracking.store import mlflow_ui_url
 from dialectica.sim.tracking.traces import trace_url

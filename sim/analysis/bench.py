@@ -90,7 +90,7 @@ def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
     """(ours seconds, raw seconds, raw/ours): agreement over a panel run's answers, cold caches both."""
     from dialectica.metrics.embedding import embedding_agreement, round_answers
     from dialectica.metrics.text import sentences
-    from dialectica.sim.engine import records
+    from dialectica.sim import records
     from dialectica.sim.engine.batch import run_experiment
     from dialectica.sim.engine.embedding import Embedder, _model
 
@@ -396,7 +396,7 @@ def token_figures(graph: str, tmp: Path, overrides: list[str], rates: dict[str, 
         capture_output=True,
         cwd=tmp,
     )
-    from dialectica.sim.engine import records
+    from dialectica.sim import records
 
     prompt = generated = cached = multi_prompt = multi_cached = 0
     calls, seconds = 0, 0.0

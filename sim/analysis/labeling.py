@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.metrics import Record
+from dialectica.sim import records as rec
 from dialectica.sim.analysis.agreement import QUEUE, TRACES, GraphRun, pages, verdict_values
-from dialectica.sim.engine import records as rec
 from dialectica.sim.tracking.traces import HUMAN, TAG
 
 RANDOM, TARGETED = "random", "targeted"

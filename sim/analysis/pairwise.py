@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim import records as rec
 from dialectica.sim.analysis.agreement import GraphRun, graph_runs
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.loader import chat_model
-from dialectica.sim.engine import records as rec
 
 SCHEMA = {
     "type": "object",

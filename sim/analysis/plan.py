@@ -96,7 +96,7 @@ def needs(configs: Mapping[str, Outcomes], diff: float = 0.05, alpha: float = 0.
 
 def pilot(paths: list[Path]) -> dict[str, dict[Hashable, bool]]:
     """Outcomes by configuration: the jobs of a sweep folder (one path), or the runs given (each one graph)."""
-    from dialectica.sim.engine import records
+    from dialectica.sim import records
 
     if len(paths) == 1 and (paths[0] / records.FILE).is_file():
         raise ConfigError(f"{paths[0]} is one run: plan compares configurations; give a sweep folder, or two runs")

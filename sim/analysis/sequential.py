@@ -48,8 +48,8 @@ def bank(
     """Plays ``episodes`` scripted episodes of ``graph`` at each ``graph.<key>`` value, on the same seeds
     (``extra``: more overrides)."""
     from dialectica.sim.config.loader import load
-    from dialectica.sim.engine.records import read
     from dialectica.sim.engine.runner import run
+    from dialectica.sim.records import read
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

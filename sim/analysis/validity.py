@@ -98,7 +98,7 @@ class Agreement:
 
 def outcomes(episodes: Path, graph: str, n: int) -> np.ndarray:
     """1 for each episode of ``graph`` that converged, 0 otherwise, in episode order."""
-    from dialectica.sim.engine.records import read
+    from dialectica.sim.records import read
 
     rows = sorted(read(episodes, graph, keep=False), key=lambda r: r["episode"])
     if len(rows) != n:

@@ -21,12 +21,12 @@ from dialectica.metrics import Record
 from dialectica.metrics import converged as is_converged
 from dialectica.metrics.embedding import Embed
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
+from dialectica.sim import records as rec
 from dialectica.sim.authoring import history
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.scenarios import scenario_paths
 from dialectica.sim.config.typed import GraphRun, RunConfig, flatten
 from dialectica.sim.engine import checkpoint
-from dialectica.sim.engine import records as rec
 from dialectica.sim.engine.budget import Spend
 from dialectica.sim.engine.build import plan
 from dialectica.sim.engine.episode import run_episode

@@ -98,7 +98,7 @@ def record(out_dir: Path, resolved: dict[str, Any], resume: bool) -> None:
 
 def done_episodes(path: Path, resume: bool) -> dict[str, dict[int, Record]]:
     """Slim records a killed run of this directory finished, by graph and episode; a fresh run starts the file."""
-    from dialectica.sim.engine import records  # lazy: the entry point imports this module before Hydra
+    from dialectica.sim import records  # lazy: the entry point imports this module before Hydra
 
     if not resume:
         path.write_text("")

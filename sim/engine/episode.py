@@ -21,7 +21,7 @@ from dialectica.sim.authoring.spec import Episode, EpisodeOutcome, GraphSpec
 from dialectica.sim.authoring.termination import TerminationReason
 from dialectica.sim.engine.build import EpisodePlan, Fork
 from dialectica.sim.engine.meter import EpisodeMeter
-from dialectica.sim.engine.records import EpisodeRecord
+from dialectica.sim.records import EpisodeRecord
 
 
 @dataclass

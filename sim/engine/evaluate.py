@@ -50,7 +50,7 @@ class Evaluation:
     @cached_property
     def episodes(self) -> pd.DataFrame:
         """One row per episode (``dialectica.load_episodes``)."""
-        from dialectica.sim.engine.records import load_episodes
+        from dialectica.sim.records import load_episodes
 
         return load_episodes(self.run_dir, [self.name])
 

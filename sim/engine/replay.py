@@ -95,7 +95,7 @@ def source_tags(fork: Fork, graph: str) -> dict[str, str]:
 
 
 def _records(path: Path) -> dict[tuple[str, int], FullRecord]:
-    from dialectica.sim.engine import records
+    from dialectica.sim import records
 
     return {(r["graph"], r["episode"]): r for r in records.read(path / records.FILE)}
 

@@ -19,8 +19,9 @@ from typing import Any
 
 from dialectica.metrics import converged as is_converged
 from dialectica.metrics.sequential import Race
+from dialectica.sim import records
 from dialectica.sim.config.typed import RunConfig
-from dialectica.sim.engine import checkpoint, records
+from dialectica.sim.engine import checkpoint
 from dialectica.sim.engine.runner import run
 
 

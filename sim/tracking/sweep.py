@@ -66,7 +66,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     sequential sweep could have stopped that comparison (NaN: not decided)."""
     import pandas as pd
 
-    from dialectica.sim.engine import records
+    from dialectica.sim import records
 
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     paths = job_files(sweep_dir, "summary.json")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.engine.records import FILE, load_episodes
+from dialectica.sim.records import FILE, load_episodes
 
 if TYPE_CHECKING:
     import pandas as pd

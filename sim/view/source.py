@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dialectica.metrics import FullRecord, Record
+from dialectica.sim import records as rec
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.engine import records as rec
 from dialectica.sim.view.topology import Topology
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")

@@ -524,7 +524,7 @@ def test_an_interrupted_run_says_where_its_episodes_are_and_how_to_resume(tmp_pa
     run = tmp_path / "run"
     # the signal arrives as the third record is about to be written, as a user's ^C would mid-run
     proc = run_at(
-        At("dialectica.sim.engine.records", "append", 3),
+        At("dialectica.sim.records", "append", 3),
         [
             f"hydra.run.dir={run}",
             "tracking=none",

@@ -33,7 +33,7 @@ def test_sigterm_ends_the_run_killed_and_keeps_finished_episodes(tmp_path):
         f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}",
     ]
     # SIGTERM as the fourth record is about to be written
-    proc = run_at(At("dialectica.sim.engine.records", "append", 4), args, tmp_path, signal.SIGTERM)
+    proc = run_at(At("dialectica.sim.records", "append", 4), args, tmp_path, signal.SIGTERM)
     assert proc.returncode == 143 and not (tmp_path / "run" / "summary.json").exists(), proc.stderr[-2000:]
     assert _statuses(tmp_path / "ml.db") == ["KILLED"]
     assert 3 <= len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) <= 4

@@ -56,7 +56,7 @@ def _killed_and_resumed(args: Callable[[str], list[str]], cwd: Path, points: lis
 # graph=all plays committee, interview, maieutic, socratic_panel, tribunal: two episodes each
 EVERY_GRAPH = [
     At(f"{SIM}.engine.checkpoint", "record", 1),  # start-up: nothing written yet
-    At(f"{SIM}.engine.records", "append", 2),  # the first graph's second episode played, not written
+    At(f"{SIM}.records", "append", 2),  # the first graph's second episode played, not written
     At(f"{SIM}.engine.batch", "draw", 2),  # the second graph's episodes and metrics done, no figures
     At(f"{SIM}.tracking.runs", "MlflowRun.metrics", 3),  # the third graph's MLflow run open, its params logged
     At(f"{SIM}.engine.batch", "_write_atomic", 1),  # every graph finished and logged, the run's summary not written
@@ -86,7 +86,7 @@ def test_a_run_of_every_graph_killed_at_each_point_resumes_to_the_uninterrupted_
 SWEEP = [
     At(f"{SIM}.tracking.runs", "MlflowRun.metrics", 1),  # the first job's MLflow run open
     At(f"{SIM}.engine.checkpoint", "record", 2),  # the second job starting
-    At(f"{SIM}.engine.records", "append", 7),  # the second job's first episode played, not written
+    At(f"{SIM}.records", "append", 7),  # the second job's first episode played, not written
     At(f"{SIM}.tracking.sweep", "markdown", 1),  # both jobs done, comparison.csv written, the parent run not finished
 ]
 

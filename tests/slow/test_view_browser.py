@@ -15,7 +15,7 @@ import pytest
 
 from dialectica.sim.config.discovery import builtin_names
 from dialectica.sim.config.view import ViewOptions
-from dialectica.sim.engine.records import read
+from dialectica.sim.records import read
 from dialectica.sim.view.write import write_graph_pages
 
 GRAPHS = builtin_names()

@@ -117,7 +117,7 @@ def test_every_config_key_is_in_the_generated_reference():
 
 
 def test_the_record_reference_lists_and_describes_every_field():
-    from dialectica.sim.engine.records import EpisodeRecord
+    from dialectica.sim.records import EpisodeRecord
 
     reference = hook().records_reference()
     rows = dict(re.findall(r"^\| `(\w+)` \| .*? \| .*? \| (.*) \|$", reference, re.MULTILINE))

@@ -3,7 +3,7 @@ state stays on disk, out of what a summary keeps."""
 
 from __future__ import annotations
 
-from dialectica.sim.engine.records import EpisodeRecord, as_written, slim
+from dialectica.sim.records import EpisodeRecord, as_written, slim
 
 HEAD = {"graph": "g", "episode": 0, "seed": 1, "scenario": "s", "participants": "scripted", "termination_reason": "x"}
 

@@ -8,7 +8,7 @@ import typing
 from pathlib import Path
 
 from dialectica.metrics.record import FullRecord, Record
-from dialectica.sim.engine.records import OPTIONAL, SLIM_DROP, EpisodeRecord, Turn, slim, to_line, typed_reader_source
+from dialectica.sim.records import OPTIONAL, SLIM_DROP, EpisodeRecord, Turn, slim, to_line, typed_reader_source
 
 ROOT = Path(__file__).resolve().parents[2]
 

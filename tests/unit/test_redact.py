@@ -12,8 +12,8 @@ import traceback
 import pytest
 
 from dialectica.sim.config.typed import redact, redact_overrides, scrub_url, secrets
-from dialectica.sim.engine.records import EpisodeRecord, to_line
 from dialectica.sim.llm.backends import Reply, Request, Scrubbed
+from dialectica.sim.records import EpisodeRecord, to_line
 
 
 def test_url_credentials_are_scrubbed_wherever_they_sit():

@@ -11,7 +11,7 @@ import pytest
 
 from dialectica.sim.cli.main import dispatch
 from dialectica.sim.config.view import ViewOptions
-from dialectica.sim.engine.records import SlimRecords, slim
+from dialectica.sim.records import SlimRecords, slim
 from dialectica.sim.view.write import write_graph_pages
 
 SCENARIOS = ("bakery", "brewery", "bakery", "mill", "brewery")

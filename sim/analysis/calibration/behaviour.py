@@ -26,7 +26,7 @@ def run_statistics(run: Path, graphs: list[str] | None = None) -> dict[str, dict
     """{graph: {statistic: value}} for every calibratable graph in the run (or those named)."""
     from dialectica.sim.analysis.calibration.fit import statistics
     from dialectica.sim.config import discovery
-    from dialectica.sim.engine.records import read
+    from dialectica.sim.records import read
 
     by_graph: dict[str, list[FullRecord]] = defaultdict(list)
     for record in read(episodes_file(run)):

@@ -66,7 +66,7 @@ def rate(records: Iterable[Mapping[str, Any]]) -> float:
 
 
 def _records(path: Path) -> Records:
-    from dialectica.sim.engine.records import read
+    from dialectica.sim.records import read
 
     if not path.is_file():
         raise ConfigError(

@@ -447,7 +447,7 @@ def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
 
 def write_set(path: Path, calset: CalibratedSet) -> Path:
     """Writes the calibrated set whole or not at all (a temporary file renamed into place)."""
-    from dialectica.sim.engine.records import json_safe
+    from dialectica.sim.records import json_safe
 
     text = HEADER + yaml.safe_dump(json_safe(calset.to_dict()), sort_keys=False, allow_unicode=True, width=110)
     tmp = path.with_suffix(".yaml.tmp")
@@ -486,7 +486,7 @@ def _echo_outcome(
 
 def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
     from dialectica.sim.config import discovery
-    from dialectica.sim.engine.records import json_safe
+    from dialectica.sim.records import json_safe
 
     cwd = cwd or Path.cwd()
     args = parse(argv)

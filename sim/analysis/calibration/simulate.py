@@ -13,7 +13,7 @@ from dialectica.sim.config.calset import CalibratedSet
 from dialectica.sim.config.typed import GraphRun
 from dialectica.sim.engine.build import EpisodePlan, episode_seed
 from dialectica.sim.engine.episode import run_episode
-from dialectica.sim.engine.records import to_line
+from dialectica.sim.records import to_line
 
 
 def with_point(params: Any, point: Mapping[str, Any]) -> Any:

@@ -86,7 +86,7 @@ class EpisodeRecord(BaseModel):
     context: dict[str, Any] | None = None
 
 
-HEADER = '''"""The episode record as the pure metrics read it. GENERATED from ``dialectica.sim.engine.records.EpisodeRecord``
+HEADER = '''"""The episode record as the pure metrics read it. GENERATED from ``dialectica.sim.records.EpisodeRecord``
 (``typed_reader_source``; ``tests/unit/test_record_schema.py`` checks it): edit the model, not this file."""
 
 from typing import Any, NotRequired, TypedDict
@@ -108,7 +108,7 @@ class FullRecord(Record):
 def typed_reader_source() -> str:
     """``metrics/record.py``, generated from ``EpisodeRecord``: the ``Record`` (slim) and ``FullRecord`` TypedDicts the
     pure metrics read, so that the reader's schema is the writer's. Regenerate it with
-    ``python -c "from dialectica.sim.engine.records import typed_reader_source as t; print(t(), end='')"
+    ``python -c "from dialectica.sim.records import typed_reader_source as t; print(t(), end='')"
     > metrics/record.py``."""
 
     def spelled(name: str) -> str:
