@@ -30,6 +30,7 @@ from dialectica.sim.authoring.params import ConfigError, build_params
 from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.config import calset, discovery
 from dialectica.sim.config.budget import Budget
+from dialectica.sim.config.fork import fork_runs
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
@@ -216,8 +217,6 @@ def _cast_runs(cfg: DictConfig, kind: str) -> list[GraphRun]:
         graph_runs = [calibrated(run) for run in graph_runs]
     replay = _container(cfg.replay) if cfg.get("replay") else {}
     if replay.get("run"):
-        from dialectica.sim.engine.replay import fork_runs
-
         graph_runs = fork_runs(graph_runs, replay)
     return graph_runs
 

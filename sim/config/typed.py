@@ -8,19 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dialectica.sim import secrets
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.spec import GraphSpec
 from dialectica.sim.config.budget import Budget
+from dialectica.sim.config.fork import Fork
 from dialectica.sim.config.shape import Traces
 from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.llm.casting import Voices
 from dialectica.sim.secrets import scrub_url
-
-if TYPE_CHECKING:
-    from dialectica.sim.engine.build import Fork
 
 _SECRET = secrets.SECRET_NAME
 
@@ -36,7 +34,7 @@ class GraphRun:
         scenarios: The selected scenarios, prepared.
         raw: The graph's config as given (for logging).
         datasets: The graph's data folder.
-        fork: Where each episode forks from (``dialectica replay``: an ``engine.build.Fork``); None in a plain run.
+        fork: Where each episode forks from (``dialectica replay``: a ``config.fork.Fork``); None in a plain run.
     """
 
     spec: GraphSpec

@@ -13,26 +13,11 @@ import numpy as np
 
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.spec import CastOptions
+from dialectica.sim.config.fork import Fork
 from dialectica.sim.llm.casting import Voices
 
 if TYPE_CHECKING:
     from dialectica.sim.config.typed import GraphRun, RunConfig
-
-
-@dataclass(frozen=True)
-class Fork:
-    """An episode replayed from another run: its first ``turn`` turns under ``before`` (the original run's
-    params), the rest under the replay's own (``dialectica replay``).
-
-    Attributes:
-        run: The original run's directory (as the record names it).
-        turn: The turns kept from the original; 0 replays the whole episode under the replay's params.
-        before: The original run's params of the graph.
-    """
-
-    run: str
-    turn: int
-    before: Any
 
 
 def episode_seed(seed: int, graph: str, index: int) -> int:

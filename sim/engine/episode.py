@@ -19,7 +19,8 @@ from dialectica.sim.authoring import history
 from dialectica.sim.authoring.cast import CastRequest, build_deps
 from dialectica.sim.authoring.spec import Episode, EpisodeOutcome, GraphSpec
 from dialectica.sim.authoring.termination import TerminationReason
-from dialectica.sim.engine.build import EpisodePlan, Fork
+from dialectica.sim.config.fork import Fork
+from dialectica.sim.engine.build import EpisodePlan
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.records import EpisodeRecord
 

@@ -306,7 +306,7 @@ def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
 
 def test_a_fork_after_a_turn_may_change_a_context_knob_but_not_one_that_builds_the_graph():
     from dialectica.sim.adapter.app import App
-    from dialectica.sim.engine.replay import _same_graph
+    from dialectica.sim.config.fork import _same_graph
 
     def make(replies: int = 1) -> Any:
         return SHOP

@@ -1,0 +1,79 @@
+"""A replay's fork, checked with the rest of the config: where each episode forks from (``replay.run``,
+``replay.from_turn``) and the original run's params of each graph. The engine plays it (``engine.replay``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, build_params, did_you_mean
+
+
+@dataclass(frozen=True)
+class Fork:
+    """An episode replayed from another run: its first ``turn`` turns under ``before`` (the original run's
+    params), the rest under the replay's own (``dialectica replay``).
+
+    Attributes:
+        run: The original run's directory (as the record names it).
+        turn: The turns kept from the original; 0 replays the whole episode under the replay's params.
+        before: The original run's params of the graph.
+    """
+
+    run: str
+    turn: int
+    before: Any
+
+
+def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
+    """The graph runs with their forks: the original run's params of each graph (its ``<graph>/config.json``).
+
+    Raises:
+        ConfigError: naming ``replay.run``, ``replay.from_turn`` or an unknown ``replay`` key and what is wrong.
+    """
+    unknown = sorted(set(replay) - {"run", "from_turn"})
+    if unknown:
+        hint = did_you_mean(unknown[0], ("from_turn", "run"), "replay.")
+        raise ConfigError(f"unknown key replay.{unknown[0]}{hint}; valid keys: from_turn, run")
+    source = Path(str(replay["run"]))
+    turn = replay.get("from_turn", 0)
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
+        raise ConfigError(f"replay.from_turn={turn!r} is invalid; valid values: integers >= 0 (the turns kept)")
+    if not (source / "episodes.jsonl").is_file():
+        raise ConfigError(
+            f"replay.run={source} holds no episodes.jsonl; give a finished run's directory "
+            "(results/runs/<time>, or a sweep's job folder)"
+        )
+    forked = []
+    for run in graph_runs:
+        config = source / run.spec.name / "config.json"
+        if not config.is_file():
+            raise ConfigError(
+                f"replay.run={source} has no graph {run.spec.name} ({config} is missing); its graphs: "
+                f"{', '.join(sorted(p.parent.name for p in source.glob('*/config.json')))}"
+            )
+        if turn > 0 and run.spec.play is None and run.spec.turns is None:
+            raise ConfigError(
+                f"graph {run.spec.name} cannot be forked after a turn (its spec has neither play nor turns); "
+                "valid: replay.from_turn=0"
+            )
+        raw = json.loads(config.read_text())["graph"]
+        before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
+        if turn > 0:
+            _same_graph(run.spec.name, before, run.params)
+        forked.append(replace(run, fork=Fork(str(source), turn, before)))
+    return forked
+
+
+def _same_graph(graph: str, before: Any, after: Any) -> None:
+    """Refuses a fork after a turn that changes a knob marked as building another compiled graph (a graph used as
+    it is: its factory's arguments): an episode's thread cannot move onto another graph mid-dialogue."""
+    for f in fields(before):
+        if f.metadata.get(REBUILDS_GRAPH) and getattr(before, f.name) != getattr(after, f.name):
+            raise ConfigError(
+                f"graph.{f.name} builds {graph}'s graph, so a fork after a turn cannot change it "
+                f"({getattr(before, f.name)!r} -> {getattr(after, f.name)!r}); valid: replay.from_turn=0 for it, "
+                "or fork over the graph's context knobs"
+            )
