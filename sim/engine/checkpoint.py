@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import json
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +48,7 @@ def _number(value: Any) -> Any:
 
 
 def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
-    """The flattened config that decides a run's results, and the package version."""
-    from dialectica import __version__
+    """The flattened config that decides a run's results, and the package version (``dialectica.__version__``)."""
     from dialectica.sim.config.typed import flatten
     from dialectica.sim.secrets import scrub_tree
 
@@ -56,7 +57,16 @@ def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
         for k, v in flatten(scrub_tree(resolved)).items()
         if not any(k == ignored or k.startswith(f"{ignored}.") for ignored in IGNORED)
     }
-    return {**kept, "dialectica_version": json.dumps(__version__)}
+    return {**kept, "dialectica_version": json.dumps(_version())}
+
+
+@cache
+def _version() -> str:
+    """The installed package's version, as ``dialectica.__version__`` reads it."""
+    try:
+        return version("dialectica")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
 
 
 def digest(resolved: dict[str, Any]) -> str:
