@@ -15,8 +15,10 @@ from mlflow.tracking import MlflowClient
 
 from dialectica.sim.analysis.calibration import behaviour
 from dialectica.sim.analysis.calibration import job as cli
+from dialectica.sim.analysis.calibration.fit import load_reference
 from dialectica.sim.analysis.validity import run as validity
 from dialectica.sim.authoring.data import builtin_graph
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.main import dispatch
 from dialectica.sim.config.discovery import load
 from dialectica.sim.config.loader import load as load_config
@@ -199,3 +201,111 @@ def test_an_offset_fit_that_finds_no_shift_writes_the_personas_as_written(refere
     assert any(line.startswith("no shift fitted better") for line in lines)
     configs = report["evaluation"]["configs"]
     assert [r["calibrated_rate"] for r in configs] == [r["scripted_rate"] for r in configs]  # it plays as authored
+
+
+@pytest.fixture(scope="module")
+def seeded(reference):
+    """The reference at seed 2 and two more of the same graph, grid and episodes at seeds 5 and 7."""
+    root, _, ref, args = reference
+    refs = [ref]
+    for seed in (5, 7):
+        cwd = root / f"seed-{seed}"  # a folder each: validity names its run by the second it started
+        cwd.mkdir()
+        given = [a if not a.startswith("seed=") else f"seed={seed}" for a in args]
+        refs.append(Path(validity(given, cwd=cwd, echo=lambda _: None)["out_dir"]))
+    return root, refs
+
+
+def test_references_at_several_seeds_pool_the_fit_seeds_and_judge_the_others(seeded, tmp_path):
+    root, refs = seeded
+    lines: list[str] = []
+    store = f"sqlite:///{tmp_path / 'ml.db'}"
+    target = tmp_path / "calibrated.yaml"
+    given = [f"graph={GRAPH}", f"reference={','.join(map(str, refs))}", "trials=3", f"out={target}"]
+    report = cli.run([*given, f"tracking.uri={store}"], cwd=root, echo=lines.append)
+
+    prov = report["provenance"]
+    assert prov["fit_seeds"] == [2, 5] and prov["validation_seeds"] == [7] and prov["seed"] == [2, 5]
+    assert prov["reference"] == ",".join(str(r.relative_to(root)) for r in refs) and prov["episodes"] == 4
+    # the grid-point report pools the fit seeds: 8 LLM episodes a point
+    pooled = [cli.rate(a + b) for a, b in zip(*(load_reference(r, GRAPH).llm for r in refs[:2]), strict=True)]
+    assert [r["llm_rate"] for r in report["evaluation"]["configs"]] == pooled
+    section = report["evaluation"]["held_out_seeds"]
+    held = load_reference(refs[2], GRAPH)
+    assert [(c["seed"], c["config"]) for c in section["cells"]] == [(7, "budget=3"), (7, "budget=6"), (7, "budget=10")]
+    assert [c["llm_rate"] for c in section["cells"]] == [cli.rate(rows) for rows in held.llm]
+    assert [c["scripted_rate"] for c in section["cells"]] == [cli.rate(rows) for rows in held.scripted]
+    for cast in ("scripted", "calibrated"):
+        inside = [c["llm_ci95_low"] <= c[f"{cast}_rate"] <= c["llm_ci95_high"] for c in section["cells"]]
+        assert [c[f"{cast}_inside_llm_ci"] for c in section["cells"]] == inside
+        assert report["held_out_seed_inside"][cast] == pytest.approx(sum(inside) / 3)
+    shares = report["held_out_seed_inside"]
+    assert (report["calibrated_set"] is not None) == (
+        shares["calibrated"] >= shares["scripted"] and report["fit"]["loss"] < report["fit"]["authored_loss"]
+    )
+    out = Path(lines[-1].split("report: ")[1])
+    text = (out / "calibration.md").read_text()
+    assert "Held-out seeds (7)" in text and "| 7 | budget=10 |" in text and "Fitted on seeds 2, 5." in text
+    assert "Held-out-seed cells inside the LLM's 95% interval: authored" in text
+    client = MlflowClient(store)
+    logged = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])[0]
+    assert logged.data.params["fit_seeds"] == "2,5" and logged.data.params["validation_seeds"] == "7"
+    assert logged.data.metrics["held_out_seed_inside.calibrated"] == pytest.approx(shares["calibrated"])
+    assert logged.data.metrics["held_out_seed_inside.authored"] == pytest.approx(shares["scripted"])
+
+    # fit_seeds= chooses: one seed fitted, two held out, six cells; the rerun command names it
+    again = cli.run([*given, "fit_seeds=5", "tracking=none"], cwd=root, echo=lambda _: None)
+    assert again["provenance"]["fit_seeds"] == [5] and again["provenance"]["validation_seeds"] == [2, 7]
+    assert [c["seed"] for c in again["evaluation"]["held_out_seeds"]["cells"]] == [2, 2, 2, 7, 7, 7]
+    assert "fit_seeds=5" in again["provenance"]["command"]
+
+
+def test_a_set_that_holds_less_often_on_held_out_seeds_than_the_authored_cast_is_not_written(seeded, tmp_path, monkeypatch):
+    root, refs = seeded
+    # a held-out reference at seed 7 whose LLM episodes are the authored cast's: the authored cast is inside everywhere
+    held = tmp_path / "seed-7"
+    shutil.copytree(refs[2], held)
+    for i in range(3):
+        shutil.copyfile(held / f"{i}-scripted" / "episodes.jsonl", held / f"{i}-llm" / "episodes.jsonl")
+    found = cli.search
+
+    def never_converges(*args, **kwargs):  # a fit that claims a lower loss with values that break the interview
+        fit = found(*args, **kwargs)
+        values = {"vagueness": 0.95, "off_topic": 0.95, "contradiction": 0.6, "items_per_answer": 1}
+        return dataclasses.replace(fit, values=values, loss=fit.authored_loss - 1)
+
+    monkeypatch.setattr(cli, "search", never_converges)
+    lines: list[str] = []
+    target = tmp_path / "calibrated.yaml"
+    report = cli.run(
+        [f"graph={GRAPH}", f"reference={refs[0]},{held}", "trials=1", f"out={target}", "tracking=none"],
+        cwd=root,
+        echo=lines.append,
+    )
+    shares = report["held_out_seed_inside"]
+    assert shares["scripted"] == 1.0 and shares["calibrated"] < 1.0
+    assert report["calibrated_set"] is None and not target.exists()
+    [line] = [line for line in lines if line.startswith("calibrated set not written")]
+    assert "on the held-out seeds 7" in line and "fewer than the authored cast's 3/3" in line and str(target) in line
+
+
+def test_references_that_disagree_are_refused_in_one_line(seeded, tmp_path):
+    root, refs = seeded
+    other = tmp_path / "other-grid"
+    shutil.copytree(refs[1], other)
+    data = json.loads((other / "validity.json").read_text())
+    data["grid"] = {"budget": [3, 6, 11]}
+    (other / "validity.json").write_text(json.dumps(data))
+    with pytest.raises(ConfigError) as err:
+        cli.run([f"graph={GRAPH}", f"reference={refs[0]},{other}", "tracking=none"], cwd=root, echo=lambda _: None)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"reference={other} does not agree with reference={refs[0]}")
+    assert "grid budget=3, budget=6, budget=11 against budget=3, budget=6, budget=10" in message
+    with pytest.raises(ConfigError, match="seed 2 like reference="):
+        cli.run([f"graph={GRAPH}", f"reference={refs[0]},{refs[0]}", "tracking=none"], cwd=root, echo=lambda _: None)
+    with pytest.raises(ConfigError, match="fit_seeds=3 must name seeds of the references: 2,5"):
+        cli.run(
+            [f"graph={GRAPH}", f"reference={refs[0]},{refs[1]}", "fit_seeds=3", "tracking=none"],
+            cwd=root,
+            echo=lambda _: None,
+        )

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import pytest
 import yaml
 
-from dialectica.sim.analysis.calibration.job import write_set
+from dialectica.sim.analysis.calibration import seeds
 from dialectica.sim.analysis.calibration.fit import (
     RATE_SCALE,
+    Reference,
     authored_mean,
     authored_personas,
     loss,
@@ -20,6 +22,7 @@ from dialectica.sim.analysis.calibration.fit import (
     shifted,
     split,
 )
+from dialectica.sim.analysis.calibration.job import write_set
 from dialectica.sim.authoring.calibration import Calibration, Knob
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config import calset
@@ -87,6 +90,74 @@ def test_the_split_holds_out_every_other_point_unless_told():
         split(3, [3])
     with pytest.raises(ConfigError, match="leaves no grid point held out"):
         split(3, [0, 1, 2])
+
+
+def _reference(seed, converged, points=({"budget": 3}, {"budget": 6}), episodes=4, graph="toy"):
+    """A reference whose LLM converges in ``converged[i]`` of the episodes at point ``i`` (the authored
+    scripted cast in all of them)."""
+
+    def rows(k):
+        return [{"episode": e, "termination_reason": "converged" if e < k else "max_rounds"} for e in range(episodes)]
+
+    return Reference(
+        Path(f"ref-{seed}"), graph, list(points), [rows(k) for k in converged], [rows(episodes) for _ in points], seed, []
+    )
+
+
+def test_seed_hold_out_fits_on_all_but_the_last_seed_unless_told():
+    assert seeds.choose_seeds([2]) == ([2], [])
+    assert seeds.choose_seeds([2, 5, 7]) == ([2, 5], [7])
+    assert seeds.choose_seeds([2, 5, 7], [7, 2]) == ([2, 7], [5])
+    assert seeds.choose_seeds([2], [2]) == ([2], [])
+    with pytest.raises(ConfigError, match="must name seeds of the references: 2,5"):
+        seeds.choose_seeds([2, 5], [3])
+    with pytest.raises(ConfigError, match="leaves no reference's seed held out"):
+        seeds.choose_seeds([2, 5], [5, 2])
+
+
+def test_pooled_references_put_every_seeds_episodes_side_by_side_per_point():
+    a, b = _reference(2, [1, 2]), _reference(5, [3, 4])
+    pooled = seeds.pool([a, b])
+    assert [len(rows) for rows in pooled.llm] == [8, 8] and pooled.episodes == 8
+    assert pooled.llm[1] == a.llm[1] + b.llm[1] and pooled.scripted[0] == a.scripted[0] + b.scripted[0]
+    assert pooled.seed == 2 and pooled.points == a.points
+    assert seeds.pool([a]) is a
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        (_reference(5, [1], points=({"budget": 3},)), "grid budget=3 against budget=3, budget=6"),
+        (_reference(5, [1, 1], episodes=3), "3 episodes per point against 4"),
+        (_reference(2, [1, 1]), "seed 2 like reference=ref-2"),
+        (_reference(5, [1, 1], graph="other"), "graph other against toy"),
+    ],
+)
+def test_references_that_disagree_are_refused_in_one_line_naming_them(other, message):
+    with pytest.raises(ConfigError, match="^reference=ref-.* does not agree with reference=ref-2: ") as err:
+        seeds.check_agreement([_reference(2, [1, 1]), other])
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_held_out_seed_cells_say_which_cast_lies_inside_the_llms_interval():
+    held = [_reference(7, [0, 4]), _reference(9, [4, 4])]
+    calibrated = {7: [[{"termination_reason": "max_rounds"}] * 4] * 2, 9: [[{"termination_reason": "converged"}] * 4] * 2}
+    section = seeds.held_out_seeds(held, calibrated)
+    assert [(c["seed"], c["config"]) for c in section["cells"]] == [
+        (7, "budget=3"),
+        (7, "budget=6"),
+        (9, "budget=3"),
+        (9, "budget=6"),
+    ]
+    # authored converges always: outside at (7, budget=3) only; calibrated never converges on seed 7
+    assert [c["scripted_inside_llm_ci"] for c in section["cells"]] == [False, True, True, True]
+    assert [c["calibrated_inside_llm_ci"] for c in section["cells"]] == [True, False, True, True]
+    assert section["inside"] == {"scripted": 3, "calibrated": 3} and section["total"] == 4
+    assert section["share"] == {"scripted": 0.75, "calibrated": 0.75} and not seeds.worse(section)
+    calibrated[9] = calibrated[7]
+    assert seeds.worse(seeds.held_out_seeds(held, calibrated))
+    assert not seeds.worse(seeds.held_out_seeds([], {})) and seeds.markdown(seeds.held_out_seeds([], {})) == []
+    assert "| 7 | budget=3 | 0.00 (0.00-0.49) | 1.00 | no | 0.00 | yes |" in seeds.markdown(section)
 
 
 def test_the_search_recovers_the_values_that_made_the_reference():

@@ -1,12 +1,15 @@
 """``dialectica calibrate graph=NAME``: fit the scripted cast's personas to an LLM reference run.
 
-``reference=DIR`` names a ``dialectica validity`` directory of the graph; without it one is run first (the
-graph's grid or ``grid.<param>=a,b,c``, the reference model (``validity.REFERENCE_PRESET``) or any ``llm=``
-backend; every other argument is an override for that run). The fit uses the grid points ``fit=i,j`` (every
-other point by default) over ``trials=N`` Optuna trials and reports the match at every point, the held-out
-ones apart. It writes a report under ``results/calibration/<graph>-<time>/`` and, when the fit's loss is lower
-than the authored personas', the calibrated set with its provenance to ``<graph's datasets>/calibrated.yaml``
-(``out=PATH`` elsewhere).
+``reference=DIR`` names a ``dialectica validity`` directory of the graph, ``reference=A,B,C`` several (the same
+graph, grid and episodes, at different seeds); without it one is run first (the graph's grid or
+``grid.<param>=a,b,c``, the reference model (``validity.REFERENCE_PRESET``) or any ``llm=`` backend; every other
+argument is an override for that run). The fit pools the references of the seeds ``fit_seeds=s,t`` (every
+reference's seed but the last one's by default) at the grid points ``fit=i,j`` (every other point by default)
+over ``trials=N`` Optuna trials and reports the match at every point, the held-out ones apart, and per held-out
+seed and point. It writes a report under ``results/calibration/<graph>-<time>/`` and, when the fit's loss is
+lower than the authored personas' and the calibrated cast lies inside the LLM's interval in no smaller share of
+the held-out seeds' cells than the authored cast, the calibrated set with its provenance to
+``<graph's datasets>/calibrated.yaml`` (``out=PATH`` elsewhere).
 """
 
 from __future__ import annotations
@@ -24,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from dialectica.metrics import FullRecord
+from dialectica.sim.analysis.calibration import seeds
 from dialectica.sim.analysis.calibration.fit import (
     Fit,
     Reference,
     authored_mean,
     authored_personas,
     converged,
-    load_reference,
     offset_knobs,
     rate,
     search,
@@ -55,8 +58,8 @@ HEADER = (
 TRIALS = 30
 MODES = ("shared", "offset")  # one value per knob for every persona | one shift per knob of each authored value
 USAGE = (
-    "usage: dialectica calibrate graph=NAME [reference=VALIDITY_DIR] [fit=0,2,4] [trials=N] [mode=shared|offset] "
-    "[out=PATH] "
+    "usage: dialectica calibrate graph=NAME [reference=VALIDITY_DIR[,DIR...]] [fit_seeds=S,T] [fit=0,2,4] [trials=N] "
+    "[mode=shared|offset] [out=PATH] "
     "[grid.PARAM=a,b,c] [overrides for the reference run]"
 )
 
@@ -64,8 +67,9 @@ USAGE = (
 @dataclass(frozen=True)
 class Args:
     graph: str
-    reference: Path | None
+    reference: list[Path] | None
     fit: list[int] | None
+    fit_seeds: list[int] | None
     trials: int
     mode: str
     out: Path | None
@@ -82,7 +86,7 @@ def parse(argv: Sequence[str]) -> Args:
         key, sep, value = arg.partition("=")
         if not sep:
             raise ConfigError(f"{arg!r} is not key=value; {USAGE}")
-        if key in ("graph", "reference", "fit", "trials", "mode", "out"):
+        if key in ("graph", "reference", "fit", "fit_seeds", "trials", "mode", "out"):
             given[key] = value
         elif key.lstrip("+").split(".")[0] == "tracking":
             tracking.append(arg)
@@ -98,21 +102,30 @@ def parse(argv: Sequence[str]) -> Args:
         )
     try:
         fit = [int(i) for i in given["fit"].split(",")] if "fit" in given else None
+        fit_seeds = [int(i) for i in given["fit_seeds"].split(",")] if "fit_seeds" in given else None
         trials = int(given.get("trials", TRIALS))
     except ValueError as exc:
-        raise ConfigError(f"fit= takes grid indices (fit=0,2,4) and trials= a whole number; {USAGE}") from exc
+        raise ConfigError(
+            f"fit= takes grid indices (fit=0,2,4), fit_seeds= the references' seeds (fit_seeds=0,7) and trials= a "
+            f"whole number; {USAGE}"
+        ) from exc
     if trials < 1:
         raise ConfigError(f"trials={trials} must be at least 1")
     mode = given.get("mode", "shared")
     if mode not in MODES:
         raise ConfigError(f"mode={mode!r} is not a fit mode; valid modes: {', '.join(MODES)}")
-    reference = Path(given["reference"]) if "reference" in given else None
+    reference = [Path(p) for p in given["reference"].split(",") if p] if "reference" in given else None
+    if reference == []:
+        raise ConfigError(f"reference= names no directory; {USAGE}")
+    if reference is None and fit_seeds is not None:
+        raise ConfigError("fit_seeds= chooses among the seeds of the runs given as reference=A,B,C; give them")
     if reference is not None and rest:
         raise ConfigError(
             f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
             "run a new reference with them"
         )
-    return Args(graph, reference, fit, trials, mode, Path(given["out"]) if "out" in given else None, rest, tracking)
+    out = Path(given["out"]) if "out" in given else None
+    return Args(graph, reference, fit, fit_seeds, trials, mode, out, rest, tracking)
 
 
 def _package_version() -> str:
@@ -204,7 +217,9 @@ def markdown(graph: str, report: dict[str, Any], docs: dict[str, str]) -> str:
         f"{ev['held_out']}, calibrated {ev['held_out_inside']['calibrated']}/{ev['held_out']}. "
         f"Spearman with the LLM over the grid: authored {_num(ev['spearman']['scripted'])}, calibrated "
         f"{_num(ev['spearman']['calibrated'])}. Fit loss: authored {report['fit']['authored_loss']:.3f}, "
-        f"calibrated {report['fit']['loss']:.3f}.",
+        f"calibrated {report['fit']['loss']:.3f}. Fitted on seeds "
+        f"{', '.join(map(str, report['provenance']['fit_seeds']))}.",
+        *seeds.markdown(ev["held_out_seeds"]),
         "",
         "| statistic | LLM | authored scripted | calibrated | meaning |",
         "|---|---|---|---|---|",
@@ -273,6 +288,8 @@ def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> No
             {
                 "graph": args.graph,
                 "reference": report["provenance"]["reference"],
+                "fit_seeds": ",".join(map(str, report["provenance"]["fit_seeds"])),
+                "validation_seeds": ",".join(map(str, report["provenance"]["validation_seeds"])) or "none",
                 "trials": args.trials,
                 "mode": report["mode"],
                 **{f"{'offset' if report['mode'] == 'offset' else 'value'}.{k}": v for k, v in report["values"].items()},
@@ -283,6 +300,11 @@ def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> No
                 "loss": report["fit"]["loss"],
                 "authored_loss": report["fit"]["authored_loss"],
                 "held_out_inside_llm_ci": ev["held_out_inside"]["calibrated"] / max(1, ev["held_out"]),
+                **{
+                    f"held_out_seed_inside.{'authored' if c == 'scripted' else c}": share
+                    for c, share in ev["held_out_seeds"]["share"].items()
+                    if share is not None
+                },
                 **({"spearman_with_llm": ev["spearman"]["calibrated"]} if ev["spearman"]["calibrated"] is not None else {}),
             }
         )
@@ -299,8 +321,8 @@ class _Cast:
     offset: bool  # a trial's values shift each persona's authored ones (mode=offset) instead of replacing them
     authored: dict[str, dict[str, float]]
     graph_run: GraphRun
-    episodes: int
-    seed: int
+    episodes: int  # per point and seed
+    seeds: tuple[int, ...]  # the fit seeds: a trial plays each one's episodes, side by side per point
     embed: Callable[[list[str]], Any] | None
     fit_points: list[dict[str, Any]]
 
@@ -311,31 +333,41 @@ class _Cast:
             return CalibratedSet(self.graph, {}, shifted(self.calibration, self.authored, values))
         return CalibratedSet(self.graph, values)
 
-    def play(self, values: dict[str, float] | None, points: list[dict[str, Any]] | None = None) -> list[list[FullRecord]]:
+    def play(
+        self,
+        values: dict[str, float] | None,
+        points: list[dict[str, Any]] | None = None,
+        seeds: Sequence[int] | None = None,
+    ) -> list[list[FullRecord]]:
         """The scripted records per point (the fit points unless given), the personas set to ``values`` (None: as
-        authored)."""
+        authored), on each of ``seeds`` (the fit seeds unless given) in turn, pooled per point."""
         from dialectica.sim.analysis.calibration.simulate import simulate
 
         cast = None if values is None else self.calibrated(values)
         points = self.fit_points if points is None else points
-        return simulate(self.graph_run, points, self.episodes, self.seed, cast, self.embed)
+        played = [simulate(self.graph_run, points, self.episodes, s, cast, self.embed) for s in seeds or self.seeds]
+        return [[r for rows in played for r in rows[i]] for i in range(len(points))]
 
     def stats(self, records: list[FullRecord]) -> dict[str, float]:
         return statistics(self.calibration, records)
 
 
-def _reference_dir(args: Args, cwd: Path, echo: Callable[[str], None]) -> Path:
-    """The ``dialectica validity`` directory given as ``reference=``, or one run now with the other arguments."""
+def _reference_dirs(args: Args, cwd: Path, echo: Callable[[str], None]) -> list[Path]:
+    """The ``dialectica validity`` directories given as ``reference=``, or one run now with the other arguments."""
     if args.reference is not None:
-        return args.reference if args.reference.is_absolute() else cwd / args.reference
+        return [path if path.is_absolute() else cwd / path for path in args.reference]
     from dialectica.sim.analysis import validity
 
     echo(f"no reference= given: running one (dialectica validity graph={args.graph} {' '.join(args.rest)})")
-    return Path(validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd, echo=echo)["out_dir"])
+    return [Path(validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd, echo=echo)["out_dir"])]
 
 
-def _cast(args: Args, spec: GraphSpec, calibration: Calibration, reference: Reference, fit: list[int], cwd: Path) -> _Cast:
-    """The graph run under the reference's overrides with the scripted cast (and the embedder, where it embeds)."""
+def _cast(
+    args: Args, spec: GraphSpec, calibration: Calibration, references: list[Reference], fit: list[int], cwd: Path
+) -> _Cast:
+    """The graph run under the (first fit) reference's overrides with the scripted cast (and the embedder, where it
+    embeds), playing the fit references' seeds."""
+    reference = references[0]
     from dialectica.sim.config.loader import load
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -350,12 +382,11 @@ def _cast(args: Args, spec: GraphSpec, calibration: Calibration, reference: Refe
     fit_points = [reference.points[i] for i in fit]
     authored = authored_personas(calibration, graph_run.scenarios)
     offset = args.mode == "offset"
-    return _Cast(args.graph, calibration, offset, authored, graph_run, reference.episodes, reference.seed, embed, fit_points)
+    fit_seeds = tuple(r.seed for r in references)
+    return _Cast(args.graph, calibration, offset, authored, graph_run, reference.episodes, fit_seeds, embed, fit_points)
 
 
-def _fit(
-    cast: _Cast, args: Args, reference: Reference, fit: list[int], reference_dir: Path, echo: Callable[[str], None]
-) -> Fit:
+def _fit(cast: _Cast, args: Args, reference: Reference, fit: list[int], shown: str, echo: Callable[[str], None]) -> Fit:
     """Optuna's search for the values whose scripted cast matches the LLM's statistics and rates at the fit points."""
     from tqdm import tqdm
 
@@ -364,8 +395,8 @@ def _fit(
     target_rates = [rate(reference.llm[i]) for i in fit]
     echo(
         f"fitting {len(calibration.knobs)} knobs of {args.graph} ({args.mode}) on {len(fit)} of "
-        f"{len(reference.points)} grid points ({cast.episodes} episodes each), {args.trials} trials; "
-        f"reference {reference_dir}"
+        f"{len(reference.points)} grid points ({cast.episodes} episodes each on seeds "
+        f"{', '.join(map(str, cast.seeds))}), {args.trials} trials; reference {shown}"
     )
     space = offset_knobs(calibration) if cast.offset else calibration.knobs
     bar = tqdm(total=args.trials, desc=f"calibrate {args.graph}", unit="trial", dynamic_ncols=True)
@@ -397,6 +428,7 @@ def _command(args: Args, shown: Path | str) -> str:
             "dialectica calibrate",
             f"graph={args.graph}",
             f"reference={shown}",
+            *([f"fit_seeds={','.join(map(str, args.fit_seeds))}"] if args.fit_seeds else []),
             *([f"fit={','.join(map(str, args.fit))}"] if args.fit else []),
             f"trials={args.trials}",
             *([f"mode={args.mode}"] if args.mode != "shared" else []),
@@ -405,14 +437,25 @@ def _command(args: Args, shown: Path | str) -> str:
 
 
 def _provenance(
-    args: Args, reference: Reference, fit: list[int], held: list[int], shown: Path | str, now: datetime
+    args: Args,
+    references: list[Reference],
+    split_seeds: tuple[list[int], list[int]],
+    fit: list[int],
+    shown: str,
+    now: datetime,
 ) -> dict[str, Any]:
-    """Where the calibrated set comes from: the reference's model, seed, grid and overrides, the split, the fit."""
+    """Where the calibrated set comes from: the references' model, seeds, grid and overrides, the splits (seeds
+    and grid points), the fit."""
+    reference = references[0]
+    fit_seeds, held_seeds = split_seeds
+    held = [i for i in range(len(reference.points)) if i not in fit]
     n = reference.episodes
     return {
         "model": reference.model,
-        "reference": str(shown),
-        "seed": reference.seed,
+        "reference": shown,
+        "seed": fit_seeds[0] if len(fit_seeds) == 1 else fit_seeds,
+        "fit_seeds": fit_seeds,
+        "validation_seeds": held_seeds,
         "episodes": n,
         "episode_indices": [0, n - 1],
         "grid": {k: [p[k] for p in reference.points] for k in reference.points[0]},
@@ -434,6 +477,11 @@ def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
         "loss": result.loss,
         "authored_loss": result.authored_loss,
         "held_out_inside_llm_ci": f"{evaluation['held_out_inside']['calibrated']}/{evaluation['held_out']}",
+        **(
+            {"held_out_seed_inside_llm_ci": f"{seeded['inside']['calibrated']}/{seeded['total']}"}
+            if (seeded := evaluation["held_out_seeds"])["total"]
+            else {}
+        ),
         "spearman_with_llm": evaluation["spearman"]["calibrated"],
         "statistics": {
             name: {
@@ -470,64 +518,108 @@ def _write_report(
     return out, text
 
 
-def _echo_outcome(
-    echo: Callable[[str], None], result: Fit, target_path: Path, better: bool, as_written: bool, out: Path
-) -> None:
+def _echo_outcome(echo: Callable[[str], None], result: Fit, target_path: Path, report: dict[str, Any], out: Path) -> None:
     """Says whether the calibrated set was written, and why not where it was not."""
+    as_written, written = report["fit"]["as_written"], report["calibrated_set"] is not None
+    seeded = report["evaluation"]["held_out_seeds"]
     if as_written:
         echo(f"no shift fitted better than the personas as written: {target_path} holds them as written")
-    if not better:
+    if not (result.loss < result.authored_loss or as_written):
         echo(
             f"calibrated set not written: the fit's loss {result.loss:.3f} is no lower than the authored cast's "
             f"{result.authored_loss:.3f}, so {target_path} is left as it was (try more trials= or other fit= points)"
         )
-    echo(f"calibrated set: {target_path if better else 'not written'}\nreport: {out}")
+    elif not written:
+        k, n = seeded["inside"], seeded["total"]
+        echo(
+            f"calibrated set not written: on the held-out seeds {','.join(map(str, seeded['seeds']))} the calibrated "
+            f"cast lies inside the LLM's 95% interval in {k['calibrated']}/{n} cells, fewer than the authored cast's "
+            f"{k['scripted']}/{n}, so {target_path} is left as it was (try more trials=, fit seeds or fit= points)"
+        )
+    echo(f"calibrated set: {target_path if written else 'not written'}\nreport: {out}")
+
+
+def _shown(paths: list[Path], cwd: Path) -> str:
+    """The references as the provenance names them: relative to where it ran (results/validity/...) when under
+    it, so that a set committed to the repository names no machine's paths; comma-separated."""
+    return ",".join(
+        os.path.relpath(path, cwd) if path.resolve().is_relative_to(cwd.resolve()) else str(path) for path in paths
+    )
+
+
+def _evaluate(
+    cast: _Cast, values: dict[str, float], pooled: Reference, fit: list[int], held: list[Reference]
+) -> dict[str, Any]:
+    """The calibrated cast against the pooled fit references at every grid point, and against each held-out
+    seed's reference at every point (``held_out_seeds``)."""
+    evaluation = evaluate(pooled, cast.play(values, pooled.points), fit, cast.stats)
+    played = {ref.seed: cast.play(values, ref.points, [ref.seed]) for ref in held}
+    evaluation["held_out_seeds"] = seeds.held_out_seeds(held, played)
+    return evaluation
 
 
 def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
     from dialectica.sim.config import discovery
-    from dialectica.sim.records import json_safe
 
     cwd = cwd or Path.cwd()
     args = parse(argv)
     spec = discovery.load(args.graph)
     calibration = spec.calibration
     assert calibration is not None  # parse checked
-    reference_dir = _reference_dir(args, cwd, echo)
-    reference = load_reference(reference_dir, args.graph)
-    fit, held = split(len(reference.points), args.fit)
-    cast = _cast(args, spec, calibration, reference, fit, cwd)
-    result = _fit(cast, args, reference, fit, reference_dir, echo)
-    evaluation = evaluate(reference, cast.play(result.values, reference.points), fit, cast.stats)
+    dirs = _reference_dirs(args, cwd, echo)
+    shown = _shown(dirs, cwd)
+    references = seeds.load_references(dirs, args.graph)
+    fit_seeds, held_seeds = seeds.choose_seeds([r.seed for r in references], args.fit_seeds)
+    fitted_on = [r for r in references if r.seed in fit_seeds]
+    reference = seeds.pool(fitted_on)
+    fit, _ = split(len(reference.points), args.fit)
+    cast = _cast(args, spec, calibration, fitted_on, fit, cwd)
+    result = _fit(cast, args, reference, fit, shown, echo)
+    evaluation = _evaluate(cast, result.values, reference, fit, [r for r in references if r.seed in held_seeds])
     now = datetime.now(UTC)
-    # relative to where it ran (results/validity/...): a set committed to the repository names no machine's paths
-    shown = os.path.relpath(reference_dir, cwd) if reference_dir.resolve().is_relative_to(cwd.resolve()) else reference_dir
-    provenance = _provenance(args, reference, fit, held, shown, now)
-    summary = _summary(result, evaluation)
+    provenance = _provenance(args, references, (fit_seeds, held_seeds), fit, shown, now)
+    report = _conclude(args, cast, result, evaluation, provenance)
+    out, text = _write_report(args, cwd, report, now, calibration)
+    written = [Path(report["calibrated_set"])] if report["calibrated_set"] else []
+    _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", *written])
+    echo(text)
+    _echo_outcome(echo, result, args.out or calsets.path_for(cast.graph_run.datasets), report, out)
+    return dict(report)
+
+
+def _conclude(
+    args: Args, cast: _Cast, result: Fit, evaluation: dict[str, Any], provenance: dict[str, Any]
+) -> dict[str, Any]:
+    """Writes the calibrated set where it fits better than the personas as written and holds on the held-out seeds
+    at least as often as they do; the report saying so."""
+    from dialectica.sim.records import json_safe
+
     fitted = cast.calibrated(result.values)
-    chosen = CalibratedSet(args.graph, fitted.shared, fitted.personas, provenance, summary)
+    chosen = CalibratedSet(args.graph, fitted.shared, fitted.personas, provenance, _summary(result, evaluation))
     target_path = args.out or calsets.path_for(cast.graph_run.datasets)
-    # a set that fits the reference worse than the personas as written would only mislead whoever plays it; an offset
-    # fit whose best is no shift at all writes the personas as written, now with this reference's provenance
+    # a set that fits the reference worse than the personas as written, or that lies inside the LLM's interval on
+    # seeds the fit never saw less often than they do, would only mislead whoever plays it; an offset fit whose best
+    # is no shift at all writes the personas as written, now with this reference's provenance
     as_written = cast.offset and not any(result.values.values())
-    better = result.loss < result.authored_loss or as_written
+    better = (result.loss < result.authored_loss or as_written) and not seeds.worse(evaluation["held_out_seeds"])
     if better:
         write_set(target_path, chosen)
-    report = json_safe(
+    report: dict[str, Any] = json_safe(
         {
             "graph": args.graph,
             "mode": args.mode,
             "values": result.values,
             "personas": fitted.personas,
             "provenance": provenance,
-            "fit": {"loss": result.loss, "authored_loss": result.authored_loss, "trials": result.trials},
+            "fit": {
+                "loss": result.loss,
+                "authored_loss": result.authored_loss,
+                "as_written": as_written,
+                "trials": result.trials,
+            },
             "evaluation": evaluation,
+            "held_out_seed_inside": evaluation["held_out_seeds"]["share"],
             "calibrated_set": str(target_path) if better else None,
         }
     )
-    out, text = _write_report(args, cwd, report, now, calibration)
-    written = [target_path] if better else []
-    _log(args, cwd, report, [out / "calibration.json", out / "calibration.md", out / "calibration.png", *written])
-    echo(text)
-    _echo_outcome(echo, result, target_path, better, as_written, out)
-    return dict(report)
+    return report
