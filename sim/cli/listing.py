@@ -8,6 +8,7 @@ from typing import Any
 from dialectica.metrics.summary import COMMON
 from dialectica.sim.authoring.params import ConfigError, field_defaults
 from dialectica.sim.authoring.spec import GraphSpec
+from dialectica.sim.cli.subcommands import subcommand_lines
 from dialectica.sim.config import discovery
 from dialectica.sim.config.scenarios import scenario_paths
 
@@ -30,8 +31,6 @@ other: dialectica --hydra-help (Hydra's own options), dialectica --cfg job (the 
 
 
 def usage() -> str:
-    from dialectica.sim.cli.main import subcommand_lines
-
     return "\n".join(
         [
             USAGE.format(graphs="|".join(discovery.names())),
