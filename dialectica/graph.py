@@ -34,8 +34,8 @@ from dialectica.sim.authoring.params import ConfigError, bounded
 from dialectica.sim.authoring.persona import bullet, degree
 from dialectica.sim.authoring.reducers import merge_lists_by_key, upsert_by_id
 from dialectica.sim.authoring.spec import CastOptions, Episode, EpisodeOutcome, GraphSpec, GraphView, builtin_spec, step
+from dialectica.sim.authoring.structured import ask, read_json, response_format
 from dialectica.sim.authoring.termination import TerminationReason
-from dialectica.sim.llm.structured import ask, read_json, response_format
 
 if TYPE_CHECKING:  # imported on first use (see __getattr__); here for type checkers
     from dialectica.sim.authoring.retrieval import Library as Library

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from dialectica.metrics import MetricFn, Record
 from dialectica.sim.adapter.users import Cast, _text, qualified
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.llm.structured import instruction, read_json, response_format
+from dialectica.sim.authoring.structured import instruction, read_json, response_format
 
 
 @dataclass(frozen=True)

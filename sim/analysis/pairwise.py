@@ -172,8 +172,8 @@ def pairwise(
 def _ask(model: Any, text: str) -> tuple[str, str]:
     from langchain_core.messages import HumanMessage
 
+    from dialectica.sim.authoring.structured import instruction, read_json, response_format
     from dialectica.sim.llm.chat import LLMChatModel
-    from dialectica.sim.llm.structured import instruction, read_json, response_format
 
     if isinstance(model, LLMChatModel):
         reply = model.invoke([HumanMessage(text)], response_format=response_format(SCHEMA), temperature=0.0)

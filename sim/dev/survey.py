@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim.authoring.structured import instruction, read_json, shape
 from dialectica.sim.llm.llamacpp import Turns, gemma, remind, system_last
-from dialectica.sim.llm.structured import instruction, read_json, shape
 
 PROMPTS = Path(__file__).with_name("survey_prompts.jsonl")
 AI_PHRASES = ("as an ai", "language model", "i'm an assistant", "i am an assistant", "i'm an ai", "i am an ai")

@@ -17,9 +17,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from dialectica.sim.authoring.structured import instruction, read_json, response_format
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache, cache_key
-from dialectica.sim.llm.structured import instruction, read_json, response_format
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant"}
 

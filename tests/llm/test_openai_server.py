@@ -13,10 +13,10 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from dialectica.graphs.tribunal.bench import opinions_schema
+from dialectica.sim.authoring.structured import ask, read_json
 from dialectica.sim.llm.casting import Voices
 from dialectica.sim.llm.gguf import DEFAULT_PRESET, assemble
 from dialectica.sim.llm.settings import LLMSettings
-from dialectica.sim.llm.structured import ask, read_json
 from tests import serving
 
 ROOT = Path(__file__).resolve().parents[2]

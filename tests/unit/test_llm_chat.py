@@ -8,12 +8,12 @@ import random
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from dialectica.sim.authoring.structured import ask, read_json
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache
 from dialectica.sim.llm.chat import LLMChatModel
 from dialectica.sim.llm.settings import LLMSettings
-from dialectica.sim.llm.structured import ask, read_json
 
 SCHEMA = {"type": "object", "properties": {"vote": {"enum": ["yes", "no"]}}, "required": ["vote"]}
 
@@ -190,7 +190,7 @@ def test_surrogate_participants_need_an_llm():
 
 
 def test_shape_instruction_round_trips_random_schemas():
-    from dialectica.sim.llm.structured import shape
+    from dialectica.sim.authoring.structured import shape
 
     rng = random.Random(0)
     for _ in range(20):
