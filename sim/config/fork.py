@@ -26,6 +26,16 @@ class Fork:
     turn: int
     before: Any
 
+    def tags(self, graph: str) -> dict[str, str]:
+        """MLflow tags linking a replay's run to the original's: its directory, the turn, and its run id if logged."""
+        tags = {"replay_of": str(self.run), "replay_from_turn": str(self.turn)}
+        summary = Path(self.run) / "summary.json"
+        if summary.is_file():
+            run_id = json.loads(summary.read_text()).get("graphs", {}).get(graph, {}).get("mlflow_run_id")
+            if run_id:
+                tags["replay_of_run_id"] = str(run_id)
+        return tags
+
 
 def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
     """The graph runs with their forks: the original run's params of each graph (its ``<graph>/config.json``).

@@ -229,10 +229,8 @@ def _run_one(
         "episodes": str(cfg.episodes),
         "run_dir": str(cfg.out_dir.resolve()),
     }
-    if run.fork is not None:  # the MLflow run of the episodes it forks (sim/engine/replay.py)
-        from dialectica.sim.engine.replay import source_tags
-
-        tags |= source_tags(run.fork, name)
+    if run.fork is not None:  # the MLflow run of the episodes it forks (dialectica replay)
+        tags |= run.fork.tags(name)
     if cfg.resume:
         tracker.end_stale(tags["run_dir"], name)
     checkpoint.mark_done(cfg.out_dir / name, done=False)  # an earlier run's marker in this folder

@@ -17,26 +17,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dialectica.metrics import FullRecord, converged
 from dialectica.sim.authoring.params import ConfigError
 
-if TYPE_CHECKING:
-    from dialectica.sim.config.fork import Fork
-
 FILE = "replay.json"
-
-
-def source_tags(fork: Fork, graph: str) -> dict[str, str]:
-    """MLflow tags linking a replay's run to the original's: its directory, the turn, and its run id if logged."""
-    tags = {"replay_of": str(fork.run), "replay_from_turn": str(fork.turn)}
-    summary = Path(fork.run) / "summary.json"
-    if summary.is_file():
-        run_id = json.loads(summary.read_text()).get("graphs", {}).get(graph, {}).get("mlflow_run_id")
-        if run_id:
-            tags["replay_of_run_id"] = str(run_id)
-    return tags
 
 
 def _records(path: Path) -> dict[tuple[str, int], FullRecord]:
