@@ -26,7 +26,10 @@ from dialectica.sim.analysis.bench import (
     tracking_share,
 )
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.cli.errors import Parser
+from dialectica.sim.cli.errors import Parser, describe
+from dialectica.sim.config import discovery
+from dialectica.sim.config.discovery import builtin_names, names
+from dialectica.sim.config.loader import load
 
 DESCRIPTION = "performance figures measured side by side in one run"
 
@@ -39,7 +42,7 @@ def main(argv: list[str]) -> int:
 def measure(argv: list[str]) -> dict[str, Any]:
     """Measures every figure, prints the table and writes ``<out>/latest.json``; returns the figures."""
     args = _parser().parse_args(argv)
-    from dialectica.sim.engine.embedding import Embedder
+    from dialectica.sim.engine.embedding import Embedder  # lazy: start-up (numpy)
 
     embed = Embedder()
     figures: dict[str, Any] = {"graphs": {}}
@@ -157,10 +160,9 @@ def _add_sequential_options(parser: Parser) -> None:
 
 def _sequential(bank_episodes: int) -> dict[str, Any]:
     """Each graph's grid (the interview's five budgets), banked once, raced by 100 simulated sweeps per rule."""
-    from dialectica.sim.analysis.sequential import bank, lines, race_figures
-    from dialectica.sim.config.discovery import builtin_names, load
+    from dialectica.sim.analysis.sequential import bank, lines, race_figures  # lazy: start-up (scipy, numpy)
 
-    grids = {name: next(iter(load(name).grid.items())) for name in builtin_names() if load(name).grid}
+    grids = {name: next(iter(discovery.load(name).grid.items())) for name in builtin_names() if discovery.load(name).grid}
     grids["interview"] = ("budget", (3, 4, 6, 8, 10))  # the grid of the issue's fixed-design measurement
     extra = {"tribunal": ["graph.cast.hang_s=0.2"]}  # the planted hanging collector, kept short
     out: dict[str, Any] = {}
@@ -189,7 +191,6 @@ def _sequential_rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def _measure_asked(args: Any, tmp: Path, figures: dict[str, Any]) -> None:
     """The figures measured only when asked for: a server's concurrency, token counts, tracing, shared cores."""
-    from dialectica.sim.config.discovery import names
 
     if args.server is not None:
         figures["server"] = server_concurrency(tmp, args.server, args.server_in_flight, args.server_in_flight)
@@ -206,7 +207,6 @@ def _measure_asked(args: Any, tmp: Path, figures: dict[str, Any]) -> None:
 def _measure_harness(args: Any, tmp: Path, embed: Any, figures: dict[str, Any]) -> None:
     """The harness's own figures: each graph's throughput and overhead, embedding, tracking, start-up, memory, and
     surrogate runs where asked."""
-    from dialectica.sim.config.discovery import names
 
     for graph in names():
         figures["graphs"][graph] = harness_overhead(graph, max(2, args.episodes // 2), tmp, embed) | {
@@ -290,8 +290,6 @@ def _tokens(args: Any, tmp: Path, graphs: list[str]) -> dict[str, Any]:
 
 
 def _composes(overrides: list[str], tmp: Path) -> None:
-    from dialectica.sim.cli.errors import describe
-    from dialectica.sim.config.loader import load
 
     try:
         load(overrides, out_dir=tmp / "check", cwd=tmp)

@@ -15,9 +15,11 @@ from typing import Any
 
 import yaml
 
+from dialectica.sim.analysis.ci_report import write
 from dialectica.sim.analysis.compare import BASELINES, compare, compared, run_suite, table
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
+from dialectica.sim.config.discovery import display_name, is_import_string, load, names
 
 DESCRIPTION = (
     "re-run the fixed CI suite and compare every metric with its baseline; or compare two runs: dialectica compare "
@@ -47,8 +49,6 @@ def main(argv: list[str]) -> int:
 
 
 def _suite(args: Any) -> int:
-    from dialectica.sim.config.discovery import names
-
     known = names()
     graphs = args.graphs.split(",") if args.graphs else _baseline_graphs(args.baselines, known) or known
     loose = [o for o in args.overrides if "=" not in o and not o.startswith("~")]
@@ -94,8 +94,6 @@ def _suite(args: Any) -> int:
         failed |= any(r[3] == "REGRESSION" for r in rows)
         print(table(graph, rows, args.all))
     if args.out is not None:
-        from dialectica.sim.analysis.ci_report import write
-
         written = write(args.out, all_rows, baselines, tolerances, args.tolerance)
         print(f"reports: {', '.join(str(p) for p in written)}")
     print("REGRESSION" if failed else "no regression")
@@ -104,7 +102,6 @@ def _suite(args: Any) -> int:
 
 def _baseline_graphs(folder: Path, known: list[str]) -> list[str]:
     """The graphs of the baselines in ``folder``: a file's name, or the import string it keeps."""
-    from dialectica.sim.config.discovery import is_import_string
 
     graphs = []
     for path in sorted(folder.glob("*.json")):
@@ -120,7 +117,6 @@ def _baseline_graphs(folder: Path, known: list[str]) -> list[str]:
 
 def _check_graphs(graphs: list[str], known: list[str]) -> None:
     """Every graph loads before anything runs: a name found here, or an import string that imports."""
-    from dialectica.sim.config.discovery import is_import_string, load
 
     for graph in graphs:
         if is_import_string(graph):
@@ -133,8 +129,8 @@ def _check_graphs(graphs: list[str], known: list[str]) -> None:
 
 
 def _two_runs(runs: list[str], args: Any) -> int:
-    from dialectica.sim.analysis.compare_runs import compare_runs
-    from dialectica.sim.analysis.compare_runs import table as runs_table
+    from dialectica.sim.analysis.compare_runs import compare_runs  # lazy: start-up (scipy, langchain-core)
+    from dialectica.sim.analysis.compare_runs import table as runs_table  # lazy: start-up (scipy, langchain-core)
 
     others = [a for a in args.overrides if a not in runs]
     missing = [a for a in others if "=" not in a and not a.startswith("~")]
@@ -146,7 +142,6 @@ def _two_runs(runs: list[str], args: Any) -> int:
     for flag, value in (("--update", args.update), ("--out", args.out)):
         if value:
             raise ConfigError(f"{flag} is for the suite against its baselines, not for two run directories")
-    from dialectica.sim.config.discovery import display_name, is_import_string
 
     graphs = [display_name(g) if is_import_string(g) else g for g in (args.graphs or "").split(",") if g]
     comparisons, alone = compare_runs(Path(runs[0]), Path(runs[1]), graphs)

@@ -122,7 +122,7 @@ def _missing_option(text: str) -> str:
 
 def _unknown_key(text: str, cause: Any) -> str:
     """Hydra's 'Could not override' report as one line: the key, and the keys valid there."""
-    from dialectica.sim.config.discovery import names
+    from dialectica.sim.config.discovery import names  # lazy: start-up (yaml)
 
     found = _OVERRIDE.search(text)
     override = found.group(1) if found else str(cause.full_key)

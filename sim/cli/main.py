@@ -28,7 +28,7 @@ def command(name: str) -> Callable[[list[str]], Any]:
 
 def dispatch(name: str, argv: list[str]) -> int:
     """Runs subcommand ``name`` with ``argv`` under the error policy (each answers ``--help`` with its keys)."""
-    from dialectica.sim.cli.errors import guarded
+    from dialectica.sim.cli.errors import guarded  # lazy: start-up (12 ms)
 
     return guarded(command(name), argv)
 
@@ -38,7 +38,7 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] and args[0] in SUBCOMMANDS and args[0] != "run":
         sys.exit(dispatch(args[0], args[1:]))
-    from dialectica.sim.cli.run import main as run
+    from dialectica.sim.cli.run import main as run  # lazy: start-up (hydra, omegaconf)
 
     run(args[1:] if args[:1] == ["run"] else args)
 

@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     if sweep.parent_run_id and sweep.tracking_uri:
         from mlflow.tracking import MlflowClient
 
-        from dialectica.sim.tracking.store import RetryingClient
+        from dialectica.sim.tracking.store import RetryingClient  # lazy: start-up (ssl, http)
 
         RetryingClient(MlflowClient(sweep.tracking_uri)).log_artifact(sweep.parent_run_id, str(out))
         print(f"logged to MLflow run {sweep.parent_run_id} ({sweep.tracking_uri})")

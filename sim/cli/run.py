@@ -29,7 +29,11 @@ from dialectica.sim.config.groups import (
     register_plugin_configs,
     remember,
 )
+from dialectica.sim.config.paths import cannot_create
+from dialectica.sim.config.precheck import check_sweep
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
+from dialectica.sim.engine.replay import USAGE, arguments
+from dialectica.sim.engine.replay_report import markdown
 from dialectica.sim.secrets import install_logging
 
 if TYPE_CHECKING:
@@ -119,7 +123,6 @@ def check_arguments(args: list[str]) -> None:
                 f"unknown option {arg}; options: --help, list, -m (--multirun), --cfg job; "
                 f"settings are key=value, e.g. {name}=..."
             )
-    from dialectica.sim.config.paths import cannot_create
 
     for arg in args:
         key, _, value = arg.lstrip("+").partition("=")
@@ -179,7 +182,7 @@ def app(cfg: DictConfig) -> float | None:
 
         parent = parent_run_id(Path(hydra_cfg.sweep.dir))
     run_cfg = _run_config(cfg, hydra_cfg, out_dir, parent)
-    from dialectica.sim.engine.runner import run
+    from dialectica.sim.engine.runner import run  # lazy: start-up (sqlite3)
 
     signal.signal(signal.SIGTERM, _terminate)
     Run.started = True
@@ -197,7 +200,9 @@ def app(cfg: DictConfig) -> float | None:
 def _run_config(cfg: DictConfig, hydra_cfg: Any, out_dir: Path, parent: str | None) -> RunConfig:
     """The checked run config (bad input: one line and exit 2); a sweep's job labelled by its overrides."""
     try:
-        from dialectica.sim.config.loader import from_composed  # checks the shape first, then every key once
+        from dialectica.sim.config.loader import (  # lazy: start-up (sqlite3)
+            from_composed,
+        )
 
         remember(str(OmegaConf.select(cfg, "graph.name", default="")))  # a job in another process of a sweep
         typed = cast("list[str]", OmegaConf.to_container(hydra_cfg.overrides.task, resolve=False))
@@ -209,7 +214,7 @@ def _run_config(cfg: DictConfig, hydra_cfg: Any, out_dir: Path, parent: str | No
     if parent is not None:  # the job's MLflow run is named by what tells it from the sweep's others
         from dataclasses import replace
 
-        from dialectica.sim.tracking.sweep import job_label
+        from dialectica.sim.tracking.sweep import job_label  # lazy: start-up (hydra, numpy)
 
         label = job_label(Path(hydra_cfg.sweep.dir), list(overrides))
         run_cfg = replace(run_cfg, tracking=replace(run_cfg.tracking, label=label))
@@ -220,7 +225,7 @@ def _tell(result: Any, run_cfg: RunConfig, out_dir: Path, sweep: bool) -> None:
     """The end of a run on the terminal: its table, what stopped it, a replay's report, where to look (a sweep's
     job leaves that to the sweep's end), graphs whose MLflow logging failed, and too many episodes raised
     (``FAILED``: exit 1)."""
-    from dialectica.sim.engine.batch import format_table, too_many_errors
+    from dialectica.sim.engine.batch import format_table, too_many_errors  # lazy: start-up (langgraph, langchain-core)
 
     summary = result.values
     print(format_table(summary))
@@ -232,8 +237,6 @@ def _tell(result: Any, run_cfg: RunConfig, out_dir: Path, sweep: bool) -> None:
             file=sys.stderr,
         )
     if result.replay is not None:
-        from dialectica.sim.engine.replay import markdown
-
         print(markdown(result.replay), end="")
     if not sweep:  # a sweep says it once, at its end
         for line in where_to_look(run_cfg, summary):
@@ -257,7 +260,7 @@ def where_to_look(run_cfg: RunConfig, summary: dict[str, Any]) -> list[str]:
     if run_cfg.view.enabled:
         lines += [f"pages:   {run_cfg.out_dir / name / 'view' / 'index.html'}" for name in summary.get("graphs", {})]
     if run_cfg.tracking.enabled:
-        from dialectica.sim.tracking.store import mlflow_ui
+        from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
 
         lines.append(f"mlflow:  {mlflow_ui(run_cfg.tracking.uri)}")
     return lines
@@ -265,7 +268,7 @@ def where_to_look(run_cfg: RunConfig, summary: dict[str, Any]) -> list[str]:
 
 def main(args: list[str]) -> None:
     """``dialectica [run] KEY=VALUE ...``: the Hydra app, behind the checks that keep bad input to one line."""
-    from dialectica.sim.cli import listing
+    from dialectica.sim.cli import listing  # lazy: start-up (numpy)
 
     try:
         if args[:1] in (["--help"], ["-h"]):
@@ -284,8 +287,7 @@ def main(args: list[str]) -> None:
     signal.signal(signal.SIGTERM, _terminate)
     with one_line_errors():
         if not single and {"-m", "--multirun"} & set(args):
-            from dialectica.sim.config.precheck import check_sweep
-            from dialectica.sim.tracking.store import probe
+            from dialectica.sim.tracking.store import probe  # lazy: start-up (ssl, http)
 
             try:
                 check_sweep([a for a in args if not a.startswith("-")], Path.cwd(), probe)
@@ -299,7 +301,6 @@ def main(args: list[str]) -> None:
 def replay(args: list[str]) -> None:
     """``dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]``: the original run's command with the fork's
     keys on top, run as ``dialectica run``."""
-    from dialectica.sim.engine.replay import USAGE, arguments
 
     if args[:1] in (["--help"], ["-h"]):
         print(USAGE)

@@ -30,7 +30,7 @@ KEYS = {"rule": str, "delta": float, "max_episodes": int, "step": int, "floor": 
 
 
 def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], dict[str, Any], list[str]]:
-    from dialectica.sim.analysis.validity import grid_arguments
+    from dialectica.sim.analysis.validity import grid_arguments  # lazy: start-up (numpy, yaml)
 
     if any(a.partition("=")[0] == "episodes" for a in argv):
         raise ConfigError("episodes= is decided by the race; give max_episodes=N (the fixed design's count)")
@@ -50,9 +50,9 @@ def main(argv: list[str]) -> int:
     if {"--help", "-h"} & set(argv):
         print((__doc__ or "").strip())
         return 0
-    from dialectica.sim.config.groups import option, register_plugin_configs
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.engine.sequential import Rules, race, report, table
+    from dialectica.sim.config.groups import option, register_plugin_configs  # lazy: start-up (yaml)
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.engine.sequential import Rules, race, report, table  # lazy: start-up (scipy, omegaconf)
 
     graph, grid, keys, rest = _parse(argv)
     (key, values), out = next(iter(grid.items())), keys.pop("out", None)

@@ -9,6 +9,7 @@ from typing import Any
 
 from dialectica.sim.analysis.synthesize import STYLES, synthesize, write
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.structured import read_json, response_format
 from dialectica.sim.cli.errors import Parser
 
 DESCRIPTION = "write a scenarios file (personas, goals, openings, rubrics) from a short description of the users"
@@ -26,9 +27,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--similarity", type=float, default=0.9, help="drop a scenario this close to a kept one")
     parser.add_argument("overrides", nargs="*", help="llm overrides, e.g. llm.preset=qwen2.5-coder-1.5b")
     args = parser.parse_intermixed_args(argv)  # options may come between the paths and the overrides
-    from dialectica.sim.authoring.structured import read_json, response_format
-    from dialectica.sim.config.loader import chat_model
-    from dialectica.sim.engine.embedding import Embedder
+    from dialectica.sim.config.loader import chat_model  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.engine.embedding import Embedder  # lazy: start-up (numpy, sqlite3)
 
     model = chat_model(args.overrides, "writer", args.seed)
 

@@ -23,6 +23,6 @@ def main(argv: list[str], cwd: Path | None = None, echo: Callable[[str], None] =
     if {"--help", "-h"} & set(argv):
         print((__doc__ or "").strip())
         return 0
-    from dialectica.sim.analysis.validity import run
+    from dialectica.sim.analysis.validity import run  # lazy: start-up (numpy, yaml)
 
     return run(argv, cwd=cwd, echo=echo)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     """``run`` is imported on first use, like the rest of the engine."""
     if name == "run":
-        from dialectica.sim.engine.runner import run
+        from dialectica.sim.engine.runner import run  # lazy: start-up (omegaconf, yaml)
 
         return run
     raise AttributeError(f"module 'dialectica.sim.engine' has no attribute {name!r}")

@@ -20,6 +20,7 @@ from tqdm import tqdm
 from dialectica.metrics import Record
 from dialectica.metrics import converged as is_converged
 from dialectica.metrics.embedding import Embed
+from dialectica.metrics.objective import penalised
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
 from dialectica.sim import records as rec
 from dialectica.sim.authoring import history
@@ -36,6 +37,7 @@ from dialectica.sim.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.tracking.runs import Tracker
 from dialectica.sim.tracking.store import mlflow_ui_url
 from dialectica.sim.tracking.traces import EpisodeTraces, trace_url
+from dialectica.sim.view.topology import graph_topology
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -125,8 +127,7 @@ def _claim(sink: Any, out_dir: Path) -> None:
 def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path, traces: dict[int, str]) -> list[Path]:
     if not cfg.view.enabled:
         return []
-    from dialectica.sim.view.topology import graph_topology
-    from dialectica.sim.view.write import write_graph_pages
+    from dialectica.sim.view.write import write_graph_pages  # lazy: start-up (16 ms)
 
     return write_graph_pages(
         slims,
@@ -177,8 +178,6 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         if store is not None:
             store.close()
     if cfg.objective:
-        from dialectica.metrics.objective import penalised
-
         values = [entry["metrics"] for entry in summary["graphs"].values()]
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))

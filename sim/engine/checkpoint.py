@@ -21,6 +21,7 @@ from typing import Any
 
 from dialectica.metrics import Record
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.secrets import scrub_tree
 
 FILE = "fingerprint.json"
 DONE = "done"  # in a graph's folder: the graph finished, MLflow run included
@@ -49,8 +50,7 @@ def _number(value: Any) -> Any:
 
 def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
     """The flattened config that decides a run's results, and the package version (``dialectica.__version__``)."""
-    from dialectica.sim.config.typed import flatten
-    from dialectica.sim.secrets import scrub_tree
+    from dialectica.sim.config.typed import flatten  # lazy: start-up (omegaconf, yaml)
 
     kept = {
         k: json.dumps(_number(v), sort_keys=True)

@@ -20,6 +20,10 @@ from dialectica.sim.adapter.judges import LLMJudge
 from dialectica.sim.adapter.strings import import_object
 from dialectica.sim.adapter.users import LLMUser
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.spec import GraphSpec
+from dialectica.sim.config import discovery
+from dialectica.sim.config.resources import CONF_DIR
+from dialectica.sim.records import load_episodes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,7 +54,6 @@ class Evaluation:
     @cached_property
     def episodes(self) -> pd.DataFrame:
         """One row per episode (``dialectica.load_episodes``)."""
-        from dialectica.sim.records import load_episodes
 
         return load_episodes(self.run_dir, [self.name])
 
@@ -151,8 +154,6 @@ def evaluate(
         EpisodesFailed: more episodes raised than ``max_error_rate`` (0.5) allows, as the command line exits 1;
             below it, the returned evaluation's repr says how many raised.
     """
-    from dialectica.sim.authoring.spec import GraphSpec
-    from dialectica.sim.config import discovery
 
     run: dict[str, Any] = {
         "episodes": episodes,
@@ -195,7 +196,6 @@ def _as_is(
     **options: Any,
 ) -> App:
     """The graph used as it is, imported where ``app`` is an import string, and named (``name``, else its own)."""
-    from dialectica.sim.config import discovery
 
     target = import_object(app) if isinstance(app, str) else app
     label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
@@ -203,7 +203,7 @@ def _as_is(
 
 
 def _run_dir(out_dir: str | Path | None) -> Path:
-    from dialectica.sim.config.loader import default_out_dir
+    from dialectica.sim.config.loader import default_out_dir  # lazy: start-up (omegaconf)
 
     return Path(out_dir) if out_dir is not None else default_out_dir()
 
@@ -223,7 +223,6 @@ def _native(
     spec: Any, *, scenarios: Any, user: Any, judge: Any, out_dir: str | Path | None, overrides: Sequence[str], **kw: Any
 ) -> Evaluation:
     """A native graph (a ``GraphSpec``): its casts play, ``scenarios`` selects by name (None: all of them)."""
-    from dialectica.sim.config import discovery
 
     if user is not None or judge is not None:
         raise ConfigError(
@@ -270,10 +269,9 @@ def _run(
 ) -> Evaluation:
     from hydra.core.config_store import ConfigStore
 
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.config.resources import CONF_DIR
-    from dialectica.sim.engine.batch import too_many_errors
-    from dialectica.sim.engine.runner import run
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf)
+    from dialectica.sim.engine.batch import too_many_errors  # lazy: start-up (omegaconf, numpy)
+    from dialectica.sim.engine.runner import run  # lazy: start-up (omegaconf)
 
     if not (CONF_DIR / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
         ConfigStore.instance().store(group="graph", name=spec.name, node=spec.defaults())

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from dialectica.metrics import FullRecord, Record
+from dialectica.sim.authoring.plots import by_round_figure, node_times
 
 
 def draw(
@@ -19,7 +20,6 @@ def draw(
     """Agreement and convergence by round and node times from ``slims`` (and their per-round means
     ``by_round``), then the graph's own figures (``own``) from ``full``; returns the files written (a figure returns
     its picture, or its picture and the files it saved beside it)."""
-    from dialectica.sim.authoring.plots import by_round_figure, node_times
 
     files = [
         by_round_figure(slims, by_round, f"{graph}: agreement and convergence by round", out_dir / "by_round.png"),

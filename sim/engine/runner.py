@@ -14,6 +14,7 @@ from typing import Any
 
 from dialectica.sim.config.typed import RunConfig
 from dialectica.sim.engine import checkpoint
+from dialectica.sim.engine.replay_report import write_report
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def run(cfg: RunConfig, echo: Callable[[str], None] = print, embed: Any = None) 
             (left as it was).
     """
     if cfg.tracking.enabled and cfg.tracking.parent_run_id is None:  # a sweep's store was probed before its jobs
-        from dialectica.sim.tracking.store import probe
+        from dialectica.sim.tracking.store import probe  # lazy: start-up (ssl, http)
 
         probe(cfg.tracking.uri)
     if cfg.resume:
@@ -61,13 +62,11 @@ def run(cfg: RunConfig, echo: Callable[[str], None] = print, embed: Any = None) 
         finished = checkpoint.finished_run(cfg.out_dir, cfg.episodes)
         if finished is not None:
             return Summary(finished, already_finished=True)
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.engine.batch import run_experiment  # lazy: start-up (langgraph, langchain-core)
 
     values = run_experiment(cfg, embed=embed, echo=echo)
     forks = {(r.fork.run, r.fork.turn) for r in cfg.graphs if r.fork is not None}
     report = None
     for source, turn in forks:  # one: every graph of a replay forks from the same run and turn
-        from dialectica.sim.engine.replay import write_report
-
         report = write_report(Path(source), cfg.out_dir, turn)
     return Summary(values, replay=report)
