@@ -134,7 +134,7 @@ class EvaluatorJudge:
     passing: float = 0.5
 
     def judge(self, messages: list[Any], scenario: dict[str, Any], state: dict[str, Any], cast: Any) -> Any:
-        from dialectica.sim.adapter.judges import Verdict
+        from dialectica.sim.adapter.judges import Verdict  # lazy: start-up (langchain-core, langsmith)
 
         first = scores(self.evaluator, scenario, messages, state)[0]
         passed = not math.isnan(first.value) and first.value >= self.passing

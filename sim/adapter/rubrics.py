@@ -44,7 +44,7 @@ def rubric(name: str, **judge: Any) -> Any:
     Raises:
         ConfigError: for an unknown name, listing the valid ones.
     """
-    from dialectica.sim.adapter.judges import LLMJudge
+    from dialectica.sim.adapter.judges import LLMJudge  # lazy: start-up (langchain-core, langsmith)
 
     if name not in RUBRICS:
         raise ConfigError(f"unknown rubric {name!r}{did_you_mean(name, RUBRICS)}; valid choices: {', '.join(RUBRICS)}")

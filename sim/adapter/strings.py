@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim.adapter.ecosystem import EvaluatorJudge, is_evaluator
 from dialectica.sim.adapter.judges import RuleJudge
 from dialectica.sim.adapter.users import ScriptedUser
 from dialectica.sim.authoring.params import ConfigError
@@ -66,7 +67,6 @@ def user_from(target: str) -> Any:
 
 def judge_from(target: str) -> Any:
     """``graph.judge``: a judge object (``judge``), or a rule ``(messages, scenario[, state]) -> bool | Verdict``."""
-    from dialectica.sim.adapter.ecosystem import EvaluatorJudge, is_evaluator
 
     return _named(
         "graph.judge",

@@ -35,7 +35,7 @@ class TrajectoryJudge:
             raise ConfigError(f"TrajectoryJudge(mode={self.mode!r}) is invalid; valid choices: {', '.join(MODES)}")
 
     def judge(self, messages: Any, scenario: Mapping[str, Any], state: Mapping[str, Any], cast: Any) -> Any:
-        from dialectica.sim.adapter.judges import Verdict
+        from dialectica.sim.adapter.judges import Verdict  # lazy: start-up (langchain-core, langsmith)
 
         if "expected_tools" not in scenario:
             raise ConfigError(f"scenario {scenario.get('name')!r} has no 'expected_tools' for the TrajectoryJudge")

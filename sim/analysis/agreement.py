@@ -34,7 +34,7 @@ from dialectica.sim import records as rec
 from dialectica.sim.adapter.judges import Example
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.tracking.labels import Label, consensus, from_mlflow, merged, read_file
-from dialectica.sim.tracking.store import mlflow_ui_url
+from dialectica.sim.tracking.store import RetryingClient, mlflow_ui_url
 from dialectica.sim.tracking.traces import trace_url
 
 QUEUE = "label_queue.json"  # <graph>/label_queue.json: what `dialectica label` asked people to look at, and why
@@ -356,8 +356,7 @@ def write(run: GraphRun, result: Mapping[str, Any]) -> list[Path]:
     if run.tracking_uri and run.mlflow_run_id:
         from mlflow.tracking import MlflowClient
 
-        from dialectica.sim.tracking.runs import MlflowRun
-        from dialectica.sim.tracking.store import RetryingClient
+        from dialectica.sim.tracking.runs import MlflowRun  # lazy: start-up (omegaconf, yaml)
 
         log = MlflowRun(RetryingClient(MlflowClient(run.tracking_uri)), run.mlflow_run_id)
         corrected = result["corrected_convergence_rate"] or {}
@@ -422,7 +421,7 @@ def sweep_jobs(directory: Path) -> dict[str, list[Path]]:
     """A sweep directory's finished jobs grouped by configuration: the job's overrides less its ``seed`` (jobs that
     differ only in their seed pool); empty when ``directory`` is not a sweep."""
     groups: dict[str, list[Path]] = defaultdict(list)
-    from dialectica.sim.tracking.sweep import job_files
+    from dialectica.sim.tracking.sweep import job_files  # lazy: start-up (hydra, omegaconf)
 
     for summary in job_files(directory, "summary.json"):
         overrides = json.loads(summary.read_text()).get("overrides", [])

@@ -21,6 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dialectica.metrics.text import sentences
+from dialectica.sim.authoring.cast import CastRequest, build_deps
+from dialectica.sim.authoring.spec import Episode
 from dialectica.sim.config.loader import load
 from dialectica.sim.config.typed import RunConfig
 from dialectica.sim.llm.machine import ENV
@@ -47,7 +50,7 @@ def _run_config(graph: str, episodes: int, tmp: Path, *extra: str) -> RunConfig:
 
 
 def episodes_per_second(graph: str, episodes: int, tmp: Path, embed: Any) -> float:
-    from dialectica.sim.engine.batch import run_graph
+    from dialectica.sim.engine.batch import run_graph  # lazy: start-up (langgraph, langchain-core)
 
     cfg = _run_config(graph, episodes, tmp)
     with (tmp / f"{graph}.jsonl").open("w") as sink:
@@ -62,10 +65,8 @@ def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[s
     play loop) with the same deps, built beforehand. Both paths run each episode once untimed first, so
     they find the embedding cache equally warm; the two are timed in alternation, so load on the machine
     falls on both alike."""
-    from dialectica.sim.authoring.cast import CastRequest, build_deps
-    from dialectica.sim.authoring.spec import Episode
-    from dialectica.sim.engine.build import EpisodePlan, episode_seed
-    from dialectica.sim.engine.episode import run_episode
+    from dialectica.sim.engine.build import EpisodePlan, episode_seed  # lazy: start-up (numpy)
+    from dialectica.sim.engine.episode import run_episode  # lazy: start-up (langgraph, langchain-core)
 
     run = _run_config(graph, episodes, tmp).graphs[0]
     spec, params, compiled = run.spec, run.params, run.spec.compiled()
@@ -88,11 +89,10 @@ def harness_overhead(graph: str, episodes: int, tmp: Path, embed: Any) -> dict[s
 
 def embedding_throughput(tmp: Path) -> tuple[float, float, float]:
     """(ours seconds, raw seconds, raw/ours): agreement over a panel run's answers, cold caches both."""
-    from dialectica.metrics.embedding import embedding_agreement, round_answers
-    from dialectica.metrics.text import sentences
-    from dialectica.sim import records
-    from dialectica.sim.engine.batch import run_experiment
-    from dialectica.sim.engine.embedding import Embedder, _model
+    from dialectica.metrics.embedding import embedding_agreement, round_answers  # lazy: start-up (numpy, Stemmer)
+    from dialectica.sim import records  # lazy: start-up (pydantic)
+    from dialectica.sim.engine.batch import run_experiment  # lazy: start-up (langgraph, langchain-core)
+    from dialectica.sim.engine.embedding import Embedder, _model  # lazy: start-up (numpy)
 
     run_experiment(_run_config("socratic_panel", 60, tmp, "embeddings=false", "view.enabled=false"), echo=lambda _: None)
     full = list(records.read(tmp / "socratic_panel" / records.FILE))
@@ -141,7 +141,7 @@ def memory_growth(tmp: Path, episodes: int) -> dict[str, float]:
 
 def tracking_share(tmp: Path, episodes: int) -> tuple[float, float]:
     """(tracking seconds, share of the job's wall time) for a 200-episode panel job into SQLite."""
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.engine.batch import run_experiment  # lazy: start-up (langgraph, langchain-core)
 
     cfg = load(
         [
@@ -165,7 +165,7 @@ def tracing_overhead(tmp: Path, episodes: int, graph: str = "interview") -> dict
     """Wall seconds of one scripted run of ``episodes`` into a fresh SQLite store with ``traces=none`` (the default
     of a scripted run), ``traces=3`` and ``traces=all``, in one process after a warm-up run,
     ``none`` timed before and after the others (its best counts), so that load on the machine falls on all alike."""
-    from dialectica.sim.engine.batch import run_experiment
+    from dialectica.sim.engine.batch import run_experiment  # lazy: start-up (langgraph, langchain-core)
 
     def timed(mode: str, name: str, count: int = episodes) -> float:
         store = tmp / "traces" / name
@@ -323,7 +323,7 @@ def server_concurrency(tmp: Path, latency_s: float = 0.3, in_flight: int = 16, e
     """Surrogate interview runs (every role on the server) against ``latency_server`` in fresh processes,
     start-up included: ``episodes`` one at a time and ``in_flight`` at a time (same records?), then
     ``8 * in_flight`` episodes in flight for the throughput."""
-    from dialectica.sim.dev.latency_server import serving
+    from dialectica.sim.dev.latency_server import serving  # lazy: start-up (pydantic, ssl)
 
     with serving(latency_s) as url:
         one, seq = _server_run(url, tmp, "sequential", episodes, 1)
@@ -345,7 +345,7 @@ def model_rates(overrides: list[str], tmp: Path, prompt_tokens: int = 256, gener
     """The local model's speed on this machine now, with the settings a run gets from ``overrides``
     (``llm=llamacpp llm.preset=...``): prompt tokens/s (a fresh prompt of ``prompt_tokens`` tokens, one token out)
     and generated tokens/s (``generated`` tokens after that prompt, its prefix cached, end of text banned)."""
-    from dialectica.sim.llm.llamacpp import LlamaCppBackend
+    from dialectica.sim.llm.llamacpp import LlamaCppBackend  # lazy: start-up (numpy)
 
     llama = LlamaCppBackend(load(["tracking=none", *overrides], out_dir=tmp / "rates", cwd=tmp).voices.settings).llama
     words = " ".join(f"w{i}" for i in range(prompt_tokens * 2))
@@ -396,7 +396,7 @@ def token_figures(graph: str, tmp: Path, overrides: list[str], rates: dict[str, 
         capture_output=True,
         cwd=tmp,
     )
-    from dialectica.sim import records
+    from dialectica.sim import records  # lazy: start-up (pydantic)
 
     prompt = generated = cached = multi_prompt = multi_cached = 0
     calls, seconds = 0, 0.0

@@ -81,10 +81,10 @@ def table(graph: str, rows: Sequence[tuple[str, float | None, float | None, str]
 def run_suite(graphs: Sequence[str], overrides: Sequence[str], out_dir: Path) -> dict[str, dict[str, Any]]:
     """Runs the CI suite (``conf/experiment/ci_suite.yaml``) for ``graphs`` (names, plugins or import strings, as
     ``graph=`` takes them); returns metrics by the name each graph's records carry, in the order given."""
-    from dialectica.sim.config.discovery import is_import_string, load
-    from dialectica.sim.config.groups import option, register_plugin_configs
-    from dialectica.sim.config.loader import load as load_config
-    from dialectica.sim.engine.runner import run
+    from dialectica.sim.config.discovery import is_import_string, load  # lazy: start-up (yaml)
+    from dialectica.sim.config.groups import option, register_plugin_configs  # lazy: start-up (yaml)
+    from dialectica.sim.config.loader import load as load_config  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.engine.runner import run  # lazy: start-up (omegaconf, yaml)
 
     register_plugin_configs([g for g in graphs if is_import_string(g)])
     results = {}

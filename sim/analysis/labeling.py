@@ -27,7 +27,10 @@ from typing import Any
 from dialectica.metrics import Record
 from dialectica.sim import records as rec
 from dialectica.sim.analysis.agreement import QUEUE, TRACES, GraphRun, pages, verdict_values
-from dialectica.sim.tracking.traces import HUMAN, TAG
+from dialectica.sim.config.view import ViewOptions
+from dialectica.sim.engine.checkpoint import digest
+from dialectica.sim.tracking.store import open_store
+from dialectica.sim.tracking.traces import HUMAN, TAG, trace_record, use_store
 
 RANDOM, TARGETED = "random", "targeted"
 QUESTION = (
@@ -73,10 +76,6 @@ def _traced(run: GraphRun, chosen: dict[int, str], name: str) -> Queue:
     """The chosen episodes' traces, each tagged with the queue (made from the record when missing), and the review
     queue over them."""
     from mlflow.tracing.client import TracingClient
-
-    from dialectica.sim.engine.checkpoint import digest
-    from dialectica.sim.tracking.store import open_store
-    from dialectica.sim.tracking.traces import trace_record, use_store
 
     assert run.tracking_uri is not None and run.mlflow_run_id is not None
     _, experiment_id = open_store(run.tracking_uri, _experiment(run))
@@ -132,8 +131,7 @@ def _review_queue(name: str, experiment_id: str, trace_ids: list[str]) -> str:
 
 def _pages(run: GraphRun, chosen: dict[int, str]) -> dict[int, str]:
     """Each chosen episode's page (written now, with its trace link, when it has none yet): episode -> path."""
-    from dialectica.sim.config.view import ViewOptions
-    from dialectica.sim.view.write import write_graph_pages
+    from dialectica.sim.view.write import write_graph_pages  # lazy: start-up (yaml)
 
     records = list(rec.read(run.run_dir / rec.FILE, run.graph, keep=False))
     write_graph_pages(

@@ -24,7 +24,9 @@ from typing import Any
 from dialectica.sim import records as rec
 from dialectica.sim.analysis.agreement import GraphRun, graph_runs
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.structured import instruction, read_json, response_format
 from dialectica.sim.config.loader import chat_model
+from dialectica.sim.llm.chat import LLMChatModel
 
 SCHEMA = {
     "type": "object",
@@ -171,9 +173,6 @@ def pairwise(
 
 def _ask(model: Any, text: str) -> tuple[str, str]:
     from langchain_core.messages import HumanMessage
-
-    from dialectica.sim.authoring.structured import instruction, read_json, response_format
-    from dialectica.sim.llm.chat import LLMChatModel
 
     if isinstance(model, LLMChatModel):
         reply = model.invoke([HumanMessage(text)], response_format=response_format(SCHEMA), temperature=0.0)

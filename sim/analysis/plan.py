@@ -96,12 +96,12 @@ def needs(configs: Mapping[str, Outcomes], diff: float = 0.05, alpha: float = 0.
 
 def pilot(paths: list[Path]) -> dict[str, dict[Hashable, bool]]:
     """Outcomes by configuration: the jobs of a sweep folder (one path), or the runs given (each one graph)."""
-    from dialectica.sim import records
+    from dialectica.sim import records  # lazy: start-up (pydantic)
 
     if len(paths) == 1 and (paths[0] / records.FILE).is_file():
         raise ConfigError(f"{paths[0]} is one run: plan compares configurations; give a sweep folder, or two runs")
     if len(paths) == 1:
-        from dialectica.sim.tracking.sweep import config_keys, job_files
+        from dialectica.sim.tracking.sweep import config_keys, job_files  # lazy: start-up (hydra, omegaconf)
 
         jobs = job_files(paths[0], "summary.json")
         if not jobs:

@@ -47,9 +47,9 @@ def bank(
 ) -> Bank:
     """Plays ``episodes`` scripted episodes of ``graph`` at each ``graph.<key>`` value, on the same seeds
     (``extra``: more overrides)."""
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.engine.runner import run
-    from dialectica.sim.records import read
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.engine.runner import run  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.records import read  # lazy: start-up (pydantic)
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

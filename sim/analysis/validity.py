@@ -31,7 +31,9 @@ import numpy as np
 from dialectica.metrics import converged
 from dialectica.metrics.stats import wilson_interval
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.config import calset
+from dialectica.sim.authoring.plots import save, subplots
+from dialectica.sim.config import calset, discovery
+from dialectica.sim.engine.embedding import Embedder
 
 DEFAULT_EPISODES = 8
 # The reference a scripted cast is judged and calibrated against: the strongest instruct model the package
@@ -98,7 +100,7 @@ class Agreement:
 
 def outcomes(episodes: Path, graph: str, n: int) -> np.ndarray:
     """1 for each episode of ``graph`` that converged, 0 otherwise, in episode order."""
-    from dialectica.sim.records import read
+    from dialectica.sim.records import read  # lazy: start-up (pydantic)
 
     rows = sorted(read(episodes, graph, keep=False), key=lambda r: r["episode"])
     if len(rows) != n:
@@ -178,8 +180,6 @@ def markdown(graph: str, report: dict[str, Any]) -> str:
 
 
 def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
-    from dialectica.sim.authoring.plots import save, subplots
-
     fig, ax = subplots(figsize=(max(5.0, 1.3 * len(report["configs"])), 3.6))
     x = np.arange(len(report["configs"]))
     series = [(-0.08, "scripted", "#4c72b0"), (0.08, "llm", "#dd8452")]
@@ -220,8 +220,6 @@ def grid_arguments(
         ConfigError: an argument that is not key=value, no or an unknown graph, no grid.
     """
     import yaml
-
-    from dialectica.sim.config import discovery
 
     graph: str | None = None
     grid: dict[str, list[Any]] = {}
@@ -287,8 +285,8 @@ def _play_grid(
     echo: Any,
 ) -> dict[str, list[np.ndarray]]:
     """Every grid point under every cast, in order; each run's outcomes (episodes x 1) by cast."""
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.engine.runner import run as run_config
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, sqlite3)
+    from dialectica.sim.engine.runner import run as run_config  # lazy: start-up (omegaconf, sqlite3)
 
     embed = None
     matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
@@ -297,8 +295,6 @@ def _play_grid(
             given = _overrides(graph, rest, casts[cast], point)
             cfg = load(given, out_dir=out / f"{i}-{cast}", cwd=cwd, parent_run_id=parent_run_id)
             if embed is None and cfg.embedding_cache is not None:
-                from dialectica.sim.engine.embedding import Embedder
-
                 embed = Embedder(cfg.embedding_cache)
             echo(
                 f"[{len(casts) * i + list(casts).index(cast) + 1}/{len(casts) * len(points)}] {graph} "
@@ -335,9 +331,8 @@ def _write(graph: str, report: dict[str, Any], out: Path, parent: Any) -> None:
 
 
 def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str, Any]:
-    from dialectica.sim.config import discovery
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.tracking.runs import Tracker
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, sqlite3)
+    from dialectica.sim.tracking.runs import Tracker  # lazy: start-up (omegaconf, sqlite3)
 
     cwd = cwd or Path.cwd()
     graph, grid, rest, llm_args = _arguments(argv)

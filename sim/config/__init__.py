@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     """``load`` is imported on first use: the entry point imports this package before Hydra starts."""
     if name == "load":
-        from dialectica.sim.config.loader import load
+        from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
 
         return load
     raise AttributeError(f"module 'dialectica.sim.config' has no attribute {name!r}")

@@ -80,8 +80,8 @@ def load(name: str) -> GraphSpec:
 @cache
 def _load(name: str) -> GraphSpec:
     if is_import_string(name):
-        from dialectica.sim.adapter.app import App
-        from dialectica.sim.adapter.strings import import_object
+        from dialectica.sim.adapter.app import App  # lazy: start-up (langgraph, langchain-core)
+        from dialectica.sim.adapter.strings import import_object  # lazy: start-up (langchain-core, langsmith)
 
         obj = import_object(name)
         if isinstance(obj, GraphSpec):

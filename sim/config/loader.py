@@ -31,6 +31,7 @@ from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.config import calset, discovery
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.fork import fork_runs
+from dialectica.sim.config.groups import register_plugin_configs
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
@@ -263,8 +264,6 @@ def compose(overrides: list[str], cwd: Path) -> DictConfig:
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.hydra_config import HydraConfig
-
-    from dialectica.sim.config.groups import register_plugin_configs
 
     register_plugin_configs()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):

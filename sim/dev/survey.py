@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.authoring.structured import instruction, read_json, shape
-from dialectica.sim.llm.llamacpp import Turns, gemma, remind, system_last
+from dialectica.sim.llm.gguf import read_metadata
+from dialectica.sim.llm.llamacpp import Turns, gemma, remind, system_last, template_format
 
 PROMPTS = Path(__file__).with_name("survey_prompts.jsonl")
 AI_PHRASES = ("as an ai", "language model", "i'm an assistant", "i am an assistant", "i'm an ai", "i am an ai")
@@ -109,8 +110,6 @@ def turns_of(prompt: dict[str, Any]) -> Turns:
 def chat_format(path: Path) -> tuple[str, Format]:
     """The model's own chat template from its GGUF metadata (as ``llm.chat_format=auto`` renders it), or Gemma's
     turn format when it has none."""
-    from dialectica.sim.llm.gguf import read_metadata
-    from dialectica.sim.llm.llamacpp import template_format
 
     if not read_metadata(path).get("tokenizer.chat_template"):
         return "none: gemma turns", gemma

@@ -73,7 +73,9 @@ class Voices:
         own = self._own(role, kind)
         if own is None:
             return scripted_voice(role, scripted)
-        from dialectica.sim.llm.chat import LLMChatModel  # langchain-core loads when a model is made, not to check config
+        from dialectica.sim.llm.chat import (  # lazy: start-up (langchain-core, langsmith)
+            LLMChatModel,
+        )
 
         return LLMChatModel(
             backend=_backend(own),

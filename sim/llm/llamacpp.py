@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dialectica.metrics.text import sentences
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.gguf import model_file, read_metadata
@@ -115,7 +116,6 @@ def system_last(messages: Turns) -> Turns:
 def reminder(system: str, max_words: int = 40) -> str:
     """Who is speaking and how to reply, from a system prompt: its first sentence and, when another, its last
     (each at most ``max_words`` words)."""
-    from dialectica.metrics.text import sentences
 
     lines = [line.strip() for line in system.strip().splitlines() if line.strip()]
     if not lines:

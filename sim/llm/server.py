@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.throttle import Throttle, retry_after
+from dialectica.sim.secrets import scrub_url
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
@@ -58,8 +59,6 @@ class ServerBackend:
             raise ConfigError("llm.base_url is not set; llm=openai needs the server's URL, e.g. http://127.0.0.1:8000/v1")
         url = urlsplit(str(settings.base_url))
         if url.scheme not in ("http", "https") or not url.hostname:
-            from dialectica.sim.secrets import scrub_url
-
             raise ConfigError(
                 f"llm.base_url={scrub_url(str(settings.base_url))} is not an http(s) URL; give the "
                 "server's /v1 URL, e.g. http://127.0.0.1:8000/v1"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dialectica.sim.authoring.params import ConfigError, bounded, build_params
+from dialectica.sim.llm.backends import BACKENDS
 from dialectica.sim.llm.gguf import DEFAULT_PRESET
 
 SCRIPTED, LLM = "scripted", "llm"
@@ -88,8 +89,6 @@ class LLMSettings:
         return int(env) if env.isdigit() and int(env) > 0 else min(8, len(os.sched_getaffinity(0)))
 
     def validate(self) -> None:
-        from dialectica.sim.llm.backends import BACKENDS
-
         if self.backend != SCRIPTED and self.backend not in BACKENDS:
             raise ConfigError(f"unknown llm.backend={self.backend!r}; valid choices: {SCRIPTED}, {', '.join(BACKENDS)}")
         if self.remind and self.system_last:

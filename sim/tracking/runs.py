@@ -135,7 +135,7 @@ class Tracker:
     def connect(self) -> tuple[Any, str]:
         """The client and experiment id, creating the store and the experiment on first use."""
         if self._client is None:
-            from dialectica.sim.tracking.store import open_store
+            from dialectica.sim.tracking.store import open_store  # lazy: start-up (ssl, http)
 
             self._client, self._experiment_id = open_store(self.config.uri, self.config.experiment)
         assert self._experiment_id is not None  # set together with the client

@@ -19,6 +19,7 @@ from dialectica.metrics import converged as is_converged
 from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import wilson_interval
 from dialectica.sim import secrets
+from dialectica.sim.authoring.plots import save, subplots
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,7 +67,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     sequential sweep could have stopped that comparison (NaN: not decided)."""
     import pandas as pd
 
-    from dialectica.sim import records
+    from dialectica.sim import records  # lazy: start-up (pydantic)
 
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     paths = job_files(sweep_dir, "summary.json")
@@ -123,7 +124,7 @@ def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any,
     """Each row against its graph's best row (the first): test, pairs, difference, interval, p, Holm's p."""
     import pandas as pd
 
-    from dialectica.metrics.paired import compare, holm
+    from dialectica.metrics.paired import compare, holm  # lazy: start-up (scipy, numpy)
 
     columns = {
         name: [float("nan")] * len(frame)
@@ -154,7 +155,6 @@ def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any,
 
 def objective_plot(table: pd.DataFrame, path: Path) -> Path:
     """The objective against each swept parameter, one panel per parameter (trials as points)."""
-    from dialectica.sim.authoring.plots import save, subplots
 
     rows = [
         dict(item.split("=", 1) for item in config.split()) | {"objective": obj}
@@ -227,8 +227,8 @@ class SweepCallback(Callback):
         tracking = _tracking(config)
         if not tracking.get("enabled"):
             return
-        from dialectica.sim.config.typed import TrackingConfig
-        from dialectica.sim.tracking.runs import Tracker
+        from dialectica.sim.config.typed import TrackingConfig  # lazy: start-up (sqlite3)
+        from dialectica.sim.tracking.runs import Tracker  # lazy: start-up (sqlite3)
 
         sweep_dir = Path(config.hydra.sweep.dir)
         sweep_dir.mkdir(parents=True, exist_ok=True)
@@ -238,8 +238,8 @@ class SweepCallback(Callback):
         if previous and config.get("resume"):
             client.update_run(previous, "RUNNING")
             return
-        from dialectica.sim.config.typed import redact_overrides
-        from dialectica.sim.tracking.runs import source_tags
+        from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (sqlite3)
+        from dialectica.sim.tracking.runs import source_tags  # lazy: start-up (sqlite3)
 
         overrides = redact_overrides(config.hydra.overrides.task)
         swept = swept_keys(config)
@@ -282,10 +282,10 @@ class SweepCallback(Callback):
         print(f"sweep:   {sweep_dir}\nreport:  dialectica report {sweep_dir}")
         if parent is None:
             return
-        from dialectica.sim.tracking.store import mlflow_ui
+        from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
 
         print(f"mlflow:  {mlflow_ui(_tracking(config)['uri'])}")
-        from dialectica.sim.tracking.store import open_store
+        from dialectica.sim.tracking.store import open_store  # lazy: start-up (ssl, http)
 
         tracking = _tracking(config)  # the file keeps the URI scrubbed of credentials
         client, _ = open_store(tracking["uri"], tracking["experiment"])

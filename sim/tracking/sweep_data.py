@@ -92,7 +92,7 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
     """
     import pandas as pd
 
-    from dialectica.sim.tracking.sweep import PARENT_FILE, comparison, job_files
+    from dialectica.sim.tracking.sweep import PARENT_FILE, comparison, job_files  # lazy: start-up (hydra, omegaconf)
 
     path = Path(target)
     parent: str | None = None

@@ -87,7 +87,7 @@ def _artifacts(record: FullRecord) -> Markup:
 def _fork(record: FullRecord) -> Markup:
     """A replayed episode beside its original: where it forks, both endings, and both continuations after the
     fork (the turns before it are the same)."""
-    from dialectica.sim import records
+    from dialectica.sim import records  # lazy: start-up (pydantic)
 
     fork, episode = record["fork"], int(record.get("episode", -1))
     original = records.GraphRecords(Path(fork["run"]) / records.FILE, str(record.get("graph"))).pick({episode}).get(episode)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dialectica.sim.authoring.params import ConfigError
+
 START, END = "__start__", "__end__"
 Topology = dict[str, list[Any]]
 
@@ -87,8 +89,7 @@ def loop_counts(topology: Topology, visits: dict[str, int]) -> dict[tuple[str, s
 
 def default_topology(graph: str) -> Topology | None:
     """The shape of ``graph``, for runs that saved none; None for a graph not installed here."""
-    from dialectica.sim.authoring.params import ConfigError
-    from dialectica.sim.config import discovery
+    from dialectica.sim.config import discovery  # lazy: start-up (yaml)
 
     try:
         return graph_topology(discovery.load(graph))

@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from dialectica.metrics import FullRecord
+from dialectica.sim.analysis.calibration.fit import statistics
 from dialectica.sim.authoring.params import ConfigError
 
 
@@ -24,9 +25,8 @@ def episodes_file(run: Path) -> Path:
 
 def run_statistics(run: Path, graphs: list[str] | None = None) -> dict[str, dict[str, float]]:
     """{graph: {statistic: value}} for every calibratable graph in the run (or those named)."""
-    from dialectica.sim.analysis.calibration.fit import statistics
-    from dialectica.sim.config import discovery
-    from dialectica.sim.records import read
+    from dialectica.sim.config import discovery  # lazy: start-up (yaml)
+    from dialectica.sim.records import read  # lazy: start-up (pydantic)
 
     by_graph: dict[str, list[FullRecord]] = defaultdict(list)
     for record in read(episodes_file(run)):
@@ -46,7 +46,7 @@ def _cell(v: float | None) -> str:
 
 def side_by_side(a: Path, b: Path, graphs: list[str] | None = None) -> str:
     """Markdown: one table per graph that both runs hold."""
-    from dialectica.sim.config import discovery
+    from dialectica.sim.config import discovery  # lazy: start-up (yaml)
 
     left, right = run_statistics(a, graphs), run_statistics(b, graphs)
     shared = [g for g in left if g in right]

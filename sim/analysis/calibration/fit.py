@@ -66,7 +66,7 @@ def rate(records: Iterable[Mapping[str, Any]]) -> float:
 
 
 def _records(path: Path) -> Records:
-    from dialectica.sim.records import read
+    from dialectica.sim.records import read  # lazy: start-up (pydantic)
 
     if not path.is_file():
         raise ConfigError(
@@ -86,7 +86,7 @@ def load_reference(path: Path, graph: str) -> Reference:
     data = json.loads(report.read_text())
     if data.get("graph") != graph:
         raise ConfigError(f"reference={path} is a validity run of graph {data.get('graph')!r}, not {graph!r}")
-    from dialectica.sim.analysis.validity import grid_points
+    from dialectica.sim.analysis.validity import grid_points  # lazy: start-up (numpy, yaml)
 
     points = grid_points(data["grid"])
     overrides = [str(o) for o in data.get("overrides", [])]

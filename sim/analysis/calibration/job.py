@@ -42,7 +42,9 @@ from dialectica.sim.analysis.calibration.fit import (
     statistics,
 )
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.plots import save, subplots
 from dialectica.sim.config import calset as calsets
+from dialectica.sim.config import discovery
 from dialectica.sim.config.calset import CalibratedSet
 
 if TYPE_CHECKING:
@@ -78,8 +80,6 @@ class Args:
 
 
 def parse(argv: Sequence[str]) -> Args:
-    from dialectica.sim.config import discovery
-
     given: dict[str, str] = {}
     rest, tracking = [], []
     for arg in argv:
@@ -136,7 +136,7 @@ def _package_version() -> str:
 
 
 def _label(point: dict[str, Any]) -> str:
-    from dialectica.sim.analysis.validity import label
+    from dialectica.sim.analysis.validity import label  # lazy: start-up (numpy)
 
     return label(point)
 
@@ -152,8 +152,8 @@ def evaluate(
     of all three over the whole grid."""
     import numpy as np
 
-    from dialectica.metrics.stats import wilson_interval
-    from dialectica.sim.analysis.validity import _correlations
+    from dialectica.metrics.stats import wilson_interval  # lazy: start-up (numpy)
+    from dialectica.sim.analysis.validity import _correlations  # lazy: start-up (numpy)
 
     rows = []
     for i, point in enumerate(reference.points):
@@ -243,8 +243,6 @@ def markdown(graph: str, report: dict[str, Any], docs: dict[str, str]) -> str:
 def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
     import numpy as np
 
-    from dialectica.sim.authoring.plots import save, subplots
-
     rows = report["evaluation"]["configs"]
     fig, ax = subplots(figsize=(max(5.0, 1.2 * len(rows)), 3.6))
     x = np.arange(len(rows))
@@ -273,8 +271,8 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
 
 def _log(args: Args, cwd: Path, report: dict[str, Any], files: list[Path]) -> None:
     """An MLflow run ``calibrate <graph>``: the fitted values as params, the match as metrics, the report and set."""
-    from dialectica.sim.config.loader import load
-    from dialectica.sim.tracking.runs import Tracker
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, sqlite3)
+    from dialectica.sim.tracking.runs import Tracker  # lazy: start-up (omegaconf, sqlite3)
 
     with tempfile.TemporaryDirectory() as tmp:
         tracking = load([f"graph={args.graph}", *args.tracking], out_dir=Path(tmp), cwd=cwd).tracking
@@ -341,7 +339,7 @@ class _Cast:
     ) -> list[list[FullRecord]]:
         """The scripted records per point (the fit points unless given), the personas set to ``values`` (None: as
         authored), on each of ``seeds`` (the fit seeds unless given) in turn, pooled per point."""
-        from dialectica.sim.analysis.calibration.simulate import simulate
+        from dialectica.sim.analysis.calibration.simulate import simulate  # lazy: start-up (omegaconf, langgraph)
 
         cast = None if values is None else self.calibrated(values)
         points = self.fit_points if points is None else points
@@ -356,7 +354,7 @@ def _reference_dirs(args: Args, cwd: Path, echo: Callable[[str], None]) -> list[
     """The ``dialectica validity`` directories given as ``reference=``, or one run now with the other arguments."""
     if args.reference is not None:
         return [path if path.is_absolute() else cwd / path for path in args.reference]
-    from dialectica.sim.analysis import validity
+    from dialectica.sim.analysis import validity  # lazy: start-up (numpy)
 
     echo(f"no reference= given: running one (dialectica validity graph={args.graph} {' '.join(args.rest)})")
     return [Path(validity.run([f"graph={args.graph}", *args.rest, *args.tracking], cwd=cwd, echo=echo)["out_dir"])]
@@ -368,7 +366,7 @@ def _cast(
     """The graph run under the (first fit) reference's overrides with the scripted cast (and the embedder, where it
     embeds), playing the fit references' seeds."""
     reference = references[0]
-    from dialectica.sim.config.loader import load
+    from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, sqlite3)
 
     with tempfile.TemporaryDirectory() as tmp:
         given = [f"graph={args.graph}", *reference.overrides, "participants=scripted", "tracking=none"]
@@ -376,7 +374,7 @@ def _cast(
     graph_run = cfg.graphs[0]
     embed = None
     if spec.embeds and cfg.embedding_cache is not None:
-        from dialectica.sim.engine.embedding import Embedder
+        from dialectica.sim.engine.embedding import Embedder  # lazy: start-up (numpy, sqlite3)
 
         embed = Embedder(cfg.embedding_cache)
     fit_points = [reference.points[i] for i in fit]
@@ -495,7 +493,7 @@ def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
 
 def write_set(path: Path, calset: CalibratedSet) -> Path:
     """Writes the calibrated set whole or not at all (a temporary file renamed into place)."""
-    from dialectica.sim.records import json_safe
+    from dialectica.sim.records import json_safe  # lazy: start-up (pydantic)
 
     text = HEADER + yaml.safe_dump(json_safe(calset.to_dict()), sort_keys=False, allow_unicode=True, width=110)
     tmp = path.with_suffix(".yaml.tmp")
@@ -559,8 +557,6 @@ def _evaluate(
 
 
 def run(argv: Sequence[str], cwd: Path | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
-    from dialectica.sim.config import discovery
-
     cwd = cwd or Path.cwd()
     args = parse(argv)
     spec = discovery.load(args.graph)
@@ -592,7 +588,7 @@ def _conclude(
 ) -> dict[str, Any]:
     """Writes the calibrated set where it fits better than the personas as written and holds on the held-out seeds
     at least as often as they do; the report saying so."""
-    from dialectica.sim.records import json_safe
+    from dialectica.sim.records import json_safe  # lazy: start-up (pydantic)
 
     fitted = cast.calibrated(result.values)
     chosen = CalibratedSet(args.graph, fitted.shared, fitted.personas, provenance, _summary(result, evaluation))

@@ -21,7 +21,7 @@ CASTS = ("scripted", "calibrated")  # the authored scripted cast, the calibrated
 
 
 def _label(point: Mapping[str, Any]) -> str:
-    from dialectica.sim.analysis.validity import label
+    from dialectica.sim.analysis.validity import label  # lazy: start-up (numpy, yaml)
 
     return label(point)
 
@@ -94,7 +94,7 @@ def held_out_seeds(held: Sequence[Reference], calibrated: Mapping[int, list[list
     """Per held-out seed and grid point (a cell): the LLM's rate and 95% Wilson interval, the authored and the
     calibrated cast's rates (``calibrated[seed]``: its records per point on that seed) and whether each lies
     inside; the count and the share of cells inside per cast."""
-    from dialectica.metrics.stats import wilson_interval
+    from dialectica.metrics.stats import wilson_interval  # lazy: start-up (numpy)
 
     cells = []
     for ref in held:
