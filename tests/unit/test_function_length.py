@@ -1,7 +1,7 @@
 """No function outside tests is longer than a reader can hold: 60 lines from its ``def`` to its last line.
 
 A function's docstring does not count toward its length: the limit is on code to follow, and counting
-documentation would push a public entry point such as ``dialectica.sim.adapter.evaluate`` to cut the
+documentation would push a public entry point such as ``dialectica.sim.engine.evaluate`` to cut the
 ``Args`` section a caller needs. Decorators do not count either (the ``def`` line is where it starts).
 Nested functions count toward the function that holds them, and are also measured on their own.
 """
