@@ -13,10 +13,12 @@ ALL_PAGES = 500  # ``pages: all`` at most this many episodes a graph: each page 
 
 @dataclass(frozen=True)
 class ViewOptions:
-    """Which episodes get a page.
+    """What a run draws for people to look at: each graph's figures, and which episodes get a page.
 
     Attributes:
-        enabled: Write pages after each graph's episodes (and log them to MLflow under ``view/``).
+        enabled: Draw each graph's figures (``by_round.png``, ``node_times.png`` and the graph's own) and write its
+            pages after its episodes, logged to MLflow (pages under ``view/``); false for a lean run that only
+            summaries and records are read from (CI checks, benchmarks): matplotlib is then never imported.
         pages: ``selected``: the episodes ``first``, ``metric`` and ``errors`` pick; ``all``: every episode (those
             also get their reasons), for runs of at most ``ALL_PAGES`` (500) episodes a graph: a larger run is
             refused before it starts, since a page is a file and an MLflow artifact (there,

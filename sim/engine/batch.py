@@ -296,7 +296,11 @@ def _run_logged(
         values = aggregate(slims, (*(m for m in COMMON if m is not termination), *run.spec.metrics, own))
         by_round = per_round_means(slims)
         t2 = time.perf_counter()
-        files = draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
+        files = (
+            draw(name, slims, by_round, rec.GraphRecords(episodes, name), graph_dir, run.spec.figures)
+            if cfg.view.enabled
+            else []
+        )
         links = _trace_links(graph_dir, cfg, traces, traced)
         pages = _pages(run, cfg, slims, episodes, links)
         config = graph_config(run, cfg)

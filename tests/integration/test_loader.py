@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -103,3 +105,19 @@ def test_the_seconds_budget_reads_an_injected_clock():
     assert spend.spent() == "seconds"
     with pytest.raises(ConfigError, match=r"budget.tokens=0 is invalid"):
         Budget.from_mapping({"tokens": 0})
+
+
+def test_a_lean_run_draws_no_figures_and_never_imports_matplotlib(tmp_path):
+    script = (
+        "import sys; from pathlib import Path; from dialectica.sim.config import load; from dialectica.sim.engine "
+        f"import run; out = Path(sys.argv[1]); run(load({[*BASE, 'episodes=1']!r} + sys.argv[2:], out_dir=out), "
+        "echo=lambda _: None); print('matplotlib' in sys.modules)"
+    )
+    lean = subprocess.run([sys.executable, "-c", script, str(tmp_path / "lean")], capture_output=True, text=True)
+    drawn = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "drawn"), "view.enabled=true"], capture_output=True, text=True
+    )
+    assert lean.returncode == 0 and drawn.returncode == 0, lean.stderr + drawn.stderr
+    assert lean.stdout.split()[-1] == "False" and drawn.stdout.split()[-1] == "True"
+    assert not list((tmp_path / "lean" / "interview").glob("*.png"))
+    assert {"by_round.png", "node_times.png"} <= {p.name for p in (tmp_path / "drawn" / "interview").glob("*.png")}
