@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -200,10 +201,12 @@ def tracing_overhead(tmp: Path, episodes: int, graph: str = "interview") -> dict
     }
 
 
-def startup_seconds(tmp: Path, repeats: int = 3) -> float:
-    """Best wall time of ``dialectica`` for one interview episode, tracking and embeddings off (a fresh process)."""
-    args = ["graph=interview", "episodes=1", "tracking=none", "embeddings=false", "progress=false"]
-    return min(_child([*args, f"hydra.run.dir={tmp / f'startup{i}'}"], tmp)[0] for i in range(repeats))
+def startup_seconds(tmp: Path, *extra: str, repeats: int = 5) -> float:
+    """Median wall time of ``dialectica`` for one interview episode, tracking and embeddings off (a fresh process
+    each time), with ``extra`` overrides (``view.enabled=false``: no figures or pages)."""
+    args = ["graph=interview", "episodes=1", "tracking=none", "embeddings=false", "progress=false", *extra]
+    label = "lean" if extra else "startup"
+    return statistics.median(_child([*args, f"hydra.run.dir={tmp / f'{label}{i}'}"], tmp)[0] for i in range(repeats))
 
 
 def surrogate_overhead(records: list[dict[str, Any]]) -> float:

@@ -59,6 +59,7 @@ def _parser() -> Parser:
     parser = Parser(prog="dialectica bench", description=DESCRIPTION)
     parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
     parser.add_argument("--tracked-episodes", type=int, default=200)
+    parser.add_argument("--startup-runs", type=int, default=5, help="fresh processes a start-up figure is the median of")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument(
         "--rss-episodes", type=int, default=20000, help="panel episodes for the peak-memory figure (0 skips it)"
@@ -216,7 +217,8 @@ def _measure_harness(args: Any, tmp: Path, embed: Any, figures: dict[str, Any]) 
     figures["embedding"] = {"ours_seconds": ours, "raw_encode_seconds": raw, "throughput_ratio": ratio}
     seconds, share = tracking_share(tmp, args.tracked_episodes)
     figures["tracking"] = {"seconds": seconds, "share_of_job": share, "episodes": args.tracked_episodes}
-    figures["startup_seconds"] = startup_seconds(tmp)
+    figures["startup_seconds"] = startup_seconds(tmp, repeats=args.startup_runs)
+    figures["startup_lean_seconds"] = startup_seconds(tmp, "view.enabled=false", repeats=args.startup_runs)
     if args.rss_episodes:
         figures["memory"] = memory_growth(tmp, args.rss_episodes)
     if args.surrogate is not None:
@@ -233,6 +235,7 @@ def _harness_rows(figures: dict[str, Any], tracked_episodes: int) -> list[tuple[
         ("embedding agreement / raw encode (throughput)", f"{figures['embedding']['throughput_ratio']:.2f}", ">= 0.8"),
         (f"MLflow share of a {tracked_episodes}-episode job", f"{figures['tracking']['share_of_job']:.1%}", "< 5%"),
         ("start-up, one interview episode, no embeddings/tracking (s)", f"{figures['startup_seconds']:.2f}", "< 2"),
+        ("the same, view.enabled=false: no figures or pages (s)", f"{figures['startup_lean_seconds']:.2f}", "< 1.5"),
     ]
     if "memory" in figures:
         m = figures["memory"]

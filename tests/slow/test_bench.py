@@ -8,7 +8,9 @@ from dialectica.sim.cli.bench import measure as main
 
 
 def test_bench_writes_every_figure(tmp_path, capsys):
-    figures = main(["--episodes", "4", "--tracked-episodes", "6", "--rss-episodes", "20", "--out", str(tmp_path)])
+    figures = main(
+        ["--episodes", "4", "--tracked-episodes", "6", "--rss-episodes", "20", "--startup-runs", "1", "--out", str(tmp_path)]
+    )
     saved = json.loads((tmp_path / "latest.json").read_text())
     assert saved == json.loads(json.dumps(figures))
     for graph, values in saved["graphs"].items():
@@ -17,7 +19,7 @@ def test_bench_writes_every_figure(tmp_path, capsys):
     assert saved["memory"]["episodes"] == 20 and saved["memory"]["peak_rss_mib"] > 0
     assert saved["embedding"]["throughput_ratio"] > 0
     assert 0 < saved["tracking"]["share_of_job"] < 1
-    assert saved["startup_seconds"] > 0
+    assert saved["startup_seconds"] > 0 and saved["startup_lean_seconds"] > 0
     out = capsys.readouterr().out
     assert "harness / direct invoke" in out and "start-up" in out and "peak RSS" in out
 
