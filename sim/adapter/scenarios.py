@@ -26,6 +26,8 @@ RESERVED = {
     "expected_tools": "the tool calls the graph should make (a list of names or {name, args} mappings)",
     "expected_path": "the nodes the graph should run, in order (a list of node names)",
     "trajectory_mode": f"how calls and path are matched (one of: {', '.join(MODES)}; default strict)",
+    "reference_outputs": "what an evaluator compares the outputs with (any value but null)",
+    "expectations": "an MLflow scorer's expectations (a mapping)",
 }
 
 
@@ -39,7 +41,8 @@ def _reserved(key: str, expected: str, value: Any) -> ConfigError:
 def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
     """Checks ``name``, the user's keys (``turns``, ``opening``: lists of strings; ``persona``, ``instructions``,
     ``stop``: strings), the judge's ``rubric``, the graph's ``input`` (a mapping), and what the graph should do
-    (``expected_tools``, ``expected_path``, ``trajectory_mode``).
+    (``expected_tools``, ``expected_path``, ``trajectory_mode``) and what evaluators compare it with
+    (``reference_outputs``: not null; ``expectations``: a mapping).
 
     Raises:
         ConfigError: naming the key and the expected type.
@@ -57,6 +60,10 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         raise _reserved("input", "a mapping", scenario["input"])
     if scenario.get("trajectory_mode", "strict") not in MODES:
         raise _reserved("trajectory_mode", f"one of {', '.join(MODES)}", scenario["trajectory_mode"])
+    if "reference_outputs" in scenario and scenario["reference_outputs"] is None:
+        raise _reserved("reference_outputs", "any value but null (leave the key out for none)", None)
+    if "expectations" in scenario and not isinstance(scenario["expectations"], dict):
+        raise _reserved("expectations", "a mapping", scenario["expectations"])
     tools = scenario.get("expected_tools")
     if "expected_tools" in scenario and not (isinstance(tools, list) and all(_is_call(t) for t in tools)):
         raise _reserved("expected_tools", "a list of tool names or {name: ..., args: {...}} mappings", tools)

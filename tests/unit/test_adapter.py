@@ -272,6 +272,17 @@ def test_a_users_own_key_that_the_harness_reserves_says_so_and_lists_the_others(
     assert "name a key of your own otherwise" in message
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [("expectations", ["a", "b"], "expected a mapping"), ("reference_outputs", None, "any value but null")],
+)
+def test_what_evaluators_compare_with_is_checked_like_the_other_reserved_keys(tmp_path, key, value, expected):
+    with pytest.raises(ConfigError, match=rf"key '{key}' is reserved by the harness") as err:
+        _run(tmp_path, "evalkeys", scenarios=[{"name": "x", "turns": ["hi"], key: value}])
+    assert expected in str(err.value) and "\n" not in str(err.value)
+    assert not (tmp_path / "evalkeys").exists()
+
+
 def test_a_factory_builds_the_graph_once_per_knob_value(tmp_path: Path):
     built: list[int] = []
 
