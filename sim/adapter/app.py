@@ -427,7 +427,7 @@ class App:
             prepare_scenario=prepare_scenario,
             roles=self._roles(),
             agreement=False,
-            metrics=(empty_reasons, trajectories.by_scenario),
+            metrics=(empty_reasons, trajectories.trajectories_by_scenario),
             terminations=self.all_endings,
             description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
             view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),
@@ -459,7 +459,7 @@ class EpisodeCast:
 
         def no_model() -> BaseChatModel:
             raise ConfigError(
-                f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
+                f"the {role} needs a model: add llm=llamacpp or llm=openai (or '+llm.roles.{role}={{backend: llamacpp}}'), "
                 f"or give it one (model=...)"
             )
 

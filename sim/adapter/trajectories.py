@@ -66,7 +66,7 @@ def episode_metrics(
     return out
 
 
-def by_scenario() -> MetricFn:
+def trajectories_by_scenario() -> MetricFn:
     """``scenario/<name>/<metric>``: each trajectory metric's mean over a scenario's episodes (NaN left out)."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:

@@ -105,7 +105,7 @@ class Voices:
         """Raises a ConfigError when ``role`` (a role only a model can play) would be scripted."""
         if self._own(role, SYSTEM) is None:
             raise ConfigError(
-                f"the {role} needs a model: add llm=llamacpp or llm=openai (or llm.roles.{role}=...), "
+                f"the {role} needs a model: add llm=llamacpp or llm=openai (or '+llm.roles.{role}={{backend: llamacpp}}'), "
                 f"or give it one in Python (model=...)"
             )
 
