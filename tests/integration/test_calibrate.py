@@ -155,7 +155,7 @@ def test_behaviour_side_by_side_names_both_runs_and_every_statistic(reference, c
 
 def test_an_offset_fit_writes_each_persona_shifted_from_its_authored_values(reference, tmp_path):
     root, _, ref, _ = reference
-    target = tmp_path / "calibrated.yaml"
+    target = tmp_path / "not" / "made" / "yet" / "calibrated.yaml"  # out= in a folder that does not exist yet
     report = cli.run(
         [f"graph={GRAPH}", f"reference={ref}", "trials=10", "mode=offset", f"out={target}", "tracking=none"],
         cwd=root,

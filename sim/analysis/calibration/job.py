@@ -492,10 +492,11 @@ def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_set(path: Path, calset: CalibratedSet) -> Path:
-    """Writes the calibrated set whole or not at all (a temporary file renamed into place)."""
+    """Writes the calibrated set whole or not at all (a temporary file renamed into place), its folder made first."""
     from dialectica.sim.records import json_safe  # lazy: start-up (pydantic)
 
     text = HEADER + yaml.safe_dump(json_safe(calset.to_dict()), sort_keys=False, allow_unicode=True, width=110)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".yaml.tmp")
     tmp.write_text(text)
     tmp.replace(path)
