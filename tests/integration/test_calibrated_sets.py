@@ -38,6 +38,18 @@ def test_every_calibratable_graph_ships_a_set_with_its_provenance(graph):
     assert shipped.fit["loss"] < shipped.fit["authored_loss"] or (as_written and prov["mode"] == "offset")
 
 
+@pytest.mark.parametrize("graph", CALIBRATABLE)
+def test_a_set_judged_on_held_out_seeds_lies_inside_the_llms_interval_there_as_the_issue_asks(graph):
+    spec = discovery.load(graph)
+    shipped = calset.read(calset.path_for(spec.datasets), graph, spec.calibration)
+    if not shipped.provenance.get("validation_seeds"):
+        pytest.skip(f"{graph}'s set was fitted before seeds were held out")
+    assert not set(shipped.provenance["validation_seeds"]) & set(shipped.provenance["fit_seeds"])
+    share = lambda text: int(text.split("/")[0]) / int(text.split("/")[1])  # noqa: E731
+    calibrated = share(shipped.fit["held_out_seed_inside_llm_ci"])
+    assert calibrated >= 0.8 and calibrated >= share(shipped.fit["authored_held_out_seed_inside_llm_ci"])
+
+
 def _authored(graph):
     from dialectica.sim.analysis.calibration.fit import authored_personas
     from dialectica.sim.config.loader import load as load_config

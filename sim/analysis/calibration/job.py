@@ -476,7 +476,10 @@ def _summary(result: Fit, evaluation: dict[str, Any]) -> dict[str, Any]:
         "authored_loss": result.authored_loss,
         "held_out_inside_llm_ci": f"{evaluation['held_out_inside']['calibrated']}/{evaluation['held_out']}",
         **(
-            {"held_out_seed_inside_llm_ci": f"{seeded['inside']['calibrated']}/{seeded['total']}"}
+            {
+                "held_out_seed_inside_llm_ci": f"{seeded['inside']['calibrated']}/{seeded['total']}",
+                "authored_held_out_seed_inside_llm_ci": f"{seeded['inside']['scripted']}/{seeded['total']}",
+            }
             if (seeded := evaluation["held_out_seeds"])["total"]
             else {}
         ),
