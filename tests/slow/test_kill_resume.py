@@ -57,7 +57,7 @@ def _killed_and_resumed(args: Callable[[str], list[str]], cwd: Path, points: lis
 EVERY_GRAPH = [
     At(f"{SIM}.engine.checkpoint", "record", 1),  # start-up: nothing written yet
     At(f"{SIM}.records", "append", 2),  # the first graph's second episode played, not written
-    At(f"{SIM}.engine.batch", "draw", 2),  # the second graph's episodes and metrics done, no figures
+    At(f"{SIM}.engine.batch", "_pages", 2),  # the second graph's episodes and metrics done, no pages or config.json
     At(f"{SIM}.tracking.runs", "MlflowRun.metrics", 3),  # the third graph's MLflow run open, its params logged
     At(f"{SIM}.engine.batch", "_write_atomic", 1),  # every graph finished and logged, the run's summary not written
 ]
