@@ -210,3 +210,40 @@ def test_an_old_console_script_is_its_subcommand(tmp_path):
     )
     assert alias.returncode == new.returncode == 2 and alias.stderr == new.stderr
     assert new.stderr.startswith("dialectica: error: ") and new.stderr.count("\n") == 1
+
+
+_COUNT_COMPOSES = """
+import json, sys
+from hydra._internal.hydra import Hydra
+from dialectica.sim.cli import run
+modes, compose = [], Hydra.compose_config
+def counted(self, *args, **kwargs):
+    modes.append(str(kwargs.get("run_mode")))
+    return compose(self, *args, **kwargs)
+Hydra.compose_config = counted
+run._exit_now = lambda code=0: sys.exit(code)
+try:
+    run.main(sys.argv[1:])
+finally:
+    print(json.dumps(modes))
+"""
+
+
+@pytest.mark.parametrize("mode", ["single", "hydra.mode=MULTIRUN"])
+def test_a_single_run_composes_its_config_once(tmp_path, mode):
+    """Start-up: ``@hydra.main`` composes once to read ``hydra.mode``, then again to run; a single run skips the
+    first, and an explicit ``hydra.mode=`` still reaches Hydra's own reading of it (a sweep here)."""
+    args = ["graph=interview", "episodes=1", "tracking=none", "embeddings=false", "view.enabled=false"]
+    args += [f"hydra.run.dir={tmp_path / 'run'}", f"hydra.sweep.dir={tmp_path / 'sweep'}"]
+    args += [] if mode == "single" else [mode]
+    proc = subprocess.run(
+        [sys.executable, "-c", _COUNT_COMPOSES, *args], capture_output=True, text=True, cwd=tmp_path, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modes = json.loads(proc.stdout.strip().splitlines()[-1])
+    if mode == "single":
+        assert modes == ["RunMode.RUN"]
+        assert (tmp_path / "run" / "summary.json").is_file()
+    else:
+        assert modes[0] == "RunMode.MULTIRUN" and len(modes) > 1  # Hydra's get_mode, then the sweep's own
+        assert (tmp_path / "sweep" / "0" / "summary.json").is_file() and not (tmp_path / "run").exists()
