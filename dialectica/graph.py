@@ -7,8 +7,9 @@ panel, its figures) comes from ``dialectica.pages``, and what it declares to be 
 
 Stability: the names listed in ``__all__`` are the public surface. They change only after a
 deprecation period of one minor release (the old name keeps working, with a ``DeprecationWarning``).
-Everything under ``dialectica.sim`` is private and may change in any release. Metric helpers are public
-in ``dialectica.metrics``.
+Nothing under ``dialectica.sim`` is part of the author surface: it may change in any release, except the
+entry points for running that the docs name (``dialectica.sim.config.load``, ``dialectica.sim.engine.run``) and
+those re-exported by ``dialectica``. Metric helpers are public in ``dialectica.metrics``.
 
 Deprecated here, kept for one release: the page helpers (``Markup``, ``esc``, ``fmt``, ``join``, ``markdown``,
 ``md_section``, ``note``, ``number``, ``table``, ``tag``, ``hbars``, ``LANE_LEFT``, ``lane_frame``, ``legend``,
