@@ -6,8 +6,11 @@ and two processes computing at once on the same cores slow each other many times
 dominates on a CPU, and llama.cpp skips the prefix a prompt shares with what its context holds. So the model
 keeps up to ``llm.contexts`` contexts (one set of weights; each context its own KV cache), and a call goes to the
 context that holds the longest prefix of its prompt (``pick_context``): each speaker's growing dialogue stays in
-a context of its own and is evaluated once. By default (``system_last``) the system prompt (who is speaking)
-goes after the dialogue, where small models keep to it better; first, it would be cached with the dialogue;
+a context of its own and is evaluated once. llama.cpp's numbers for a token depend on the batch it was evaluated
+in, so a prompt is always evaluated in the same batches of ``llm.n_batch`` tokens from its start, and only whole
+batches are taken from a context (``whole_batches``): a reply does not depend on what the context held before.
+By default (``system_last``) the system prompt (who is speaking) goes after the dialogue, where small models keep to
+it better; first, it would be cached with the dialogue;
 ``remind`` keeps it first and repeats its first and last sentences after the dialogue.
 Structured replies are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
 llama.cpp's stopping criteria; a prompt too long for the context loses its oldest exchanges, then its middle.
@@ -179,24 +182,43 @@ class Contexts:
     def __init__(self, llama: Any, size: int) -> None:
         self.llama = llama
         self.size = size
-        self.slots: list[list[Any]] = [[llama._ctx, llama.input_ids, 0]]  # [context, input_ids, n_tokens], LRU first
+        # [context, input_ids, n_tokens, tokens evaluated in whole batches from the start], least recently used first
+        self.slots: list[list[Any]] = [[llama._ctx, llama.input_ids, 0, 0]]
 
-    def use(self, tokens: Sequence[int]) -> None:
-        """Swaps in the context ``pick_context`` chooses for a prompt of ``tokens``."""
+    def use(self, tokens: Sequence[int]) -> int:
+        """Swaps in the context ``pick_context`` chooses for a prompt of ``tokens`` and keeps only the whole batches of
+        it that the context can serve; returns how many prompt tokens it serves."""
         from llama_cpp import _internals
 
         llama, active = self.llama, self.slots[-1]
         active[2] = llama.n_tokens
-        choice = pick_context([ids[:n] for _, ids, n in self.slots], tokens, len(self.slots) < self.size)
+        choice = pick_context([slot[1][: slot[2]] for slot in self.slots], tokens, len(self.slots) < self.size)
         if choice is None:
             context = _internals.LlamaContext(model=llama._model, params=llama.context_params, verbose=False)
-            slot = [context, np.ndarray(llama.input_ids.shape, dtype=llama.input_ids.dtype), 0]
+            slot: list[Any] = [context, np.ndarray(llama.input_ids.shape, dtype=llama.input_ids.dtype), 0, 0]
         else:
             slot = self.slots.pop(choice)
         self.slots.append(slot)
         if slot is not active:
-            llama._ctx, llama.input_ids, llama.n_tokens = slot
+            llama._ctx, llama.input_ids, llama.n_tokens = slot[:3]
             llama._requires_eval = True
+        shared = shared_prefix(tokens, llama.input_ids[: llama.n_tokens])
+        served = whole_batches(shared, slot[3], len(tokens), llama.n_batch)
+        llama.n_tokens, slot[3] = served, 0  # llama-cpp-python reuses at most n_tokens; slot[3]: until evaluated
+        return served
+
+    def evaluated(self, tokens: Sequence[int]) -> None:
+        """The active context has evaluated the prompt ``tokens``: its whole batches can serve a later prompt."""
+        self.slots[-1][3] = len(tokens) // self.llama.n_batch * self.llama.n_batch
+
+
+def whole_batches(shared: int, evaluated: int, prompt: int, batch: int) -> int:
+    """Prompt tokens a context may serve from its cache: the prefix the prompt shares with what it holds, within
+    what it evaluated in whole batches from the start, short of the prompt's last token (evaluated to sample from),
+    rounded down to a whole batch. The rest is evaluated from a batch boundary, so every token of a prompt is
+    evaluated in the same batch, [0, B), [B, 2B), ..., whatever the context held: a reply sampled with a seed is
+    then the same reply. (A reply's own tokens, decoded one at a time, are never served.)"""
+    return max(0, min(shared, evaluated, prompt - 1)) // batch * batch
 
 
 @lru_cache(maxsize=2)
@@ -215,13 +237,6 @@ def _grammar(schema_json: str) -> Any:
     from llama_cpp import LlamaGrammar
 
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
-
-
-def cached_prefix(llama: Any, tokens: list[int]) -> int:
-    """Prompt tokens llama.cpp will not evaluate again: the prefix ``tokens`` share with what the context holds
-    (the last one is always evaluated)."""
-    held = llama.input_ids[: llama.n_tokens]  # what the context holds (llama-cpp-python keeps no public view)
-    return max(0, min(shared_prefix(tokens, held), len(tokens) - 1))
 
 
 def drop_oldest_exchange(turns: Turns) -> Turns | None:
@@ -310,8 +325,8 @@ class LlamaCppBackend:
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
             deadline = time.monotonic() + request.timeout_s
             prompt, stop, tokens = self._fit(request.messages, request.max_tokens)
-            _load(*self._args).use(tokens)
-            cached = cached_prefix(self.llama, tokens)
+            contexts = _load(*self._args)
+            cached = contexts.use(tokens)
             out = self.llama.create_completion(
                 prompt,
                 max_tokens=request.max_tokens,
@@ -322,6 +337,7 @@ class LlamaCppBackend:
                 grammar=grammar,
                 stopping_criteria=StoppingCriteriaList([lambda ids, logits: time.monotonic() > deadline]),
             )
+            contexts.evaluated(tokens)
             seconds = time.perf_counter() - start
         if time.monotonic() > deadline:
             raise TimeoutError(f"llama.cpp ran past llm.timeout_s={request.timeout_s}")

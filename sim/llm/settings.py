@@ -60,7 +60,7 @@ class LLMSettings:
     base_url: str | None = None
     api_key_env: str | None = None
     n_ctx: int = bounded(4096, 256, 131072)
-    n_batch: int = bounded(512, 8, 8192)
+    n_batch: int = bounded(64, 8, 8192)
     n_threads: int | None = bounded(None, 1, 512)
     contexts: int = bounded(8, 1, 64)
     seed: int = bounded(0, 0, None)

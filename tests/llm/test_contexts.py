@@ -1,5 +1,6 @@
 """Two speakers taking turns on the real local model: with a context each (``llm.contexts``), each one's grown
-dialogue is served from its own KV cache; with one context, each speaker's call evicts the other's."""
+dialogue is served from its own KV cache; with one context, each speaker's call evicts the other's. Either way
+a context serves whole batches only, so the replies are the same."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ OPENINGS = {
 }
 
 
-def _turns(contexts: int) -> list[tuple[str, int, int]]:
-    """(speaker, prompt tokens, cached tokens) of ada, ben, ada, ben: each speaker's second prompt is its first
+def _turns(contexts: int) -> list[tuple[str, int, int, str]]:
+    """(speaker, prompt tokens, cached tokens, reply) of ada, ben, ada, ben: each speaker's second prompt is its first
     one grown by its reply and a new question."""
     backend = LlamaCppBackend(LLMSettings(backend="llamacpp", model_dir=str(MODELS), contexts=contexts))
     dialogues = {name: [("user", text)] for name, text in OPENINGS.items()}
@@ -36,13 +37,16 @@ def _turns(contexts: int) -> list[tuple[str, int, int]]:
                     timeout_s=300,
                 )
             )
-            seen.append((name, reply.prompt_tokens, reply.cached_tokens))
+            seen.append((name, reply.prompt_tokens, reply.cached_tokens, reply.text))
             turns += [("assistant", reply.text), ("user", "And then? One sentence.")]
     return seen
 
 
 def test_each_speaker_keeps_its_dialogue_in_a_context_of_its_own():
     own, one = _turns(contexts=2), _turns(contexts=1)
-    for (name, prompt, cached), (_, _, evicted) in zip(own[2:], one[2:], strict=True):
+    batch = LLMSettings().n_batch
+    for (name, prompt, cached, _), (_, _, evicted, _) in zip(own[2:], one[2:], strict=True):
         assert cached >= 0.6 * prompt, (name, prompt, cached)  # the first prompt, all but the speaker's tail
         assert evicted < 0.2 * prompt, (name, prompt, evicted)  # the other speaker's call came in between
+        assert cached % batch == 0 and evicted % batch == 0  # whole batches only
+    assert [turn[3] for turn in own] == [turn[3] for turn in one]  # what the contexts held changes no reply

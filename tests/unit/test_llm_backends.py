@@ -8,11 +8,21 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.llm import gguf
-from dialectica.sim.llm.llamacpp import LlamaCppBackend, _cut_middle, chatml, gemma, pick_context, shared_prefix
+from dialectica.sim.llm.llamacpp import (
+    Contexts,
+    LlamaCppBackend,
+    _cut_middle,
+    chatml,
+    gemma,
+    pick_context,
+    shared_prefix,
+    whole_batches,
+)
 from dialectica.sim.llm.machine import ENV, machine_lock
 from dialectica.sim.llm.server import ServerBackend
 from dialectica.sim.llm.settings import LLMSettings
@@ -237,3 +247,38 @@ def test_a_prompt_goes_to_the_context_holding_its_own_dialogue():
     assert pick_context(held, [1, 2, 8, 8, 8, 8, 8], room=False) == 0  # the longest prefix, even if short
     assert pick_context([], [1, 2], room=True) is None
     assert shared_prefix([1, 2, 3], [1, 2, 4, 5]) == 2 and shared_prefix([], [1]) == 0
+
+
+def test_a_context_serves_only_whole_batches_of_a_prompt_it_evaluated():
+    """llama.cpp's numbers for a token depend on the batch it was evaluated in (with Qwen2.5-Coder-1.5B a seeded
+    reply differs when its prompt was split at another token): a prompt is evaluated in the same batches whatever
+    the context held."""
+    assert whole_batches(shared=100, evaluated=128, prompt=137, batch=32) == 96
+    assert whole_batches(shared=200, evaluated=64, prompt=300, batch=32) == 64  # not past what it evaluated whole
+    assert whole_batches(shared=64, evaluated=64, prompt=64, batch=32) == 32  # the last token is evaluated again
+    assert whole_batches(shared=10, evaluated=64, prompt=100, batch=32) == 0
+
+
+class _Llama:
+    """What ``Contexts`` reads and writes of llama-cpp-python's ``Llama``: one context, its tokens, its batch size."""
+
+    def __init__(self) -> None:
+        self._ctx, self.n_batch, self.n_tokens = object(), 32, 0
+        self.input_ids = np.zeros(512, dtype=np.intc)
+
+    def called(self, prompt: list[int], reply: list[int]) -> None:
+        """A completion: the context now holds the prompt and the reply's tokens."""
+        held = [*prompt, *reply]
+        self.input_ids[: len(held)], self.n_tokens = held, len(held)
+
+
+def test_a_grown_dialogue_is_served_from_its_context_in_whole_batches_and_never_its_reply():
+    llama, first = _Llama(), list(range(1, 101))
+    contexts = Contexts(llama, size=1)
+    assert contexts.use(first) == 0
+    contexts.evaluated(first)
+    llama.called(first, reply=[7] * 10)
+    grown = [*first, *range(200, 250)]  # the same speaker's prompt, its dialogue grown
+    assert contexts.use(grown) == llama.n_tokens == 96  # 3 whole batches of 32; not 100, not the reply
+    llama.called(grown, reply=[])  # ... and the call fails before its prompt is evaluated: nothing served next
+    assert contexts.use(grown) == 0
