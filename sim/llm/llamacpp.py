@@ -175,8 +175,8 @@ class Contexts:
 
     llama-cpp-python drives one context per ``Llama`` (``_ctx``, with the tokens it holds in ``input_ids[:n_tokens]``);
     a second ``Llama`` would load and repack the weights again. The pinned llama-cpp-python (0.3.36) keeps these
-    three attributes as here; a call sets ``_requires_eval`` so that the last prompt token is evaluated again in
-    the context swapped in.
+    three attributes as here, and reuses at most ``n_tokens`` of them (the whole batches ``use`` leaves); a call
+    sets ``_requires_eval`` so that the last prompt token is evaluated again in the context swapped in.
     """
 
     def __init__(self, llama: Any, size: int) -> None:

@@ -255,7 +255,7 @@ def test_a_context_serves_only_whole_batches_of_a_prompt_it_evaluated():
     the context held."""
     assert whole_batches(shared=100, evaluated=128, prompt=137, batch=32) == 96
     assert whole_batches(shared=200, evaluated=64, prompt=300, batch=32) == 64  # not past what it evaluated whole
-    assert whole_batches(shared=64, evaluated=64, prompt=64, batch=32) == 32  # the last token is evaluated again
+    assert whole_batches(shared=64, evaluated=64, prompt=64, batch=32) == 32  # the last token is evaluated: its whole batch
     assert whole_batches(shared=10, evaluated=64, prompt=100, batch=32) == 0
 
 
