@@ -261,8 +261,9 @@ def llm_cast(llm_args: Sequence[str], participants: bool) -> list[str]:
 
 
 def _overrides(graph: str, rest: Sequence[str], cast: Sequence[str], point: Mapping[str, Any]) -> list[str]:
-    """One run's overrides: the graph, the given ones, the cast's and the grid point's."""
-    return [f"graph={graph}", *rest, *cast, *(f"graph.{k}={v}" for k, v in point.items()), "progress=false"]
+    """One run's overrides: the graph, the given ones, the cast's and the grid point's. Each run shows its own
+    episode bar (``progress=false`` among the given ones hides it): an LLM cast's point can take an hour."""
+    return [f"graph={graph}", *rest, *cast, *(f"graph.{k}={v}" for k, v in point.items())]
 
 
 def _arguments(argv: list[str]) -> tuple[str, dict[str, list[Any]], list[str], list[str]]:

@@ -25,7 +25,7 @@ def url():
         ("tribunal", "grid.dispersion_threshold=0.5,3.0", {"prosecutor", "defense", "tech_lead"}),  # no participants
     ],
 )
-def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
+def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path, capsys):
     lines: list[str] = []
     report = run(
         [
@@ -44,6 +44,8 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path):
         echo=lines.append,
     )
     out = next((tmp_path / "results" / "validity").iterdir())
+    bars = [line for line in capsys.readouterr().err.split("\n") if f"{graph}: 100%" in line]
+    assert len(bars) == 6  # every run's episode bar, finished, on its own line
     assert json.loads((out / "validity.json").read_text())["configs"] == json.loads(json.dumps(report["configs"]))
     assert (out / "validity.png").stat().st_size > 0 and "| config |" in (out / "validity.md").read_text()
     assert len(report["configs"]) == 2 and report["episodes"] == 3 and "calibrated_spearman" in report
