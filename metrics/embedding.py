@@ -40,13 +40,13 @@ def _quorums(record: Mapping[str, Any]) -> dict[int, int]:
 def embedding_agreement(records: Sequence[Mapping[str, Any]], embed: Embed) -> list[list[float]]:
     """Per record, the agreement of each round; every distinct sentence is encoded once, in one call.
 
-    Rounds with fewer answers than their quorum give NaN; a record without answers gives [].
+    Rounds with fewer answers than their quorum give NaN; a record without participant turns gives [].
     """
     grouped = [round_answers(r) for r in records]
     split = {text: sentences(text) or [text] for rounds in grouped for answers in rounds.values() for text in answers}
     distinct = sorted({s for parts in split.values() for s in parts})
-    if not distinct:
-        return [[] for _ in records]
+    if not distinct:  # every answer fell back (or there are none): each round, if any, has no agreement
+        return [[float("nan")] * len(rounds) for rounds in grouped]
     vectors = embed(distinct)
     index = {s: i for i, s in enumerate(distinct)}
     answer = {text: vectors[[index[s] for s in parts]].mean(axis=0) for text, parts in split.items()}

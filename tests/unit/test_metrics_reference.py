@@ -14,7 +14,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from dialectica.metrics.agreement import jaccard, majority, pairwise_cosine, pairwise_jaccard
-from dialectica.metrics.embedding import embedding_agreement
+from dialectica.metrics.embedding import embedding_agreement, with_embedding_agreement
 from dialectica.metrics.stats import mean, percentile, wilson_interval
 from dialectica.metrics.summary import (
     aggregate,
@@ -240,6 +240,17 @@ def test_embedding_agreement_keeps_rounds_whose_answers_all_failed():
     ]
     (values,) = embedding_agreement([{"transcript": turns}], CountingEmbed())
     assert len(values) == 3 and math.isnan(values[1])
+
+
+def test_an_episode_whose_every_answer_failed_has_a_nan_round_each_and_keeps_its_other_metrics():
+    # the tribunal on the 1.5B: every opinion of a two-round episode unparsed (this raised, losing the episode)
+    turns = [{"round": r, "role": "participant", "speaker": s, "text": "", "fallback": True} for r in (1, 2) for s in "ab"]
+    embed = CountingEmbed()
+    (values,) = embedding_agreement([{"transcript": turns}], embed)
+    assert len(values) == 2 and all(math.isnan(v) for v in values) and embed.batches == []
+    per_round, metrics = with_embedding_agreement(turns, [{"round": 1}, {"round": 2}], {"rounds": 2}, embed)
+    assert [math.isnan(e["embedding_agreement"]) for e in per_round] == [True, True]
+    assert metrics["rounds"] == 2 and math.isnan(metrics["embedding_agreement"])
 
 
 # --- summary metrics -------------------------------------------------------------------------------
