@@ -35,7 +35,7 @@ from dialectica.sim.authoring.params import ConfigError, bounded
 from dialectica.sim.authoring.persona import bullet, degree
 from dialectica.sim.authoring.reducers import merge_lists_by_key, upsert_by_id
 from dialectica.sim.authoring.spec import CastOptions, Episode, EpisodeOutcome, GraphSpec, GraphView, builtin_spec, step
-from dialectica.sim.authoring.structured import ask, read_json, response_format
+from dialectica.sim.authoring.structured import ask, complete_items, read_json, response_format
 from dialectica.sim.authoring.termination import TerminationReason
 
 if TYPE_CHECKING:  # imported on first use (see __getattr__); here for type checkers
@@ -77,11 +77,12 @@ __all__ = [
     "last_human",
     "bullet",
     "degree",
-    # Model calls inside nodes: retries with backoff, structured (JSON) replies.
+    # Model calls inside nodes: retries with backoff, structured (JSON) replies, what a cut-off one still holds.
     "retry",
     "attempt",
     "ask",
     "read_json",
+    "complete_items",
     "response_format",
     # State and data: reducers for accumulating fields, data files, vector search over passages.
     "merge_lists_by_key",

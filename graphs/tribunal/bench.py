@@ -8,7 +8,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from dialectica.graph import read_json
+from dialectica.graph import complete_items, read_json
 from dialectica.graphs.tribunal.state import Evidence, Opinion
 
 JUDGES: dict[str, str] = {
@@ -68,11 +68,16 @@ def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict[str, Any]]) -> list[Opinion]:
-    """One opinion per criterion, from JSON (see ``opinions_schema``) or from ``FORMAT`` lines; a criterion
-    the reply does not score gets a neutral 3 marked unparsed."""
-    data = read_json(text, opinions_schema(criteria))
-    if data is not None:
-        scored = {o["criterion"].lower(): (o["score"], o["cited"], o["argument"]) for o in data["opinions"]}
+    """One opinion per criterion, from JSON (see ``opinions_schema``; from a reply cut off by the token cap, its
+    whole opinions) or from ``FORMAT`` lines; a criterion the reply does not score gets a neutral 3 marked
+    unparsed."""
+    schema = opinions_schema(criteria)
+    data = read_json(text, schema)
+    whole = (
+        data["opinions"] if data is not None else complete_items(text, "opinions", schema["properties"]["opinions"]["items"])
+    )
+    if whole:
+        scored = {o["criterion"].lower(): (o["score"], o["cited"], o["argument"]) for o in whole}
     else:
         scored = {
             m["id"].lower(): (int(m["score"]), [x.strip() for x in m["cited"].split(",")], m["argument"])

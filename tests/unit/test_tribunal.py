@@ -255,6 +255,17 @@ def test_unparsed_opinion_gets_a_neutral_score():
     assert (ops[1]["score"], ops[1]["parsed"]) == (3, False)
 
 
+def test_a_json_reply_cut_off_by_the_token_cap_keeps_its_whole_opinions():
+    # as the 1.5B writes them under the grammar, keys in its own order, cut mid-way through the second opinion
+    whole = {"argument": "Keys come from the vault.", "cited": ["e1"], "criterion": "c1", "score": 4}
+    cut = json.dumps({"opinions": [whole, {"argument": "x", "cited": ["e2"], "criterion": "c2", "score": 2}]})
+    ops = read_opinions(cut[: cut.index('"criterion": "c2"')], "defense", 1, CRITERIA)
+    assert (ops[0]["score"], ops[0]["cited"], ops[0]["argument"], ops[0]["parsed"]) == (4, ["e1"], whole["argument"], True)
+    assert (ops[1]["score"], ops[1]["parsed"]) == (3, False)  # no criterion yet: not whole, so not read
+    assert [o["parsed"] for o in read_opinions(cut[:-2], "defense", 1, CRITERIA)] == [True, True]  # only ']}' lost
+    assert not any(o["parsed"] for o in read_opinions('{"opinions": [{"argument": "Ke', "defense", 1, CRITERIA))
+
+
 # --- the scripted cast: seeded crashes, and outcomes the thresholds and the seed decide ---------------
 
 SCENARIOS = load_scenarios(SPEC.datasets, SPEC, "all")
