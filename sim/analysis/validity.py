@@ -108,6 +108,21 @@ def outcomes(episodes: Path, graph: str, n: int) -> np.ndarray:
     return np.array([converged(r) for r in rows], dtype=float)
 
 
+def unread(episodes: Path, graph: str) -> dict[str, int]:
+    """What the harness could not read of a cast's replies over one run: its model calls, the replies that
+    stayed empty or never parsed after retries, and the episodes that ended in an error. A gap between the
+    casts that these explain is the harness's, not the model's."""
+    from dialectica.sim.records import read  # lazy: start-up (pydantic)
+
+    rows = list(read(episodes, graph, keep=False))
+    usage = [r.get("usage") or {} for r in rows]
+    return {
+        "calls": sum(int(u.get("llm_calls", 0)) for u in usage),
+        "unread_replies": sum(int(u.get("parse_failures", 0)) + int(u.get("empty_replies", 0)) for u in usage),
+        "errors": sum(r["termination_reason"] == "error" for r in rows),
+    }
+
+
 def summarise(points: list[dict[str, Any]], agreement: Agreement, calibrated: np.ndarray | None = None) -> dict[str, Any]:
     """Per configuration each cast's rate with its Wilson interval; the rank agreement of the scripted cast with
     the LLM's and, given the calibrated cast's outcomes, whether its rate lies inside the LLM's interval and
@@ -152,12 +167,14 @@ def _num(v: float) -> str:
 
 def markdown(graph: str, report: dict[str, Any]) -> str:
     calibrated = "calibrated_spearman" in report
+    read = all("llm_calls" in r for r in report["configs"])
     lines = [
         f"# Validity: {graph}, {report['episodes']} episodes per configuration and cast",
         "",
         "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |"
-        + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else ""),
-        "|---|---|---|---|" + ("---|---|" if calibrated else ""),
+        + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else "")
+        + (" LLM replies unread | LLM episodes in error |" if read else ""),
+        "|---|---|---|---|" + ("---|---|" if calibrated else "") + ("---|---|" if read else ""),
     ]
     for r in report["configs"]:
         cells = [
@@ -167,6 +184,8 @@ def markdown(graph: str, report: dict[str, Any]) -> str:
         line = f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['llm_inside_scripted_ci'] else 'no'} |"
         if calibrated:
             line += f" {cells[2]} | {'yes' if r['calibrated_inside_llm_ci'] else 'no'} |"
+        if read:
+            line += f" {r['llm_unread_replies']} of {r['llm_calls']} | {r['llm_errors']} |"
         lines.append(line)
     for prefix, who in (("", "Scripted"), *((("calibrated_", "Calibrated"),) if calibrated else ())):
         for name in ("spearman", "kendall"):
@@ -284,13 +303,15 @@ def _play_grid(
     cwd: Path,
     parent_run_id: str | None,
     echo: Any,
-) -> dict[str, list[np.ndarray]]:
-    """Every grid point under every cast, in order; each run's outcomes (episodes x 1) by cast."""
+) -> tuple[dict[str, list[np.ndarray]], list[dict[str, int]]]:
+    """Every grid point under every cast, in order; each run's outcomes (episodes x 1) by cast, and per point
+    what the harness could not read of the LLM cast (``unread``)."""
     from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, sqlite3)
     from dialectica.sim.engine.runner import run as run_config  # lazy: start-up (omegaconf, sqlite3)
 
     embed = None
     matrices: dict[str, list[np.ndarray]] = {cast: [] for cast in casts}
+    reading: list[dict[str, int]] = []
     for i, point in enumerate(points):
         for cast in casts:
             given = _overrides(graph, rest, casts[cast], point)
@@ -303,7 +324,9 @@ def _play_grid(
             )
             run_config(cfg, echo=lambda _: None, embed=embed)
             matrices[cast].append(outcomes(cfg.out_dir / "episodes.jsonl", graph, cfg.episodes))
-    return matrices
+            if cast == "llm":
+                reading.append(unread(cfg.out_dir / "episodes.jsonl", graph))
+    return matrices, reading
 
 
 def _write(graph: str, report: dict[str, Any], out: Path, parent: Any) -> None:
@@ -350,7 +373,7 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
         casts["calibrated"] = ["participants=calibrated"]  # the graph's calibrated set: its column in the report
     tracker = Tracker(base.tracking)
     with tracker.run(f"validity {graph}", {"validity": "true", "graph": graph, "out_dir": str(out)}) as parent:
-        matrices = _play_grid(graph, rest, casts, points, out, cwd, parent.run_id, echo)
+        matrices, reading = _play_grid(graph, rest, casts, points, out, cwd, parent.run_id, echo)
         agreement = Agreement(np.stack(matrices["scripted"]), np.stack(matrices["llm"]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy warns on constant inputs; those are reported as undefined
@@ -362,6 +385,8 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
                 "overrides": rest,
                 "out_dir": str(out),
             }
+        for row, seen in zip(report["configs"], reading, strict=True):
+            row |= {f"llm_{k}": v for k, v in seen.items()}
         _write(graph, report, out, parent)
     echo(markdown(graph, report))
     echo(f"written: {out}")

@@ -47,7 +47,7 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path, caps
     bars = [line for line in capsys.readouterr().err.split("\n") if f"{graph}: 100%" in line]
     assert len(bars) == 6  # every run's episode bar, finished, on its own line
     assert json.loads((out / "validity.json").read_text())["configs"] == json.loads(json.dumps(report["configs"]))
-    assert (out / "validity.png").stat().st_size > 0 and "| config |" in (out / "validity.md").read_text()
+    assert (out / "validity.png").stat().st_size > 0 and "| LLM replies unread |" in (out / "validity.md").read_text()
     assert len(report["configs"]) == 2 and report["episodes"] == 3 and "calibrated_spearman" in report
 
     casts = ("scripted", "llm", "calibrated")  # every built-in graph ships a calibrated set: its own column
@@ -61,6 +61,12 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path, caps
             assert on_llm == (by_role if cast == "llm" else 0)
             rate = sum(r["termination_reason"] == "converged" for r in records) / 3
             assert report["configs"][i][f"{cast}_rate"] == rate
+            if cast == "llm":  # what the harness could not read of the model, beside its rate
+                usage = [r["usage"] for r in records]
+                seen = {k: report["configs"][i][f"llm_{k}"] for k in ("calls", "unread_replies", "errors")}
+                assert seen["calls"] == sum(u["llm_calls"] for u in usage) > 0
+                assert seen["unread_replies"] == sum(u["parse_failures"] + u["empty_replies"] for u in usage)
+                assert seen["errors"] == sum(r["termination_reason"] == "error" for r in records)
         # the same seeds and scenarios under both casts
         pairs = {cast: [(r["seed"], r["scenario"]) for r in runs[i, cast]] for cast in casts}
         assert pairs["scripted"] == pairs["llm"] == pairs["calibrated"]
