@@ -42,12 +42,12 @@ def judge_prompt(
     return [SystemMessage(JUDGES[judge]), HumanMessage("\n".join(lines))]
 
 
-def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The JSON a judge that can be constrained answers with: one opinion per criterion."""
-    opinion = {
+def _opinion(ids: Sequence[str]) -> dict[str, Any]:
+    """One opinion on one of the criteria ``ids``."""
+    return {
         "type": "object",
         "properties": {
-            "criterion": {"enum": [c["id"] for c in criteria]},
+            "criterion": {"enum": list(ids)},
             "score": {"enum": [1, 2, 3, 4, 5]},
             "cited": {
                 "type": "array",
@@ -58,10 +58,20 @@ def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
         },
         "required": ["criterion", "score", "cited", "argument"],
     }
+
+
+def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON a judge that can be constrained answers with: one opinion per criterion, in the criteria's order
+    (each slot names its own criterion, so a reply can neither score one twice nor skip one)."""
     return {
         "type": "object",
         "properties": {
-            "opinions": {"type": "array", "items": opinion, "minItems": len(criteria), "maxItems": len(criteria)}
+            "opinions": {
+                "type": "array",
+                "prefixItems": [_opinion([c["id"]]) for c in criteria],
+                "minItems": len(criteria),
+                "maxItems": len(criteria),
+            }
         },
         "required": ["opinions"],
     }
@@ -73,9 +83,7 @@ def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict
     unparsed."""
     schema = opinions_schema(criteria)
     data = read_json(text, schema)
-    whole = (
-        data["opinions"] if data is not None else complete_items(text, "opinions", schema["properties"]["opinions"]["items"])
-    )
+    whole = data["opinions"] if data is not None else complete_items(text, "opinions", _opinion([c["id"] for c in criteria]))
     if whole:
         scored = {o["criterion"].lower(): (o["score"], o["cited"], o["argument"]) for o in whole}
     else:

@@ -28,7 +28,7 @@ def shape(schema: dict[str, Any]) -> Any:
     if schema.get("type") == "object":
         return {k: shape(v) for k, v in schema.get("properties", {}).items()}
     if schema.get("type") == "array":
-        return [shape(schema.get("items", {}))]
+        return [shape(item) for item in schema.get("prefixItems", [])] or [shape(schema.get("items", {}))]
     if "description" in schema:
         return f"<{schema['description']}>"
     names = {"string": "text", "integer": "integer", "number": "number", "boolean": "true|false"}

@@ -39,6 +39,8 @@ def instance(schema: dict[str, Any], pick: int) -> Any:
     kind = schema.get("type")
     if kind == "object":
         return {k: instance(v, pick + i) for i, (k, v) in enumerate(schema.get("properties", {}).items())}
+    if kind == "array" and "prefixItems" in schema:  # a tuple: one value per position
+        return [instance(item, pick + i) for i, item in enumerate(schema["prefixItems"])]
     if kind == "array":
         return [instance(schema.get("items", {}), pick + i) for i in range(schema.get("minItems", 0))]
     if kind in ("integer", "number"):

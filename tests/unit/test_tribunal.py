@@ -255,6 +255,20 @@ def test_unparsed_opinion_gets_a_neutral_score():
     assert (ops[1]["score"], ops[1]["parsed"]) == (3, False)
 
 
+def test_the_opinion_schema_holds_one_slot_per_criterion_in_order():
+    # a model under the grammar cannot score a criterion twice and skip another (the 1.5B did, in a fifth of its opinions)
+    from dialectica.graph import read_json
+    from dialectica.graphs.tribunal.bench import opinions_schema
+
+    def reply(*ids):
+        return json.dumps({"opinions": [{"criterion": c, "score": 3, "cited": [], "argument": "a"} for c in ids]})
+
+    schema = opinions_schema(CRITERIA)
+    assert read_json(reply("c1", "c2"), schema) is not None
+    assert read_json(reply("c1", "c1"), schema) is None and read_json(reply("c2", "c1"), schema) is None
+    assert read_json(reply("c1"), schema) is None and read_json(reply("c1", "c2", "c2"), schema) is None
+
+
 def test_a_json_reply_cut_off_by_the_token_cap_keeps_its_whole_opinions():
     # as the 1.5B writes them under the grammar, keys in its own order, cut mid-way through the second opinion
     whole = {"argument": "Keys come from the vault.", "cited": ["e1"], "criterion": "c1", "score": 4}
