@@ -16,6 +16,7 @@ JUDGES: dict[str, str] = {
     "defense": "You are the Defense. Credit effort, intent and what the evidence shows working.",
     "tech_lead": "You are the Tech Lead. Judge soundness and maintainability pragmatically, from the evidence.",
 }
+ARGUMENT_CHARS = 100  # an opinion's argument: one short sentence (the grammar ends it here)
 FORMAT = (
     "For every criterion write one line exactly like: Criterion c1: score 3. Cited: e1, e2. Argument: one or two sentences."
 )
@@ -54,7 +55,7 @@ def _opinion(ids: Sequence[str]) -> dict[str, Any]:
                 "items": {"type": "string", "maxLength": 12, "description": "evidence id"},
                 "maxItems": 3,
             },
-            "argument": {"type": "string", "maxLength": 160, "description": "one sentence on why"},
+            "argument": {"type": "string", "maxLength": ARGUMENT_CHARS, "description": "one sentence on why"},
         },
         "required": ["criterion", "score", "cited", "argument"],
     }
@@ -75,6 +76,12 @@ def opinions_schema(criteria: Sequence[dict[str, Any]]) -> dict[str, Any]:
         },
         "required": ["opinions"],
     }
+
+
+def reply_tokens(criteria: Sequence[dict[str, Any]]) -> int:
+    """The token cap of a judge's JSON reply: room for every slot of ``opinions_schema`` at its longest argument
+    (about 45 tokens an opinion), so the cap does not cut a reply off and cost a retry."""
+    return 32 + 64 * len(criteria)
 
 
 def read_opinions(text: str, judge: str, round_num: int, criteria: Sequence[dict[str, Any]]) -> list[Opinion]:

@@ -11,7 +11,7 @@ from langchain_core.language_models import BaseChatModel
 
 from dialectica.graph import response_format, retry
 from dialectica.graphs.tribunal import rules
-from dialectica.graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions
+from dialectica.graphs.tribunal.bench import judge_prompt, opinions_schema, read_opinions, reply_tokens
 from dialectica.graphs.tribunal.deadline import run_with_deadline
 from dialectica.graphs.tribunal.params import TribunalParams
 from dialectica.graphs.tribunal.report import render_report
@@ -84,10 +84,11 @@ class TribunalNodes:
             [e for e in state.get("evidence", []) if e["criterion"]],
             state.get("chief_feedback", ""),
         )
-        schema = response_format(opinions_schema(state["criteria"]))
+        schema, cap = response_format(opinions_schema(state["criteria"])), reply_tokens(state["criteria"])
         # One retry within the layer's deadline; a judge whose calls both fail sends the case to the ErrorHandler.
+        judge = self.deps.judges[name]
         status, value, seconds = run_with_deadline(
-            lambda: retry(lambda: self.deps.judges[name].invoke(messages, response_format=schema)), self.p.layer_timeout_s
+            lambda: retry(lambda: judge.invoke(messages, response_format=schema, max_tokens=cap)), self.p.layer_timeout_s
         )
         timing = {
             "layer": "judicial",

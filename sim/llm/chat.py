@@ -96,7 +96,7 @@ class LLMChatModel(BaseChatModel):
             seed=self._next_seed(),
             temperature=float(kwargs.get("temperature", s.temperature)),  # a caller's own (an LLM judge's 0)
             top_p=s.top_p,
-            max_tokens=s.json_max_tokens if schema else s.max_tokens,
+            max_tokens=int(kwargs.get("max_tokens", s.json_max_tokens if schema else s.max_tokens)),  # a caller's own
             timeout_s=s.timeout_s,
             schema=schema,
         )

@@ -8,7 +8,7 @@ import random
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from dialectica.sim.authoring.structured import ask, read_json
+from dialectica.sim.authoring.structured import ask, read_json, response_format
 from dialectica.sim.engine.meter import EpisodeMeter
 from dialectica.sim.llm.backends import Reply, Request
 from dialectica.sim.llm.cache import CallCache
@@ -100,6 +100,14 @@ def test_structured_request_carries_the_schema_and_a_shape_instruction():
     request = backend.requests[0]
     assert request.schema == SCHEMA and request.max_tokens == 77
     assert request.messages[-1][1].endswith('shaped like: {"vote": "yes|no"}')
+
+
+def test_a_callers_token_cap_overrides_the_settings_cap_for_that_call_only():
+    backend = FakeBackend(['{"vote": "no"}', '{"vote": "yes"}'])
+    model = _model(backend, json_max_tokens=77)
+    model.invoke(_messages(), response_format=response_format(SCHEMA), max_tokens=500)
+    ask(model, _messages(), SCHEMA)
+    assert [r.max_tokens for r in backend.requests] == [500, 77]
 
 
 def test_cache_answers_identical_calls_and_only_those(tmp_path):

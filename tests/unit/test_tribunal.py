@@ -25,6 +25,7 @@ from dialectica.sim.authoring.spec import Episode
 from dialectica.sim.authoring.termination import TerminationReason
 from dialectica.sim.config.scenarios import load_scenarios
 from dialectica.sim.engine.build import episode_seed
+from dialectica.sim.llm.backends import Reply
 
 CRITERIA = [
     {"id": "c1", "dimension": "security", "title": "Secrets", "description": "no secrets in git"},
@@ -267,6 +268,35 @@ def test_the_opinion_schema_holds_one_slot_per_criterion_in_order():
     assert read_json(reply("c1", "c2"), schema) is not None
     assert read_json(reply("c1", "c1"), schema) is None and read_json(reply("c2", "c1"), schema) is None
     assert read_json(reply("c1"), schema) is None and read_json(reply("c1", "c2", "c2"), schema) is None
+
+
+def test_each_judge_asks_for_a_token_cap_with_room_for_its_longest_reply():
+    # a reply the cap cuts off is retried whole: at 320 tokens for every case, one judge call in five was
+    from dialectica.graphs.tribunal.bench import ARGUMENT_CHARS, reply_tokens
+    from dialectica.sim.llm.chat import LLMChatModel
+    from dialectica.sim.llm.settings import LLMSettings
+
+    class Recorder:
+        identity = {"backend": "recorder"}
+        caps: list[int] = []
+
+        def complete(self, request):
+            self.caps.append(request.max_tokens)
+            return Reply(text="no opinion", prompt_tokens=1, completion_tokens=1, seconds=0.0)
+
+    settings = LLMSettings(backend="llamacpp", retries=0, json_max_tokens=320)
+    _run(
+        {},
+        {
+            j: LLMChatModel(backend=Recorder(), settings=settings, role=j, seed=1)
+            for j in ("prosecutor", "defense", "tech_lead")
+        },
+    )
+    assert Recorder.caps and set(Recorder.caps) == {reply_tokens(CRITERIA)}
+    six = [dict(CRITERIA[0], id=f"c{i}") for i in range(1, 7)]
+    longest = {"criterion": "c6", "score": 5, "cited": ["e10", "e11", "e12"], "argument": "word " * (ARGUMENT_CHARS // 5)}
+    assert reply_tokens(six) > reply_tokens(CRITERIA)
+    assert len(json.dumps({"opinions": [longest] * 6})) / 3 <= reply_tokens(six)  # English JSON: over 3 characters a token
 
 
 def test_a_json_reply_cut_off_by_the_token_cap_keeps_its_whole_opinions():
