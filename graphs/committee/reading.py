@@ -11,27 +11,27 @@ from dialectica.graph import read_json
 _CONFIDENCE_FIELD = {"type": "integer", "minimum": 0, "maximum": 100, "description": "your confidence, 0 to 100"}
 STATEMENT_SCHEMA = {
     "type": "object",
-    "properties": {
-        "position": {"enum": ["support", "oppose", "nuanced"]},
-        "confidence": _CONFIDENCE_FIELD,
+    "properties": {  # in the order a member writes them: the grounds, then the stance (an optional reply_to goes last)
         "cited": {
             "type": "array",
             "items": {"type": "string", "pattern": "^d[0-9]{1,3}$", "description": "evidence id"},
             "maxItems": 3,
         },
-        "reply_to": {"type": "string", "maxLength": 40, "description": "the member id you answer, or empty"},
         "statement": {"type": "string", "maxLength": 300, "description": "your statement in one or two sentences"},
+        "position": {"enum": ["support", "oppose", "nuanced"]},
+        "confidence": _CONFIDENCE_FIELD,
+        "reply_to": {"type": "string", "maxLength": 40, "description": "the member id you answer, or empty"},
     },
-    "required": ["position", "confidence", "cited", "statement"],
+    "required": ["cited", "statement", "position", "confidence"],
 }
 VOTE_SCHEMA = {
     "type": "object",
-    "properties": {
+    "properties": {  # in the order a member writes them: why, then the vote
+        "rationale": {"type": "string", "maxLength": 300, "description": "why, in one or two sentences"},
         "vote": {"enum": ["support", "oppose", "abstain"]},
         "confidence": _CONFIDENCE_FIELD,
-        "rationale": {"type": "string", "maxLength": 300, "description": "why, in one or two sentences"},
     },
-    "required": ["vote", "confidence", "rationale"],
+    "required": ["rationale", "vote", "confidence"],
 }
 
 _POSITION = re.compile(r"\bI (?:now |still |firmly |cautiously )?(support|oppose)\b", re.I)

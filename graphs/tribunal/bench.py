@@ -47,15 +47,15 @@ def _opinion(ids: Sequence[str]) -> dict[str, Any]:
     """One opinion on one of the criteria ``ids``."""
     return {
         "type": "object",
-        "properties": {
+        "properties": {  # in the order a judge writes them: which criterion, from which evidence, why, then the score
             "criterion": {"enum": list(ids)},
-            "score": {"enum": [1, 2, 3, 4, 5]},
             "cited": {
                 "type": "array",
                 "items": {"type": "string", "maxLength": 12, "description": "evidence id"},
                 "maxItems": 3,
             },
             "argument": {"type": "string", "maxLength": ARGUMENT_CHARS, "description": "one sentence on why"},
+            "score": {"enum": [1, 2, 3, 4, 5]},
         },
         "required": ["criterion", "score", "cited", "argument"],
     }

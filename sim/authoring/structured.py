@@ -29,8 +29,9 @@ def shape(schema: dict[str, Any]) -> Any:
         return {k: shape(v) for k, v in schema.get("properties", {}).items()}
     if schema.get("type") == "array":
         return [shape(item) for item in schema.get("prefixItems", [])] or [shape(schema.get("items", {}))]
-    if "description" in schema:
-        return f"<{schema['description']}>"
+    if "description" in schema:  # with a string's length cap, where the grammar would cut it off mid-sentence
+        cap = f", at most {schema['maxLength']} characters" if "maxLength" in schema else ""
+        return f"<{schema['description']}{cap}>"
     names = {"string": "text", "integer": "integer", "number": "number", "boolean": "true|false"}
     kind = schema.get("type")
     return names.get(kind, "value") if isinstance(kind, str) else "value"

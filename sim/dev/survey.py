@@ -134,7 +134,7 @@ def answers(
         grammar = (
             None
             if p["schema"] is None
-            else llama_cpp.LlamaGrammar.from_json_schema(json.dumps(p["schema"], sort_keys=True), verbose=False)
+            else llama_cpp.LlamaGrammar.from_json_schema(json.dumps(p["schema"]), verbose=False)
         )
         llm.reset()
         llama_cpp.llama_perf_context_reset(llm._ctx.ctx)

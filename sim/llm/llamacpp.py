@@ -232,6 +232,12 @@ def _load(path: str, n_ctx: int, n_batch: int, n_threads: int, contexts: int) ->
     return Contexts(llama, contexts)
 
 
+def grammar(schema: dict[str, Any]) -> Any:
+    """The llama.cpp grammar of a JSON ``schema``: an object's properties come in the order the schema lists them
+    (a judge's reason before its verdict, where the schema says so)."""
+    return _grammar(json.dumps(schema))
+
+
 @lru_cache(maxsize=64)
 def _grammar(schema_json: str) -> Any:
     from llama_cpp import LlamaGrammar
@@ -320,7 +326,7 @@ class LlamaCppBackend:
     def complete(self, request: Request) -> Reply:
         from llama_cpp import StoppingCriteriaList
 
-        grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema is not None else None
+        rules = grammar(request.schema) if request.schema is not None else None
         with machine_lock():  # one model call at a time on this machine, across threads and processes
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
             deadline = time.monotonic() + request.timeout_s
@@ -334,7 +340,7 @@ class LlamaCppBackend:
                 top_p=request.top_p,
                 seed=request.seed,
                 stop=stop,
-                grammar=grammar,
+                grammar=rules,
                 stopping_criteria=StoppingCriteriaList([lambda ids, logits: time.monotonic() > deadline]),
             )
             contexts.evaluated(tokens)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -185,6 +186,26 @@ def test_a_file_that_is_not_gguf_is_refused_before_anything_loads(tmp_path):
     fake.write_bytes(b"PK\x03\x04 not a model")
     with pytest.raises(ConfigError, match=r"llm\.model_path=.*weights\.bin: not a GGUF file"):
         LlamaCppBackend(LLMSettings(backend="llamacpp", model_path=str(fake)))
+
+
+def test_the_grammar_writes_properties_in_the_order_the_schema_lists_them():
+    # it once sorted them, so every judge wrote its verdict before its reason
+    pytest.importorskip("llama_cpp")
+    from dialectica.graphs.tribunal.bench import opinions_schema
+    from dialectica.sim.adapter.judges import VERDICT_SCHEMA
+    from dialectica.sim.llm.llamacpp import grammar
+
+    def order(schema):
+        root = next(r for r in grammar(schema)._grammar.splitlines() if r.startswith("root ::="))
+        return re.findall(r"([\w-]+)-kv", root)
+
+    assert order(VERDICT_SCHEMA) == ["reason", "passed"]
+    assert order({**VERDICT_SCHEMA, "properties": dict(reversed(VERDICT_SCHEMA["properties"].items()))}) == [
+        "passed",
+        "reason",
+    ]
+    tribunal = grammar(opinions_schema([{"id": "c1"}]))._grammar
+    assert re.search(r"criterion-kv.*cited-kv.*argument-kv.*score-kv", tribunal)
 
 
 def test_http_client_logs_default_to_warning_but_a_chosen_level_stays():

@@ -207,6 +207,16 @@ def test_shape_instruction_round_trips_random_schemas():
         assert json.loads(json.dumps(shape(schema))) == {k: f"{k}1|{k}2" for k in keys}
 
 
+def test_the_shape_tells_a_model_a_strings_length_cap_which_the_grammar_would_cut_it_at():
+    from dialectica.sim.authoring.structured import shape
+
+    capped = {"type": "string", "maxLength": 100, "description": "one sentence on why"}
+    assert shape({"type": "object", "properties": {"why": capped}}) == {
+        "why": "<one sentence on why, at most 100 characters>"
+    }
+    assert shape({"type": "string", "description": "why"}) == "<why>"
+
+
 def test_each_call_samples_with_its_own_seed_so_a_repeated_question_gets_a_fresh_reply(tmp_path):
     backend = FakeBackend([])
     model = _model(backend, CallCache(tmp_path / "c.sqlite"))
