@@ -10,8 +10,9 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from dialectica.graph import attempt, retry
+from dialectica.graph import attempt, response_format, retry
 from dialectica.graphs.socratic_panel import report, scoring
+from dialectica.graphs.socratic_panel.answer import ANSWER_SCHEMA, ANSWER_TOKENS, answer_text
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.prompts import (
     EXPERT_SYSTEM,
@@ -109,9 +110,10 @@ class PanelNodes:
 
     # 2. collect_responses
     def _ask(self, expert: Expert, messages: list[Any]) -> tuple[str, int, str | None]:
-        """One expert call with exponential backoff; returns (text, attempts, last error)."""
+        """One expert call with exponential backoff; returns (the text the moderator reads, attempts, last error)."""
+        model, shape = self.deps.experts[expert.id], response_format(ANSWER_SCHEMA)
         text, attempts, error = attempt(
-            lambda: str(self.deps.experts[expert.id].invoke(messages).content),
+            lambda: answer_text(str(model.invoke(messages, response_format=shape, max_tokens=ANSWER_TOKENS).content)),
             self.p.expert_retries,
             self.p.retry_backoff_s,
             self.deps.sleep,

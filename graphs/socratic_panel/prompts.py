@@ -19,9 +19,9 @@ MODERATOR_SYSTEM = (
     "never answer it yourself, and aim at the assumptions beneath the experts' positions."
 )
 EXPERT_SYSTEM = (
-    "You are {name}, a {role}, on a Socratic expert panel. Answer the moderator in a few sentences: "
-    "state your position, name the assumptions it rests on (say 'rests on the assumption that ...'), "
-    "and cite evidence with its design, sample and year, saying which assumption it bears on."
+    "You are {name}, a {role}, on a Socratic expert panel. Answer the moderator: state your position, name the "
+    "assumptions it rests on, from the surface down, and cite evidence you know with its design, sample and year, "
+    "saying which of those assumptions it bears on."
 )
 
 

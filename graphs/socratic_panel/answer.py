@@ -1,0 +1,92 @@
+"""An expert's answer as fields: what an LLM expert is asked for, written out as the prose the moderator reads.
+
+A model under a grammar fills the fields (its position, the assumptions beneath it from the surface down, the
+evidence it cites and the assumption each bears on, what it rejects or now accepts); ``written`` turns them into
+the sentences ``reading.read_answer`` reads, the same phrases the scripted experts use. So both casts are read by
+one reader, and the transcript, the other experts and the embeddings see prose. A reply that is not JSON of the
+schema (a scripted expert's, or a model's that never fitted) is read as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dialectica.graph import read_json
+from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
+
+_TEXT = 120  # characters an assumption or a finding may take
+_ASSUMPTION = {"type": "string", "maxLength": _TEXT, "description": "an assumption, as a clause"}
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {  # in the order an expert writes them
+        "position": {"type": "string", "maxLength": 200, "description": "your position in one sentence"},
+        "assumptions": {
+            "type": "array",
+            "items": _ASSUMPTION,
+            "maxItems": 3,
+            "description": "what your position rests on, from the surface down: each rests on the one before",
+        },
+        "evidence": {
+            "type": "array",
+            "maxItems": 2,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "design": {"enum": list(EVIDENCE_DESIGNS)},
+                    "sample": {"type": "integer", "minimum": 0, "description": "how many were studied, 0 if unknown"},
+                    "by": {"type": "string", "maxLength": 40, "description": "who published it"},
+                    "year": {"type": "integer", "minimum": 1900, "maximum": 2100},
+                    "finding": {"type": "string", "maxLength": _TEXT, "description": "what it found, as a clause"},
+                    "bears_on": {"type": "integer", "minimum": 1, "maximum": 3, "description": "which of your assumptions"},
+                },
+                "required": ["design", "sample", "by", "year", "finding", "bears_on"],
+            },
+        },
+        "rejects": {"type": "array", "items": _ASSUMPTION, "maxItems": 2, "description": "others' you do not accept"},
+        "accepts": {"type": "array", "items": _ASSUMPTION, "maxItems": 2, "description": "those you now accept"},
+    },
+    "required": ["position", "assumptions", "evidence", "rejects", "accepts"],
+}
+ANSWER_TOKENS = 400  # room for every field at its longest (about 320 tokens), so the cap does not cut one off
+
+
+def _clause(text: str) -> str:
+    """``text`` as a clause after "that": one sentence's worth (no sentence ends inside it), no closing stop, and
+    a lower-case first letter unless it starts a name or an acronym."""
+    text = re.sub(r"(?<=\d)\.(?=\d)", " point ", " ".join(text.split()))
+    text = re.sub(r"[.?!]+(?=\w)", "", re.sub(r"[.?!;]+(?=\s|$)", ",", text)).strip(" ,:")
+    text = re.sub(r"^(?:that|the assumption that)\s+", "", text, flags=re.I)
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def written(data: dict[str, Any]) -> str:
+    """The answer ``data`` (valid under ``ANSWER_SCHEMA``) in the sentences the moderator's reader reads."""
+    chain = [c for c in (_clause(a) for a in data["assumptions"]) if c]
+    position = " ".join(data["position"].split())
+    out = [position if position.endswith((".", "!", "?")) else f"{position}."] if position else []
+    for i, assumption in enumerate(chain):
+        if i == 0:
+            out.append(f"My position rests on the assumption that {assumption}.")
+        else:
+            deeper = "more fundamental" if i >= 2 else "deeper"
+            out.append(f"The assumption that {chain[i - 1]} in turn rests on the {deeper} assumption that {assumption}.")
+    for item in data["evidence"]:
+        if not chain or not 1 <= item["bears_on"] <= len(chain) or not _clause(item["finding"]):
+            continue
+        sample = f" of {item['sample']:,} people" if item["sample"] else ""
+        by = " ".join(item["by"].split()) or "an unnamed source"
+        out.append(
+            f"A {item['design']}{sample} by {by} in {item['year']} found that {_clause(item['finding'])}, "
+            f"which bears on the assumption that {chain[item['bears_on'] - 1]}."
+        )
+    out += [f"I do not accept the assumption that {c}." for c in map(_clause, data["rejects"]) if c]
+    out += [f"I now accept the assumption that {c}." for c in map(_clause, data["accepts"]) if c]
+    return " ".join(out)
+
+
+def answer_text(reply: str) -> str:
+    """What the moderator reads of a reply: the fields written out when it is JSON of ``ANSWER_SCHEMA``, else the
+    reply as it is."""
+    data = read_json(reply, ANSWER_SCHEMA)
+    return written(data) if data is not None else reply

@@ -1,0 +1,110 @@
+"""An LLM expert's structured answer: written out as the prose the moderator's reader reads, and asked for by the
+panel with its schema and token cap."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from dialectica.graph import read_json
+from dialectica.graphs.socratic_panel.answer import ANSWER_SCHEMA, ANSWER_TOKENS, answer_text, written
+from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps, PanelNodes
+from dialectica.graphs.socratic_panel.params import PanelParams
+from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS, read_answer
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.llm.backends import Reply
+from dialectica.sim.llm.chat import LLMChatModel
+from dialectica.sim.llm.settings import LLMSettings
+
+WORDS = "fares riders council budget downtown traffic buses demand income trips e.g. 2.5 percent US".split()
+
+
+def _clause(rng: random.Random) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
+    return rng.choice([text, text.capitalize(), f"{text}.", f"That {text}!"])
+
+
+def _answer(rng: random.Random) -> dict:
+    chain = [_clause(rng) for _ in range(rng.randint(0, 3))]
+    return {
+        "position": "Fare-free buses will raise downtown ridership.",
+        "assumptions": chain,
+        "evidence": [
+            {
+                "design": rng.choice(list(EVIDENCE_DESIGNS)),
+                "sample": rng.choice([0, 80, 12000]),
+                "by": "Lee et al.",
+                "year": rng.randint(1990, 2026),
+                "finding": _clause(rng),
+                "bears_on": rng.randint(1, 3),
+            }
+            for _ in range(rng.randint(0, 2))
+        ],
+        "rejects": [_clause(rng) for _ in range(rng.randint(0, 2))],
+        "accepts": [_clause(rng) for _ in range(rng.randint(0, 2))],
+    }
+
+
+def test_the_reader_takes_from_the_written_answer_every_field_the_model_filled():
+    rng = random.Random(7)
+    for _ in range(200):
+        data = _answer(rng)
+        assert read_json(json.dumps(data), ANSWER_SCHEMA) is not None
+        reading = read_answer(written(data))
+        n = len(data["assumptions"])
+        assert len(reading.assumptions) == n
+        assert [a.parent is None for a in reading.assumptions] == [i == 0 for i in range(n)]
+        assert all(
+            child.parent == parent.text for parent, child in zip(reading.assumptions, reading.assumptions[1:], strict=False)
+        )
+        chain = [a.text for a in reading.assumptions]
+        cited = [e for e in data["evidence"] if e["bears_on"] <= n]
+        assert [(e.assumption, e.year, e.sample_size or 0) for e in reading.evidence] == [
+            (chain[e["bears_on"] - 1], e["year"], e["sample"]) for e in cited
+        ]
+        assert [e.source_type for e in reading.evidence] == [EVIDENCE_DESIGNS[e["design"]][0] for e in cited]
+        assert (len(reading.rejected), len(reading.accepted)) == (len(data["rejects"]), len(data["accepts"]))
+        assert reading.claims  # the position
+
+
+def test_a_reply_that_is_not_an_answer_is_read_as_it_is():
+    prose = "My position rests on the assumption that fares deter riders."
+    assert answer_text(prose) == prose
+    assert answer_text('{"position": "cut off') == '{"position": "cut off'
+    data = _answer(random.Random(1))
+    assert answer_text(json.dumps(data)) == written(data)
+
+
+def test_an_expert_is_asked_for_the_answers_fields_and_the_moderator_reads_them_as_prose():
+    class Backend:
+        identity = {"backend": "recorder"}
+        requests: list = []
+
+        def complete(self, request):
+            self.requests.append(request)
+            data = {
+                "position": "Fare-free buses help.",
+                "assumptions": ["fares deter riders", "riders are price sensitive"],
+                "evidence": [
+                    {"design": "cohort study", "sample": 900, "by": "Lee", "year": 2020, "finding": "x", "bears_on": 2}
+                ],
+                "rejects": [],
+                "accepts": [],
+            }
+            return Reply(text=json.dumps(data), prompt_tokens=1, completion_tokens=1, seconds=0.0)
+
+    model = LLMChatModel(backend=Backend(), settings=LLMSettings(backend="llamacpp", retries=0), role="expert", seed=1)
+    deps = PanelDeps(
+        moderator=ScriptedChatModel(policy=lambda messages: "Why?"),
+        experts={"ada": model},
+        roster=[Expert("ada", "Ada", "analyst")],
+        sleep=lambda s: None,
+    )
+    question = {"round": 1, "type": "assumption", "text": "Why?", "moderator_id": "m", "target_assumption": None}
+    state = {"query": "Fares?", "current_round": 1, "question_history": [question | {"depth_level": 1}]}
+    (response,) = PanelNodes(deps, PanelParams()).collect_responses(state | {"response_history": []})["response_history"]
+    (request,) = Backend.requests
+    assert request.schema == ANSWER_SCHEMA and request.max_tokens == ANSWER_TOKENS
+    assert response["assumptions_revealed"] == ["fares deter riders", "riders are price sensitive"]
+    assert [e["assumption"] for e in response["evidence_cited"]] == ["riders are price sensitive"]
+    assert not response["response_text"].startswith("{")
