@@ -14,6 +14,7 @@ from typing import Any
 
 from dialectica.graph import read_json
 from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
+from dialectica.metrics.text import content_words
 
 _TEXT = 120  # characters an assumption or a finding may take
 _ASSUMPTION = {"type": "string", "maxLength": _TEXT, "description": "an assumption, as a clause"}
@@ -25,7 +26,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": _ASSUMPTION,
             "maxItems": 3,
-            "description": "what your position rests on, from the surface down: each rests on the one before",
+            "description": "what your position rests on; a deeper assumption after the one it underlies, as: A -> B",
         },
         "evidence": {
             "type": "array",
@@ -51,34 +52,46 @@ ANSWER_SCHEMA: dict[str, Any] = {
 ANSWER_TOKENS = 400  # room for every field at its longest (about 320 tokens), so the cap does not cut one off
 
 
+_LEAD = (  # what a model may write before an assumption's clause
+    r"^(?:which\s+)?(?:(?:rests|relies) on\s+)?(?:the\s+)?(?:(?:deeper|more fundamental|unstated)\s+)?"
+    r"(?:assumption\s+)?that\s+"
+)
+_LINK = re.compile(r"\s*->\s*")  # "A -> which rests on the deeper assumption that B", as the persona writes chains
+_BEARS = re.compile(r"[\s(,;]*(?:it |which )?bears on the assumption.*$", re.I | re.S)  # a finding's own note of it
+
+
 def _clause(text: str) -> str:
     """``text`` as a clause after "that": one sentence's worth (no sentence ends inside it), no closing stop, and
-    a lower-case first letter unless it starts a name or an acronym."""
+    a lower-case first letter unless it starts a name or an acronym; empty when it says nothing ("none")."""
     text = re.sub(r"(?<=\d)\.(?=\d)", " point ", " ".join(text.split()))
     text = re.sub(r"[.?!]+(?=\w)", "", re.sub(r"[.?!;]+(?=\s|$)", ",", text)).strip(" ,:")
-    text = re.sub(r"^(?:that|the assumption that)\s+", "", text, flags=re.I)
+    text = re.sub(_LEAD, "", text, flags=re.I)
+    if len(content_words(text)) < 2:
+        return ""
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def written(data: dict[str, Any]) -> str:
-    """The answer ``data`` (valid under ``ANSWER_SCHEMA``) in the sentences the moderator's reader reads."""
-    chain = [c for c in (_clause(a) for a in data["assumptions"]) if c]
+    """The answer ``data`` (valid under ``ANSWER_SCHEMA``) in the sentences the moderator's reader reads: each
+    assumption a chain from the surface down (its links written ``A -> B``), evidence on the assumption its number
+    names (the first of that chain)."""
+    chains = [chain for chain in ([c for c in map(_clause, _LINK.split(a)) if c] for a in data["assumptions"]) if chain]
     position = " ".join(data["position"].split())
     out = [position if position.endswith((".", "!", "?")) else f"{position}."] if position else []
-    for i, assumption in enumerate(chain):
-        if i == 0:
-            out.append(f"My position rests on the assumption that {assumption}.")
-        else:
+    for chain in chains:
+        out.append(f"My position rests on the assumption that {chain[0]}.")
+        for i in range(1, len(chain)):
             deeper = "more fundamental" if i >= 2 else "deeper"
-            out.append(f"The assumption that {chain[i - 1]} in turn rests on the {deeper} assumption that {assumption}.")
+            out.append(f"The assumption that {chain[i - 1]} in turn rests on the {deeper} assumption that {chain[i]}.")
     for item in data["evidence"]:
-        if not chain or not 1 <= item["bears_on"] <= len(chain) or not _clause(item["finding"]):
+        finding = _clause(_BEARS.sub("", item["finding"]))
+        if not 1 <= item["bears_on"] <= len(chains) or not finding:
             continue
         sample = f" of {item['sample']:,} people" if item["sample"] else ""
         by = " ".join(item["by"].split()) or "an unnamed source"
         out.append(
-            f"A {item['design']}{sample} by {by} in {item['year']} found that {_clause(item['finding'])}, "
-            f"which bears on the assumption that {chain[item['bears_on'] - 1]}."
+            f"{'An' if item['design'][0] in 'aeiou' else 'A'} {item['design']}{sample} by {by} in {item['year']} found that {finding}, "
+            f"which bears on the assumption that {chains[item['bears_on'] - 1][0]}."
         )
     out += [f"I do not accept the assumption that {c}." for c in map(_clause, data["rejects"]) if c]
     out += [f"I now accept the assumption that {c}." for c in map(_clause, data["accepts"]) if c]

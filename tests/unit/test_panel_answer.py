@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import pairwise
 
 from dialectica.graph import read_json
 from dialectica.graphs.socratic_panel.answer import ANSWER_SCHEMA, ANSWER_TOKENS, answer_text, written
 from dialectica.graphs.socratic_panel.nodes import Expert, PanelDeps, PanelNodes
 from dialectica.graphs.socratic_panel.params import PanelParams
 from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS, read_answer
+from dialectica.metrics.text import content_words
 from dialectica.sim.authoring.scripted import ScriptedChatModel
 from dialectica.sim.llm.backends import Reply
 from dialectica.sim.llm.chat import LLMChatModel
@@ -20,27 +22,34 @@ WORDS = "fares riders council budget downtown traffic buses demand income trips 
 
 
 def _clause(rng: random.Random) -> str:
-    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
+    while len(content_words(text := " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 4))))) < 2:
+        pass
     return rng.choice([text, text.capitalize(), f"{text}.", f"That {text}!"])
 
 
+def _linked(rng: random.Random, chain: list[str]) -> str:
+    """A chain as a model writes it in one item (at most the schema's 120 characters)."""
+    long = " -> which rests on the deeper assumption that ".join(chain)
+    return long if len(long) <= 120 and rng.random() < 0.5 else " -> ".join(chain)
+
+
 def _answer(rng: random.Random) -> dict:
-    chain = [_clause(rng) for _ in range(rng.randint(0, 3))]
+    chains = [[_clause(rng) for _ in range(rng.randint(1, 3))] for _ in range(rng.randint(0, 3))]
     return {
         "position": "Fare-free buses will raise downtown ridership.",
-        "assumptions": chain,
+        "assumptions": [_linked(rng, chain) for chain in chains],
         "evidence": [
             {
                 "design": rng.choice(list(EVIDENCE_DESIGNS)),
                 "sample": rng.choice([0, 80, 12000]),
                 "by": "Lee et al.",
                 "year": rng.randint(1990, 2026),
-                "finding": _clause(rng),
+                "finding": _clause(rng) + rng.choice(["", " (it bears on the assumption that fares matter)"]),
                 "bears_on": rng.randint(1, 3),
             }
             for _ in range(rng.randint(0, 2))
         ],
-        "rejects": [_clause(rng) for _ in range(rng.randint(0, 2))],
+        "rejects": [_clause(rng) for _ in range(rng.randint(0, 1))] + rng.choice([[], ["none"]]),
         "accepts": [_clause(rng) for _ in range(rng.randint(0, 2))],
     }
 
@@ -51,19 +60,22 @@ def test_the_reader_takes_from_the_written_answer_every_field_the_model_filled()
         data = _answer(rng)
         assert read_json(json.dumps(data), ANSWER_SCHEMA) is not None
         reading = read_answer(written(data))
-        n = len(data["assumptions"])
-        assert len(reading.assumptions) == n
-        assert [a.parent is None for a in reading.assumptions] == [i == 0 for i in range(n)]
-        assert all(
-            child.parent == parent.text for parent, child in zip(reading.assumptions, reading.assumptions[1:], strict=False)
-        )
-        chain = [a.text for a in reading.assumptions]
-        cited = [e for e in data["evidence"] if e["bears_on"] <= n]
+        lengths = [len(a.split(" -> ")) for a in data["assumptions"]]
+        assert len(reading.assumptions) == sum(lengths)
+        start, roots = 0, []
+        for n in lengths:  # each item its own chain, from the surface down
+            chain = reading.assumptions[start : start + n]
+            assert chain[0].parent is None and all(b.parent == a.text for a, b in pairwise(chain))
+            roots.append(chain[0].text)
+            start += n
+        cited = [e for e in data["evidence"] if e["bears_on"] <= len(roots)]
         assert [(e.assumption, e.year, e.sample_size or 0) for e in reading.evidence] == [
-            (chain[e["bears_on"] - 1], e["year"], e["sample"]) for e in cited
+            (roots[e["bears_on"] - 1], e["year"], e["sample"]) for e in cited
         ]
         assert [e.source_type for e in reading.evidence] == [EVIDENCE_DESIGNS[e["design"]][0] for e in cited]
-        assert (len(reading.rejected), len(reading.accepted)) == (len(data["rejects"]), len(data["accepts"]))
+        assert all("bears on" not in e.text.split("which bears on")[0] for e in reading.evidence)
+        assert len(reading.rejected) == len([r for r in data["rejects"] if r != "none"])
+        assert len(reading.accepted) == len(data["accepts"])
         assert reading.claims  # the position
 
 
@@ -84,9 +96,18 @@ def test_an_expert_is_asked_for_the_answers_fields_and_the_moderator_reads_them_
             self.requests.append(request)
             data = {
                 "position": "Fare-free buses help.",
-                "assumptions": ["fares deter riders", "riders are price sensitive"],
+                "assumptions": [
+                    "fares deter riders -> which rests on the deeper assumption that riders are price sensitive"
+                ],
                 "evidence": [
-                    {"design": "cohort study", "sample": 900, "by": "Lee", "year": 2020, "finding": "x", "bears_on": 2}
+                    {
+                        "design": "cohort study",
+                        "sample": 900,
+                        "by": "Lee",
+                        "year": 2020,
+                        "finding": "fares fell",
+                        "bears_on": 1,
+                    }
                 ],
                 "rejects": [],
                 "accepts": [],
@@ -106,5 +127,5 @@ def test_an_expert_is_asked_for_the_answers_fields_and_the_moderator_reads_them_
     (request,) = Backend.requests
     assert request.schema == ANSWER_SCHEMA and request.max_tokens == ANSWER_TOKENS
     assert response["assumptions_revealed"] == ["fares deter riders", "riders are price sensitive"]
-    assert [e["assumption"] for e in response["evidence_cited"]] == ["riders are price sensitive"]
+    assert [e["assumption"] for e in response["evidence_cited"]] == ["fares deter riders"]
     assert not response["response_text"].startswith("{")
