@@ -88,9 +88,10 @@ def written(data: dict[str, Any]) -> str:
         if not 1 <= item["bears_on"] <= len(chains) or not finding:
             continue
         sample = f" of {item['sample']:,} people" if item["sample"] else ""
+        article = "An" if item["design"][0] in "aeiou" else "A"
         by = " ".join(item["by"].split()) or "an unnamed source"
         out.append(
-            f"{'An' if item['design'][0] in 'aeiou' else 'A'} {item['design']}{sample} by {by} in {item['year']} found that {finding}, "
+            f"{article} {item['design']}{sample} by {by} in {item['year']} found that {finding}, "
             f"which bears on the assumption that {chains[item['bears_on'] - 1][0]}."
         )
     out += [f"I do not accept the assumption that {c}." for c in map(_clause, data["rejects"]) if c]
