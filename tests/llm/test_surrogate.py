@@ -31,8 +31,7 @@ SHORT = [
     "++per_graph.interview.budget=4",
     "llm.max_tokens=48",
     "llm.retries=1",
-]  # JSON keeps its 320 tokens: a
-# judge's five opinions need about 250
+]  # JSON replies keep their caps: a tribunal judge's and a panel expert's are sized to their schemas
 
 
 def _run(tmp: Path, graph: str, name: str) -> tuple[list[dict], dict]:
