@@ -16,18 +16,20 @@ from dialectica.graph import read_json
 from dialectica.graphs.socratic_panel.reading import EVIDENCE_DESIGNS
 from dialectica.metrics.text import content_words
 
-_TEXT = 120  # characters an assumption or a finding may take
-_ASSUMPTION = {"type": "string", "maxLength": _TEXT, "description": "an assumption, as a clause"}
+_TEXT = 120  # characters a finding, or an assumption another expert voiced, may take
+
+
+def _clauses(description: str, chars: int = _TEXT) -> dict[str, Any]:
+    """A list of up to two clauses (the description goes on the items: a model is shown the items' shape)."""
+    return {"type": "array", "items": {"type": "string", "maxLength": chars, "description": description}, "maxItems": 2}
+
+
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {  # in the order an expert writes them
         "position": {"type": "string", "maxLength": 200, "description": "your position in one sentence"},
-        "assumptions": {
-            "type": "array",
-            "items": _ASSUMPTION,
-            "maxItems": 3,
-            "description": "what your position rests on; a deeper assumption after the one it underlies, as: A -> B",
-        },
+        "assumptions": _clauses("an assumption your position rests on, then any deeper one beneath it: A -> B", 240)
+        | {"maxItems": 3},
         "evidence": {
             "type": "array",
             "maxItems": 2,
@@ -39,17 +41,22 @@ ANSWER_SCHEMA: dict[str, Any] = {
                     "by": {"type": "string", "maxLength": 40, "description": "who published it"},
                     "year": {"type": "integer", "minimum": 1900, "maximum": 2100},
                     "finding": {"type": "string", "maxLength": _TEXT, "description": "what it found, as a clause"},
-                    "bears_on": {"type": "integer", "minimum": 1, "maximum": 3, "description": "which of your assumptions"},
+                    "bears_on": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 3,
+                        "description": "which assumption: 1, 2 or 3",
+                    },
                 },
                 "required": ["design", "sample", "by", "year", "finding", "bears_on"],
             },
         },
-        "rejects": {"type": "array", "items": _ASSUMPTION, "maxItems": 2, "description": "others' you do not accept"},
-        "accepts": {"type": "array", "items": _ASSUMPTION, "maxItems": 2, "description": "those you now accept"},
+        "rejects": _clauses("an assumption another expert voiced that you do not accept"),
+        "accepts": _clauses("an assumption you objected to and now accept"),
     },
     "required": ["position", "assumptions", "evidence", "rejects", "accepts"],
 }
-ANSWER_TOKENS = 400  # room for every field at its longest (about 320 tokens), so the cap does not cut one off
+ANSWER_TOKENS = 512  # room for every field at its longest (about 450 tokens), so the cap does not cut one off
 
 
 _LEAD = (  # what a model may write before an assumption's clause
