@@ -1,10 +1,11 @@
 """An expert's answer as fields: what an LLM expert is asked for, written out as the prose the moderator reads.
 
-A model under a grammar fills the fields (its position, the assumptions beneath it from the surface down, the
-evidence it cites and the assumption each bears on, what it rejects or now accepts); ``written`` turns them into
-the sentences ``reading.read_answer`` reads, the same phrases the scripted experts use. So both casts are read by
-one reader, and the transcript, the other experts and the embeddings see prose. A reply that is not JSON of the
-schema (a scripted expert's, or a model's that never fitted) is read as it is.
+A model under a grammar fills the fields (its position's claims, the assumptions beneath it from the surface
+down, the evidence it cites and the assumption each bears on, what it rejects or now accepts); ``written`` turns
+them into the sentences ``reading.read_answer`` reads, the same phrases the scripted experts use, one claim a
+sentence. So both casts are read by one reader, and the transcript, the other experts and the embeddings see
+prose. A reply that is not JSON of the schema (a scripted expert's, or a model's that never fitted) is read as it
+is.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def _clauses(description: str, chars: int = _TEXT) -> dict[str, Any]:
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {  # in the order an expert writes them
-        "position": {"type": "string", "maxLength": 200, "description": "your position in one sentence"},
+        "claims": _clauses("a claim your position makes, in one sentence", 160) | {"maxItems": 3},
         "assumptions": _clauses("an assumption your position rests on, then any deeper one beneath it: A -> B", 240)
         | {"maxItems": 3},
         "evidence": {
@@ -54,7 +55,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "rejects": _clauses("an assumption another expert voiced that you do not accept"),
         "accepts": _clauses("an assumption you objected to and now accept"),
     },
-    "required": ["position", "assumptions", "evidence", "rejects", "accepts"],
+    "required": ["claims", "assumptions", "evidence", "rejects", "accepts"],
 }
 ANSWER_TOKENS = 512  # room for every field at its longest (about 450 tokens), so the cap does not cut one off
 
@@ -78,13 +79,18 @@ def _clause(text: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
+def _sentence(claim: str) -> str:
+    """A claim as one sentence of its own (each is one claim to the reader, as a scripted expert's are)."""
+    text = re.sub(r"[.?!;]+(?=\s)", ",", " ".join(claim.split())).rstrip(" ,;:.!?")
+    return f"{text[:1].upper()}{text[1:]}."
+
+
 def written(data: dict[str, Any]) -> str:
     """The answer ``data`` (valid under ``ANSWER_SCHEMA``) in the sentences the moderator's reader reads: each
     assumption a chain from the surface down (its links written ``A -> B``), evidence on the assumption its number
     names (the first of that chain)."""
     chains = [chain for chain in ([c for c in map(_clause, _LINK.split(a)) if c] for a in data["assumptions"]) if chain]
-    position = " ".join(data["position"].split())
-    out = [position if position.endswith((".", "!", "?")) else f"{position}."] if position else []
+    out = [_sentence(claim) for claim in data["claims"] if _clause(claim)]
     for chain in chains:
         out.append(f"My position rests on the assumption that {chain[0]}.")
         for i in range(1, len(chain)):

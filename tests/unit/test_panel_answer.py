@@ -36,7 +36,12 @@ def _linked(rng: random.Random, chain: list[str]) -> str:
 def _answer(rng: random.Random) -> dict:
     chains = [[_clause(rng) for _ in range(rng.randint(1, 3))] for _ in range(rng.randint(0, 3))]
     return {
-        "position": "Fare-free buses will raise downtown ridership.",
+        "claims": rng.choice(
+            [
+                ["Fare-free buses will raise downtown ridership."],
+                ["fares deter riders; budgets hold", "US riders pay e.g. fares"],
+            ]
+        ),
         "assumptions": [_linked(rng, chain) for chain in chains],
         "evidence": [
             {
@@ -76,7 +81,7 @@ def test_the_reader_takes_from_the_written_answer_every_field_the_model_filled()
         assert all("bears on" not in e.text.split("which bears on")[0] for e in reading.evidence)
         assert len(reading.rejected) == len([r for r in data["rejects"] if r != "none"])
         assert len(reading.accepted) == len(data["accepts"])
-        assert reading.claims  # the position
+        assert len(reading.claims) == len(data["claims"])  # one claim a sentence
 
 
 def test_a_reply_that_is_not_an_answer_is_read_as_it_is():
@@ -95,7 +100,7 @@ def test_an_expert_is_asked_for_the_answers_fields_and_the_moderator_reads_them_
         def complete(self, request):
             self.requests.append(request)
             data = {
-                "position": "Fare-free buses help.",
+                "claims": ["Fare-free buses help the poor most", "fares deter riders"],
                 "assumptions": [
                     "fares deter riders -> which rests on the deeper assumption that riders are price sensitive"
                 ],
