@@ -132,9 +132,7 @@ def answers(
         turns = turns_of(p)
         prompt, stop = render(arrange(turns))
         grammar = (
-            None
-            if p["schema"] is None
-            else llama_cpp.LlamaGrammar.from_json_schema(json.dumps(p["schema"]), verbose=False)
+            None if p["schema"] is None else llama_cpp.LlamaGrammar.from_json_schema(json.dumps(p["schema"]), verbose=False)
         )
         llm.reset()
         llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
