@@ -37,15 +37,18 @@ STYLES = ("plain", "adversarial")
 ECHO = re.compile(r"\bjson\b|^your (persona|name|rubric|instructions|first message)\b|snake_case", re.IGNORECASE)
 
 
+FIELDS = {  # what each field holds, shown to the model in place of a bare "text" (which a small model copies)
+    "name": "a short name for this user",
+    "persona": "who the user is, in one sentence",
+    "instructions": "what they want and how they behave",
+    "opening": "their first message",
+    "rubric": "what the assistant must do for them",
+}
+
+
 def schema(tools: Sequence[str]) -> dict[str, Any]:
     """The JSON schema of one scenario (``expected_tools`` among ``tools`` when there are any)."""
-    properties: dict[str, Any] = {
-        "name": {"type": "string"},
-        "persona": {"type": "string"},
-        "instructions": {"type": "string"},
-        "opening": {"type": "string"},
-        "rubric": {"type": "string"},
-    }
+    properties: dict[str, Any] = {name: {"type": "string", "description": text} for name, text in FIELDS.items()}
     if tools:
         properties["expected_tools"] = {"type": "array", "items": {"enum": list(tools)}}
     return {"type": "object", "properties": properties, "required": list(properties)}
@@ -161,7 +164,11 @@ def _scenario(value: dict[str, Any] | None, taken: set[str]) -> dict[str, Any] |
     text = {k: " ".join(str(value.get(k, "")).split()) for k in ("persona", "instructions", "opening", "rubric")}
     if any(len(v) < 8 for v in text.values()):
         return None  # an empty or placeholder field
-    if len({v.lower() for v in text.values()}) < len(text) or any(ECHO.search(v) for v in text.values()):
+    if (
+        len({v.lower() for v in text.values()}) < len(text)
+        or any(ECHO.search(v) for v in text.values())
+        or any(v.strip("<> .").lower() in (FIELDS.get(k, ""), "text") for k, v in text.items())
+    ):
         return None  # one text in several fields, or the request echoed back (a small model's habit)
     scenario: dict[str, Any] = {
         "name": _slug(str(value.get("name") or text["persona"]), taken),

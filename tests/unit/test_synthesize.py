@@ -57,6 +57,8 @@ def test_a_bad_style_is_one_line():
          "opening": "Hello there, refund?", "rubric": "The assistant refunds it."},
         {"name": "json", "persona": "Bo, a student.", "instructions": "Format your first message as a JSON object.",
          "opening": "Hello there, refund?", "rubric": "The assistant refunds it."},
+        {"name": "shape", "persona": "<who the user is, in one sentence>", "instructions": "Get a refund, AB1234.",
+         "opening": "Hello there, refund?", "rubric": "The assistant refunds it."},
     ],
 )  # fmt: skip
 def test_a_small_models_echoes_are_not_scenarios(reply):
