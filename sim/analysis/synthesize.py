@@ -167,7 +167,7 @@ def _scenario(value: dict[str, Any] | None, taken: set[str]) -> dict[str, Any] |
     if (
         len({v.lower() for v in text.values()}) < len(text)
         or any(ECHO.search(v) for v in text.values())
-        or any(v.strip("<> .").lower() in (FIELDS.get(k, ""), "text") for k, v in text.items())
+        or any(v.strip("<> .").lower() == FIELDS[k] for k, v in text.items())
     ):
         return None  # one text in several fields, or the request echoed back (a small model's habit)
     scenario: dict[str, Any] = {

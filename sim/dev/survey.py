@@ -23,7 +23,7 @@ from typing import Any
 
 from dialectica.sim.authoring.structured import instruction, read_json, shape
 from dialectica.sim.llm.gguf import read_metadata
-from dialectica.sim.llm.llamacpp import Turns, gemma, remind, system_last, template_format
+from dialectica.sim.llm.llamacpp import Turns, gemma, grammar, remind, system_last, template_format
 
 PROMPTS = Path(__file__).with_name("survey_prompts.jsonl")
 AI_PHRASES = ("as an ai", "language model", "i'm an assistant", "i am an assistant", "i'm an ai", "i am an ai")
@@ -131,14 +131,12 @@ def answers(
     for i, p in enumerate(prompts):
         turns = turns_of(p)
         prompt, stop = render(arrange(turns))
-        grammar = (
-            None if p["schema"] is None else llama_cpp.LlamaGrammar.from_json_schema(json.dumps(p["schema"]), verbose=False)
-        )
+        rules = None if p["schema"] is None else grammar(p["schema"])  # as the backend builds it
         llm.reset()
         llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
         t0 = time.perf_counter()
         out: Any = llm.create_completion(
-            prompt, max_tokens=p["max_tokens"], temperature=0.8, top_p=0.95, seed=1000 + i, stop=stop, grammar=grammar
+            prompt, max_tokens=p["max_tokens"], temperature=0.8, top_p=0.95, seed=1000 + i, stop=stop, grammar=rules
         )
         wall = time.perf_counter() - t0
         perf = llama_cpp.llama_perf_context(llm._ctx.ctx)
