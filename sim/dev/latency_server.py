@@ -44,7 +44,9 @@ def instance(schema: dict[str, Any], pick: int) -> Any:
     if kind == "array":
         return [instance(schema.get("items", {}), pick + i) for i in range(schema.get("minItems", 0))]
     if kind in ("integer", "number"):
-        return schema.get("minimum", 0) + pick % 7
+        low = schema.get("minimum", 0)
+        span = int(schema.get("maximum", low + 6) - low) + 1  # a bounded field stays inside its bounds
+        return low + pick % max(span, 1)
     if kind == "boolean":
         return pick % 2 == 0
     return "" if "pattern" in schema else "a short answer"[: schema.get("maxLength", 40)]
