@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "label": ("dialectica.sim.cli.label:main", "choose episodes of a finished run for people to label; queue them"),
     "agreement": ("dialectica.sim.cli.agreement:main", "every verdict of a run against people's labels; corrected rate"),
     "synthesize": ("dialectica.sim.cli.synthesize:main", "write a scenarios file from a short description of the users"),
+    "cache": ("dialectica.sim.cli.cache:main", "the LLM call cache to a file, or a file's calls into it"),
     "pairwise": ("dialectica.sim.cli.pairwise:main", "an LLM judge names the better of each pair of two runs' episodes"),
 }
 
