@@ -12,8 +12,10 @@ batches are taken from a context (``whole_batches``): a reply does not depend on
 By default (``system_last``) the system prompt (who is speaking) goes after the dialogue, where small models keep to
 it better; first, it would be cached with the dialogue;
 ``remind`` keeps it first and repeats its first and last sentences after the dialogue.
-Structured replies are constrained by a grammar built from the JSON schema; a call stops at ``timeout_s`` through
-llama.cpp's stopping criteria; a prompt too long for the context loses its oldest exchanges, then its middle.
+Structured replies are constrained by a grammar built from the JSON schema; a prompt too long for the context loses
+its oldest exchanges, then its middle. A call is bounded by its work (``max_tokens``, ``n_ctx``), not by wall time
+(``timeout_s`` is the server's): a timed-out call would be retried with the next seed, so a busy or paused machine
+would change the replies.
 """
 
 from __future__ import annotations
@@ -324,12 +326,9 @@ class LlamaCppBackend:
         raise ValueError(f"the prompt does not fit llm.n_ctx={self.n_ctx} even after cutting; raise llm.n_ctx")
 
     def complete(self, request: Request) -> Reply:
-        from llama_cpp import StoppingCriteriaList
-
         rules = grammar(request.schema) if request.schema is not None else None
         with machine_lock():  # one model call at a time on this machine, across threads and processes
             start = time.perf_counter()  # model time: loading on first use, tokenizing, evaluating; not the wait
-            deadline = time.monotonic() + request.timeout_s
             prompt, stop, tokens = self._fit(request.messages, request.max_tokens)
             contexts = _load(*self._args)
             cached = contexts.use(tokens)
@@ -341,12 +340,9 @@ class LlamaCppBackend:
                 seed=request.seed,
                 stop=stop,
                 grammar=rules,
-                stopping_criteria=StoppingCriteriaList([lambda ids, logits: time.monotonic() > deadline]),
             )
             contexts.evaluated(tokens)
             seconds = time.perf_counter() - start
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"llama.cpp ran past llm.timeout_s={request.timeout_s}")
         usage = out["usage"]
         return Reply(
             text=out["choices"][0]["text"],

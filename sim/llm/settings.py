@@ -38,6 +38,9 @@ class LLMSettings:
             prefix of its prompt, so that each speaker's dialogue is evaluated once (memory: each holds ``n_ctx``
             tokens of keys and values, about 115 MB for the 1.5B preset at 4096).
         seed: Added to each episode's seed, so a different value gives different samples.
+        timeout_s: openai: seconds a request may take before it is retried. A llamacpp call is bounded by its
+            tokens instead (``max_tokens``, ``n_ctx``): a wall-clock limit would retry it with the next seed when the
+            machine is busy, and the same seed and config would give other replies.
         cache: SQLite call cache file; null turns the cache off.
         max_in_flight: openai: requests in flight to one server at once, across all episodes and roles of
             the process; also the default ``max_concurrency``.

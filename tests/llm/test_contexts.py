@@ -50,3 +50,25 @@ def test_each_speaker_keeps_its_dialogue_in_a_context_of_its_own():
         assert evicted < 0.2 * prompt, (name, prompt, evicted)  # the other speaker's call came in between
         assert cached % batch == 0 and evicted % batch == 0  # whole batches only
     assert [turn[3] for turn in own] == [turn[3] for turn in one]  # what the contexts held changes no reply
+
+
+def test_a_local_call_is_bounded_by_its_tokens_not_by_wall_time():
+    # a deadline would cut this call short and retry it with the next seed: on a busy or paused machine the same
+    # seed and config would then give another reply
+    backend = LlamaCppBackend(LLMSettings(backend="llamacpp", model_dir=str(MODELS)))
+
+    def reply(timeout_s: float) -> tuple[str, int]:
+        out = backend.complete(
+            Request(
+                messages=(("user", OPENINGS["ben"]),),
+                seed=3,
+                temperature=0.8,
+                top_p=0.95,
+                max_tokens=12,
+                timeout_s=timeout_s,
+            )
+        )
+        return out.text, out.completion_tokens
+
+    hurried, patient = reply(0.01), reply(300.0)
+    assert hurried == patient and patient[1] == 12
