@@ -33,6 +33,7 @@ from dialectica.sim.engine.build import plan
 from dialectica.sim.engine.episode import run_episode
 from dialectica.sim.engine.figures import draw
 from dialectica.sim.engine.inflight import ordered_map
+from dialectica.sim.engine.progress import EpisodeBar
 from dialectica.sim.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.tracking.runs import Tracker
 from dialectica.sim.tracking.store import mlflow_ui_url
@@ -72,6 +73,9 @@ def run_graph(
     name = run.spec.name
     agreement = embed if cfg.embeddings and run.spec.agreement else None
 
+    bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
+    progress = EpisodeBar(bar)
+    shown = [progress] if cfg.progress else []
     kept = cfg.checkpoints if store is not None else False
     source = history.open_source(run.fork.run) if run.fork is not None and run.fork.turn > 0 else None
 
@@ -83,13 +87,12 @@ def run_graph(
         planned, kept_here = plan(run, cfg, index), keep if keeps or source else None
 
         def episode(callbacks: list[Any]) -> rec.EpisodeRecord:
-            return run_episode(run.spec, run.params, planned, embed, agreement, kept_here, callbacks)
+            return run_episode(run.spec, run.params, planned, embed, agreement, kept_here, [*shown, *callbacks])
 
         return episode([]) if traces is None else traces.play(index, episode, rec.as_written)
 
     starts = (i for i in range(cfg.episodes) if i not in done and not (spend is not None and spend.spent()))
     played = ordered_map(play, starts, cfg.max_concurrency)
-    bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
     slims = rec.SlimRecords()
     converged = errors = 0
     for index in bar:
@@ -105,7 +108,7 @@ def run_graph(
         slims.add(slim)
         converged += is_converged(slim)
         errors += slim["termination_reason"] == "error"
-        bar.set_postfix(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
+        progress.show(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
     if source is not None:
         source.close()
     return slims

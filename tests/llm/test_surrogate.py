@@ -34,14 +34,13 @@ SHORT = [
 ]  # JSON replies keep their caps: a tribunal judge's and a panel expert's are sized to their schemas
 
 
-def _run(tmp: Path, graph: str, name: str) -> tuple[list[dict], dict]:
+def _run(tmp: Path, graph: str, name: str) -> tuple[list[dict], dict, str]:
     args = [
         str(BIN),
         f"graph={graph}",
         "participants=surrogate",
         "llm=llamacpp",
         "episodes=1",
-        "progress=false",
         f"hydra.run.dir={tmp / name}",
         f"tracking.uri=sqlite:///{tmp / 'mlflow.db'}",
         f"llm.cache={tmp / 'llm.sqlite'}",
@@ -53,12 +52,12 @@ def _run(tmp: Path, graph: str, name: str) -> tuple[list[dict], dict]:
     proc = subprocess.run(args, capture_output=True, text=True, cwd=tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [json.loads(line) for line in (tmp / name / "episodes.jsonl").read_text().splitlines()]
-    return records, json.loads((tmp / name / "summary.json").read_text())["graphs"][graph]
+    return records, json.loads((tmp / name / "summary.json").read_text())["graphs"][graph], proc.stderr
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
 def test_every_role_is_played_by_the_llm_logged_to_mlflow_and_answered_from_the_cache_again(tmp_path, graph):
-    records, summary = _run(tmp_path, graph, "first")
+    records, summary, shown = _run(tmp_path, graph, "first")
     m = summary["metrics"]
     print(
         f"{graph:15s} calls {m['llm_calls_mean']:.0f}  tokens {m['tokens_total_mean']:.0f}  "
@@ -86,9 +85,12 @@ def test_every_role_is_played_by_the_llm_logged_to_mlflow_and_answered_from_the_
     assert logged["cache_hit_rate"] < 0.9  # the first run is cold
     assert any(k.startswith("role/") and k.endswith("/seconds_mean") for k in logged)
     assert run.data.params["llm.backend"] == "llamacpp" and run.data.tags["participants"] == "surrogate"
+    made = sum(r["usage"]["llm_calls"] - r["timings"]["cache_hits"] for r in records)
+    assert f"model_calls={made}" in shown  # the bar counted the calls the model made, as they ended
 
-    again, summary_again = _run(tmp_path, graph, "second")
+    again, summary_again, shown_again = _run(tmp_path, graph, "second")
     assert summary_again["metrics"]["cache_hit_rate"] == 1.0
     assert sum(r["timings"]["llm_seconds"] for r in again) == 0  # no call reached the model
+    assert "model_calls=" not in shown_again
     strip = lambda rs: [{k: v for k, v in r.items() if k != "timings"} for r in rs]  # noqa: E731
     assert strip(records) == strip(again)  # same seed and config, same records

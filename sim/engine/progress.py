@@ -1,0 +1,48 @@
+"""The episode bar of a run: episodes done, the share converged, errors, and the model calls made so far.
+
+An LLM episode can take many minutes (the committee's, some 35 calls a round); the bar counts each model call
+as it ends, through LangChain's callbacks, so it moves before the episode does. A call the call cache answered
+is not counted: the count is the model's work.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+
+def _answered_by_cache(response: Any) -> bool:
+    for generations in response.generations:
+        for generation in generations:
+            message = getattr(generation, "message", None)
+            call = (getattr(message, "response_metadata", None) or {}).get("dialectica") or {}
+            return bool(call.get("cache_hit"))
+    return False
+
+
+class EpisodeBar(BaseCallbackHandler):
+    """Shows ``fields`` (set when an episode ends) and ``model_calls`` (counted as calls end, from any episode in
+    flight) on a tqdm bar."""
+
+    def __init__(self, bar: Any) -> None:
+        self.bar = bar
+        self.fields: dict[str, Any] = {}
+        self.model_calls = 0
+        self._lock = threading.Lock()  # episodes in flight end their calls in their own threads
+
+    def _show(self) -> None:
+        self.bar.set_postfix(self.fields | ({"model_calls": self.model_calls} if self.model_calls else {}))
+
+    def show(self, **fields: Any) -> None:
+        with self._lock:
+            self.fields.update(fields)
+            self._show()
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        if _answered_by_cache(response):
+            return
+        with self._lock:
+            self.model_calls += 1
+            self._show()

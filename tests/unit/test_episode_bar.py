@@ -1,0 +1,50 @@
+"""The episode bar counts the model's calls as they end, from every episode in flight, and not the calls the call
+cache answered."""
+
+from __future__ import annotations
+
+import io
+import threading
+from uuid import uuid4
+
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, LLMResult
+from tqdm import tqdm
+
+from dialectica.sim.engine.progress import EpisodeBar
+
+
+def _ended(meta: dict | None) -> LLMResult:
+    message = AIMessage(content="reply", response_metadata={"dialectica": meta} if meta is not None else {})
+    return LLMResult(generations=[[ChatGeneration(message=message)]])
+
+
+def _bar() -> EpisodeBar:
+    return EpisodeBar(tqdm(total=4, file=io.StringIO(), disable=False))
+
+
+def test_the_model_calls_are_counted_and_cache_answers_are_not():
+    bar = _bar()
+    bar.show(converged="0%", errors=0)
+    assert bar.bar.postfix == "converged=0%, errors=0"  # no model call yet: nothing about calls
+    bar.on_llm_end(_ended({"cache_hit": False}), run_id=uuid4())
+    bar.on_llm_end(_ended({"cache_hit": True}), run_id=uuid4())
+    bar.on_llm_end(_ended(None), run_id=uuid4())  # a graph's own model, used as it is: no cache of ours
+    assert bar.bar.postfix == "converged=0%, errors=0, model_calls=2"
+    bar.show(converged="50%")
+    assert bar.bar.postfix == "converged=50%, errors=0, model_calls=2"
+
+
+def test_calls_ending_in_several_episodes_at_once_are_all_counted():
+    bar = _bar()
+
+    def episode() -> None:
+        for _ in range(200):
+            bar.on_llm_end(_ended({"cache_hit": False}), run_id=uuid4())
+
+    threads = [threading.Thread(target=episode) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bar.model_calls == 800 and bar.bar.postfix == "model_calls=800"
