@@ -14,12 +14,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 
 def _answered_by_cache(response: Any) -> bool:
-    for generations in response.generations:
-        for generation in generations:
-            message = getattr(generation, "message", None)
-            call = (getattr(message, "response_metadata", None) or {}).get("dialectica") or {}
-            return bool(call.get("cache_hit"))
-    return False
+    first = response.generations[0][0] if response.generations and response.generations[0] else None
+    call = (getattr(getattr(first, "message", None), "response_metadata", None) or {}).get("dialectica") or {}
+    return bool(call.get("cache_hit"))
 
 
 class EpisodeBar(BaseCallbackHandler):
