@@ -4,13 +4,18 @@ cache answered."""
 from __future__ import annotations
 
 import io
+import random
 import threading
 from uuid import uuid4
 
+from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from tqdm import tqdm
 
+from dialectica.sim.authoring.faulty import FaultyChatModel
+from dialectica.sim.authoring.scripted import ScriptedChatModel
+from dialectica.sim.authoring.speakers import PARTICIPANT
 from dialectica.sim.engine.progress import EpisodeBar
 
 
@@ -48,3 +53,15 @@ def test_calls_ending_in_several_episodes_at_once_are_all_counted():
     for t in threads:
         t.join()
     assert bar.model_calls == 800 and bar.bar.postfix == "model_calls=800"
+
+
+def test_a_scripted_participant_s_replies_are_not_model_calls():
+    bar = _bar()
+    scripted = ScriptedChatModel(policy=lambda messages: "I agree.", role="member")
+    faulty = FaultyChatModel(inner=scripted, rate=0.0, draws=random.Random(0), speaker="member", kind=PARTICIPANT)
+    for model in (scripted, faulty):
+        assert model.invoke("Vote?", config={"callbacks": [bar]}).content == "I agree."
+    assert bar.model_calls == 0 and not bar._scripted
+    model_ran = GenericFakeChatModel(messages=iter([AIMessage(content="yes")]))  # a graph's own model
+    model_ran.invoke("Vote?", config={"callbacks": [bar]})
+    assert bar.model_calls == 1
