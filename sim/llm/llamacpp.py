@@ -236,15 +236,36 @@ def _load(path: str, n_ctx: int, n_batch: int, n_threads: int, contexts: int) ->
 
 def grammar(schema: dict[str, Any]) -> Any:
     """The llama.cpp grammar of a JSON ``schema``: an object's properties come in the order the schema lists them
-    (a judge's reason before its verdict, where the schema says so)."""
-    return _grammar(json.dumps(schema))
+    (a judge's reason before its verdict, where the schema says so), and it admits only what the schema's validator
+    accepts where llama-cpp-python's converter is looser: a string holds no raw control character (JSON forbids
+    them; the 1.5B wrote a line break inside a committee statement, and a reply that fails to parse is asked
+    again), and an integer between a ``minimum`` and a ``maximum`` is one of the values between them."""
+    return _grammar(json.dumps(_bounded_integers(schema)))
+
+
+_CHAR = r'char ::= [^"\\] |'  # llama-cpp-python's string character, which lets control characters through
+_JSON_CHAR = r'char ::= [^"\\\x7F\x00-\x1F] |'  # llama.cpp's own grammars/json.gbnf
+
+
+def _bounded_integers(schema: Any) -> Any:
+    """``schema`` with each integer of a small ``minimum``..``maximum`` range written as the enum of its values,
+    which the converter turns into exactly those literals (it ignores the bounds)."""
+    if isinstance(schema, list):
+        return [_bounded_integers(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if schema.get("type") == "integer" and isinstance(low, int) and isinstance(high, int) and 0 <= high - low <= 1000:
+        return {"enum": list(range(low, high + 1))}
+    return {key: _bounded_integers(value) for key, value in schema.items()}
 
 
 @lru_cache(maxsize=64)
 def _grammar(schema_json: str) -> Any:
     from llama_cpp import LlamaGrammar
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+    return LlamaGrammar.from_string(json_schema_to_gbnf(schema_json).replace(_CHAR, _JSON_CHAR), verbose=False)
 
 
 def drop_oldest_exchange(turns: Turns) -> Turns | None:

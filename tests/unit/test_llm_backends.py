@@ -208,6 +208,21 @@ def test_the_grammar_writes_properties_in_the_order_the_schema_lists_them():
     assert re.search(r"criterion-kv.*cited-kv.*argument-kv.*score-kv", tribunal)
 
 
+def test_the_grammar_admits_no_reply_the_schema_would_reject():
+    # llama-cpp-python's converter let a raw line break into a string (the 1.5B wrote one in a committee statement,
+    # which then failed to parse on all three attempts) and any integer into a bounded one
+    pytest.importorskip("llama_cpp")
+    from dialectica.graphs.committee.reading import STATEMENT_SCHEMA
+    from dialectica.sim.llm.llamacpp import grammar
+
+    rules = dict(line.split(" ::= ", 1) for line in grammar(STATEMENT_SCHEMA)._grammar.splitlines() if " ::= " in line)
+    character = re.match(r"\[\^(.*?)\]", rules["char"])
+    assert character is not None and r"\x00-\x1F" in character.group(1) and r"\x7F" in character.group(1)
+    assert [int(v) for v in re.findall(r'"(\d+)"', rules["confidence"])] == list(range(101))
+    assert "-" not in rules["confidence"]
+    assert "confidence" in rules["confidence-kv"]  # the field still uses the bounded rule
+
+
 def test_http_client_logs_default_to_warning_but_a_chosen_level_stays():
     import logging
 
