@@ -135,6 +135,10 @@ def _unknown_key(text: str, cause: Any) -> str:
     parent = getattr(cause, "parent_node", None)
     hidden = {"hydra", "name"} if full_key.startswith("graph.") else {"hydra"}
     keys = sorted(str(k) for k in cast("Any", parent) if str(k) not in hidden) if hasattr(parent, "keys") else []
+    if not keys and full_key.startswith("graph."):  # graph=all, the default, has no keys of its own
+        from dialectica.sim.config.loader import needs_one_graph  # lazy: start-up
+
+        return needs_one_graph(full_key.removeprefix("graph."))
     if not keys:
         return f"unknown key {full_key}; to add it write +{override}=<value>"
     if full_key.startswith("llm.") and keys == ["backend"]:

@@ -111,7 +111,8 @@ def check_group_overrides(args: list[str]) -> None:
                 continue
             if choice not in options:
                 hint = did_you_mean(choice, options, f"{key}=")
-                fail(f"unknown {key}={choice!r}{hint}; valid choices: {', '.join(options)}")
+                own = "; or a graph of your own: graph=package.module:attr or graph=path/to/file.py:attr"
+                fail(f"unknown {key}={choice!r}{hint}; valid choices: {', '.join(options)}{own if key == 'graph' else ''}")
 
 
 def check_arguments(args: list[str]) -> None:

@@ -90,15 +90,19 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def needs_one_graph(key: str) -> str:
+    """The message for a graph's own ``key`` set while ``graph=all`` (the default) runs every graph."""
+    return (
+        f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
+        f"for one graph of graph=all ({', '.join(discovery.names())})"
+    )
+
+
 def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
     graph_cfg = _container(cfg.graph)
     name = str(graph_cfg.pop("name", None))
     if name == "all" and graph_cfg:
-        key = sorted(graph_cfg)[0]
-        raise ConfigError(
-            f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
-            f"for one graph of graph=all ({', '.join(discovery.names())})"
-        )
+        raise ConfigError(needs_one_graph(sorted(graph_cfg)[0]))
     if name == "all":
         usable, problems = discovery.loadable()
         for problem in problems:  # a broken plugin is said, and the other graphs run

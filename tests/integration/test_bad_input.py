@@ -91,6 +91,12 @@ INPUT_CASES = [
         "graph.max_rounds needs one graph: add graph=<name>",
         "per_graph.<name>.max_rounds",
     ),
+    case(
+        "graph-key-for-all-no-plus",
+        "graph.budget=8",
+        "graph.budget needs one graph: add graph=<name>",
+        "per_graph.<name>.budget",
+    ),
     case("llm-key", "+llm.bogus=1", "unknown key llm.bogus; valid keys:"),
     case(
         "llm-key-scripted",
@@ -112,7 +118,7 @@ INPUT_CASES = [
     case("hydra-key", "hydra.bogus=1", "unknown key hydra.bogus; valid keys:", "run"),
     case("plus-on-existing", "+episodes=3", "An item is already at 'episodes'", "remove + prefix"),
     # unknown group options
-    case("graph-option", "graph=nope", f"graph='nope'; valid choices: all, {GRAPHS}"),
+    case("graph-option", "graph=nope", f"graph='nope'; valid choices: all, {GRAPHS}", "graph=package.module:attr"),
     case(
         "participants-option", "participants=robots", "participants='robots'; valid choices: calibrated, scripted, surrogate"
     ),
