@@ -46,8 +46,10 @@ def main(argv: list[str]) -> int:
     if argv[:1] in (["--help"], ["-h"]):
         print("usage: dialectica list [NAME ...]: the graphs found (or named), their scenarios, params, metrics and endings")
         return 0
-    print(list_graphs([a.removeprefix("graph=") for a in argv]))
-    return 0
+    names = [a.removeprefix("graph=") for a in argv]
+    text, failed = list_graphs(names)
+    print(text)
+    return 2 if names and failed else 0  # a graph named that does not load is bad input, as for a run
 
 
 def _first_line(obj: Any) -> str:
@@ -100,13 +102,14 @@ def describe(spec: GraphSpec) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def list_graphs(names: list[str] | None = None) -> str:
-    """Every graph found, built-in and plugins (or those ``names`` gives, import strings too); a graph that fails
-    to load is named with its error."""
-    parts = []
+def list_graphs(names: list[str] | None = None) -> tuple[str, int]:
+    """Every graph found, built-in and plugins (or those ``names`` gives, import strings too), and how many failed
+    to load (each is named with its error)."""
+    parts, failed = [], 0
     for name in names or discovery.names():
         try:
             parts.append(describe(discovery.load(name)))
         except (ConfigError, ImportError) as exc:
             parts.append(f"{name}  (failed to load: {exc})")
-    return "\n\n".join(parts)
+            failed += 1
+    return "\n\n".join(parts), failed
