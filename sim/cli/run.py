@@ -111,8 +111,12 @@ def check_group_overrides(args: list[str]) -> None:
                 continue
             if choice not in options:
                 hint = did_you_mean(choice, options, f"{key}=")
-                own = "; or a graph of your own: graph=package.module:attr or graph=path/to/file.py:attr"
-                fail(f"unknown {key}={choice!r}{hint}; valid choices: {', '.join(options)}{own if key == 'graph' else ''}")
+                own = (
+                    "; or a graph of your own: graph=package.module:attr or graph=path/to/file.py:attr"
+                    if key == "graph"
+                    else ""
+                )
+                fail(f"unknown {key}={choice!r}{hint}; valid choices: {', '.join(options)}{own}")
 
 
 def check_arguments(args: list[str]) -> None:
