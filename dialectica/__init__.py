@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.trajectories import TrajectoryJudge as TrajectoryJudge
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
+    from dialectica.sim.authoring.params import ConfigError as ConfigError
     from dialectica.sim.config.loader import chat_model as chat_model
     from dialectica.sim.engine.evaluate import EpisodesFailed as EpisodesFailed
     from dialectica.sim.engine.evaluate import Evaluation as Evaluation
@@ -33,6 +34,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = [
+    "ConfigError",
     "EpisodesFailed",
     "Evaluation",
     "Example",
@@ -54,6 +56,7 @@ _LAZY = {
     "evaluate": "dialectica.sim.engine.evaluate",
     "Evaluation": "dialectica.sim.engine.evaluate",
     "EpisodesFailed": "dialectica.sim.engine.evaluate",
+    "ConfigError": "dialectica.sim.authoring.params",  # what evaluate raises on bad input
     "LLMJudge": "dialectica.sim.adapter.judges",
     "Verdict": "dialectica.sim.adapter.judges",
     "Example": "dialectica.sim.adapter.judges",

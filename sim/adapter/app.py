@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +50,7 @@ ENDINGS = {
 PLAIN = (bool, int, float, str)
 # graph.<key>s that are not knobs
 HARNESS_KEYS = ("name", "max_turns", "user", "judge", "judge_every_turn", "metrics", "scenarios", "cache")
+_log = logging.getLogger(__name__)
 CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
 
 
@@ -209,6 +211,12 @@ class App:
         """
         user, judge = self._user(params, participants == "surrogate"), self._judge(params)
         self._metrics(params)  # each import string names an evaluator
+        if judge is None:
+            _log.warning(
+                "%s has no judge, so no episode converges (convergence_rate 0): give one with judge=... "
+                "(evaluate) or graph.judge=llm|trajectory|package.module:fn",
+                self.name,
+            )
         for scenario in scenarios:
             where = f"scenario {scenario['name']!r}"
             if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:

@@ -56,6 +56,23 @@ class RuleJudge:
 
     fn: Callable[..., Any]
 
+    def __post_init__(self) -> None:
+        try:
+            signature = inspect.signature(self.fn)
+        except (TypeError, ValueError):  # a builtin without one: its first call says
+            return
+        for arity in (2, 3):
+            try:
+                signature.bind(*range(arity))
+                return
+            except TypeError:
+                pass
+        raise ConfigError(
+            f"the judge {qualified(self.fn)}{signature} takes neither (messages, scenario) nor (messages, scenario, "
+            "state); valid judges: such a function returning a bool, a Verdict or (bool, reason), "
+            "dialectica.LLMJudge(...), an openevals/agentevals evaluator or an MLflow scorer"
+        )
+
     def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
         takes_state = len(inspect.signature(self.fn).parameters) >= 3
         value = self.fn(messages, scenario, state) if takes_state else self.fn(messages, scenario)

@@ -32,6 +32,7 @@ from dialectica.sim.config import calset, discovery
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.fork import fork_runs
 from dialectica.sim.config.groups import register_plugin_configs
+from dialectica.sim.config.hydra_errors import input_error
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
@@ -60,11 +61,17 @@ def load(
     Raises:
         ConfigError: one line naming the bad key or file and the valid choices.
     """
-    cfg = compose(list(overrides), cwd or Path.cwd())
-    if values:
-        with open_dict(cfg):
-            for key, value in values.items():
-                OmegaConf.update(cfg, key, value, merge=True, force_add=True)
+    try:
+        cfg = compose(list(overrides), cwd or Path.cwd())
+        if values:
+            with open_dict(cfg):
+                for key, value in values.items():
+                    OmegaConf.update(cfg, key, value, merge=True, force_add=True)
+    except Exception as exc:  # Hydra's own report of a bad override, as the command line says it
+        line = input_error(exc)
+        if line is None or os.environ.get("HYDRA_FULL_ERROR") == "1":
+            raise
+        raise ConfigError(line) from exc
     run_dir = Path(out_dir) if out_dir is not None else default_out_dir()
     return from_composed(cfg, run_dir, tuple(overrides), parent_run_id)
 

@@ -202,13 +202,19 @@ def test_declared_endings_are_recorded_counted_and_explained(tmp_path: Path):
     assert any("'gave_up', which it does not declare; declared: converged, user_stopped" in e["error"] for e in errors)
 
 
-def test_fixed_turns_and_no_judge(tmp_path: Path):
+def test_fixed_turns_and_no_judge(tmp_path: Path, caplog: pytest.LogCaptureFixture):
     scenarios = [{"name": "short", "turns": ["hi"]}, {"name": "long", "turns": ["hi", "refund", "1", "2"]}]
     run = dialectica.evaluate(
         SHOP, scenarios=scenarios, episodes=2, max_turns=3, tracking="none", progress=False, out_dir=tmp_path / "turns"
     )
     assert [r["termination_reason"] for r in _records(run)] == ["user_stopped", "max_turns"]
     assert run.metrics["convergence_rate"] == 0.0  # without a judge nothing converges
+    assert "has no judge, so no episode converges" in caplog.text  # and the researcher is told so
+
+
+def test_a_run_with_a_judge_says_nothing_about_judges(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    _run(tmp_path, "judged", judge=lambda messages, scenario: True)
+    assert "no judge" not in caplog.text
 
 
 class ScriptModel(BaseChatModel):
@@ -473,12 +479,29 @@ def test_a_context_field_named_like_a_harness_key_keeps_its_value(tmp_path: Path
     [
         ({"user": 42}, r"user=42 is invalid; valid values: a function \(messages, scenario, rng\)"),
         ({"judge": "yes"}, r"judge='yes' is invalid; valid values: a function \(messages, scenario\[, state\]\)"),
+        ({"judge": lambda transcript: True}, r"takes neither \(messages, scenario\) nor \(messages, scenario, state\)"),
+        ({"judge": lambda a, b, c, d: True}, r"judge .*\(a, b, c, d\) takes neither"),
     ],
 )
 def test_a_user_or_judge_of_the_wrong_kind_is_refused_before_anything_runs(tmp_path: Path, kw: dict[str, Any], message: str):
     with pytest.raises(ConfigError, match=message):
         _run(tmp_path, "wrong", **kw)
     assert not (tmp_path / "wrong").exists()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("max_eror_rate=0.2", r"^unknown key max_eror_rate \(did you mean max_error_rate\?\); valid keys: .*episodes"),
+        ("participants=scripte", r"^unknown participants='scripte' \(did you mean participants=scripted\?\)"),
+        ("episodes=[1", r"^cannot read the command line: .*settings are key=value"),
+    ],
+)
+def test_a_bad_override_in_python_is_the_command_lines_one_line(tmp_path: Path, override: str, message: str):
+    with pytest.raises(dialectica.ConfigError, match=message) as err:
+        _run(tmp_path, "typo", overrides=[override])
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "typo").exists()
 
 
 def _raising_judge(messages: list[BaseMessage], scenario: dict[str, Any]) -> bool:
