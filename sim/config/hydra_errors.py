@@ -42,6 +42,16 @@ def input_error(exc: BaseException) -> str | None:
     return None
 
 
+def needs_one_graph(key: str) -> str:
+    """The message for a graph's own ``key`` set while ``graph=all`` (the default) runs every graph."""
+    from dialectica.sim.config.discovery import names  # lazy: start-up (yaml)
+
+    return (
+        f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
+        f"for one graph of graph=all ({', '.join(names())})"
+    )
+
+
 def _missing_option(text: str) -> str:
     """Hydra's 'Could not find group/option' report (several lines) as one line with the valid choices."""
     found = re.search(r"Could not find '([^']+)'", text)
@@ -70,8 +80,6 @@ def _unknown_key(text: str, cause: Any) -> str:
     hidden = {"hydra", "name"} if full_key.startswith("graph.") else {"hydra"}
     keys = sorted(str(k) for k in cast("Any", parent) if str(k) not in hidden) if hasattr(parent, "keys") else []
     if not keys and full_key.startswith("graph."):  # graph=all, the default, has no keys of its own
-        from dialectica.sim.config.loader import needs_one_graph  # lazy: start-up
-
         return needs_one_graph(full_key.removeprefix("graph."))
     if not keys:
         return f"unknown key {full_key}; to add it write +{override}=<value>"

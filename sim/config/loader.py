@@ -32,7 +32,7 @@ from dialectica.sim.config import calset, discovery
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.fork import fork_runs
 from dialectica.sim.config.groups import register_plugin_configs
-from dialectica.sim.config.hydra_errors import input_error
+from dialectica.sim.config.hydra_errors import input_error, needs_one_graph
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
@@ -95,14 +95,6 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     for key, value in extra.items():
         out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
     return out
-
-
-def needs_one_graph(key: str) -> str:
-    """The message for a graph's own ``key`` set while ``graph=all`` (the default) runs every graph."""
-    return (
-        f"graph.{key} needs one graph: add graph=<name>, or use per_graph.<name>.{key} to set it "
-        f"for one graph of graph=all ({', '.join(discovery.names())})"
-    )
 
 
 def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
