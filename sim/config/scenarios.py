@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from dialectica.sim.authoring.data import Unreadable, parse_yaml, read_yaml
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.authoring.spec import GraphSpec
 
 
@@ -115,5 +115,8 @@ def _selected(select: str, found: list[str], spec: GraphSpec) -> list[str]:
         )
     for name in names:
         if name not in found:
-            raise ConfigError(f"unknown scenario={name!r} for graph {spec.name}; valid choices: all, {', '.join(found)}")
+            raise ConfigError(
+                f"unknown scenario={name!r} for graph {spec.name}{did_you_mean(name, found, 'scenario=')}; "
+                f"valid choices: all, {', '.join(found)}"
+            )
     return names

@@ -172,6 +172,11 @@ INPUT_CASES = [
         "scenario-unknown", f"{PANEL} scenario=atlantis", "scenario='atlantis' for graph socratic_panel; valid choices: all,"
     ),
     case(
+        "scenario-misspelled",
+        f"{PANEL} scenario=drug_lunch",
+        "unknown scenario='drug_lunch' for graph socratic_panel (did you mean scenario=drug_launch?); valid choices: all,",
+    ),
+    case(
         "scenario-unknown-in-list", f"{PANEL} scenario=[edtech_tutoring,atlantis]", "unknown scenario='atlantis' for graph"
     ),
     # out of range, in each graph and elsewhere
