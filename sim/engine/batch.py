@@ -15,8 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from dialectica.metrics import Record
 from dialectica.metrics import converged as is_converged
 from dialectica.metrics.embedding import Embed
@@ -33,7 +31,7 @@ from dialectica.sim.engine.build import plan
 from dialectica.sim.engine.episode import run_episode
 from dialectica.sim.engine.figures import draw
 from dialectica.sim.engine.inflight import ordered_map
-from dialectica.sim.engine.progress import EpisodeBar
+from dialectica.sim.engine.progress import EpisodeBar, bar
 from dialectica.sim.secrets import install_logging, scrub, scrub_tree
 from dialectica.sim.tracking.runs import Tracker
 from dialectica.sim.tracking.store import mlflow_ui_url
@@ -73,8 +71,8 @@ def run_graph(
     name = run.spec.name
     agreement = embed if cfg.embeddings and run.spec.agreement else None
 
-    bar = tqdm(range(cfg.episodes), desc=name, unit="ep", disable=not cfg.progress, leave=True, dynamic_ncols=True)
-    progress = EpisodeBar(bar)
+    shown_bar = bar(name, cfg.episodes, "ep", enabled=cfg.progress)
+    progress = EpisodeBar(shown_bar)
     shown = [progress] if cfg.progress else []
     kept = cfg.checkpoints if store is not None else False
     source = history.open_source(run.fork.run) if run.fork is not None and run.fork.turn > 0 else None
@@ -95,7 +93,7 @@ def run_graph(
     played = ordered_map(play, starts, cfg.max_concurrency)
     slims = rec.SlimRecords()
     converged = errors = 0
-    for index in bar:
+    for index in range(cfg.episodes):
         if index in done:
             slim = done[index]
         else:
@@ -109,6 +107,8 @@ def run_graph(
         converged += is_converged(slim)
         errors += slim["termination_reason"] == "error"
         progress.show(converged=f"{converged / len(slims):.0%}", errors=errors, resumed=len(done))
+        shown_bar.update(1)
+    shown_bar.close()
     if source is not None:
         source.close()
     return slims

