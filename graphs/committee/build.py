@@ -175,6 +175,9 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         missing = [k for k in _MEMBER_KEYS if k not in m]
         if missing:
             raise ConfigError(f"member {m.get('id', '?')!r} lacks key {missing[0]!r}")
+        m.setdefault("conformity", 0.0)  # optional: the scripted member's chance to vote on the evidence others cited
+        if not isinstance(m["conformity"], int | float) or not 0.0 <= m["conformity"] <= 1.0:
+            raise ConfigError(f"member {m['id']!r}: conformity={m['conformity']!r} is out of range; valid range: [0, 1]")
         if set(m["evidence"]) - ids:
             raise ConfigError(f"member {m['id']!r} cites unknown evidence {sorted(set(m['evidence']) - ids)[0]!r}")
     return scenario

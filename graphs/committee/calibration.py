@@ -6,6 +6,7 @@ cited evidence and rebuttal target as the graph parsed them, each vote, and the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +21,7 @@ DOCS = {
     "rebuttals": "share of member statements aimed at another member",
     "opening_vote_share": "the majority position's share of the first round's votes",
     "vote_switch": "share of a member's votes (after its first) that differ from its previous vote",
+    "rationale_agreement": "a round's semantic agreement of the vote rationales (mean pairwise cosine)",
 }
 
 
@@ -31,9 +33,10 @@ def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
     - ``citations``: evidence ids cited per member statement;
     - ``rebuttals``: share of member statements with a target;
     - ``opening_vote_share``: the first round's vote share of the majority position;
-    - ``vote_switch``: per member, votes that differ from its previous vote.
+    - ``vote_switch``: per member, votes that differ from its previous vote;
+    - ``rationale_agreement``: each round's semantic agreement of the vote rationales, as the detector scored it.
     """
-    changes, confidence, citations, rebuttals, opening, switches = [], [], [], [], [], []
+    changes, confidence, citations, rebuttals, opening, switches, agreement = [], [], [], [], [], [], []
     for record in records:
         if record["termination_reason"] == "error":
             continue
@@ -60,6 +63,11 @@ def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
         rounds = record["per_round"]
         if rounds and isinstance(rounds[0].get("vote_share"), int | float):
             opening.append(float(rounds[0]["vote_share"]))
+        agreement += [
+            float(r["semantic_agreement"])
+            for r in rounds
+            if isinstance(r.get("semantic_agreement"), int | float) and not math.isnan(r["semantic_agreement"])
+        ]
     return {
         "position_change": mean(changes),
         "confidence": mean(confidence),
@@ -67,6 +75,7 @@ def behaviour(records: Iterable[FullRecord]) -> dict[str, float]:
         "rebuttals": mean(rebuttals),
         "opening_vote_share": mean(opening),
         "vote_switch": mean(switches),
+        "rationale_agreement": mean(agreement),
     }
 
 
@@ -80,6 +89,7 @@ CALIBRATION = Calibration(
     knobs=(
         Knob("confidence", 0.0, 1.0, doc="a member's stated confidence at the start"),
         Knob("persuadability", 0.0, 1.0, doc="chance a member yields to stronger evidence cited against it"),
+        Knob("conformity", 0.0, 1.0, doc="chance a member's vote rests on the strongest evidence others cited"),
     ),
     personas=personas,
     scales={"citations": 2.0},

@@ -3,9 +3,11 @@
 A member holds a stance, a confidence and the evidence it knows. It listens to the
 statements in its prompt, weighs the evidence the others cite (by strength, against
 its side), and moves one step (support -> nuanced -> oppose) with a chance set by its
-persuadability; stubborn members never move. With ``participants.failure_rate`` a
-member's call raises (``dialectica.sim.authoring.faults``, its own seeded stream, so the
-deliberation's draws stay as they are).
+persuadability; stubborn members never move. Its vote's rationale names its own strongest evidence for the side
+it votes, or, with a chance set by its conformity (0 unless a persona or calibrated set gives one), the strongest
+evidence for that side the deliberation cited, so that conforming members give one rationale. With
+``participants.failure_rate`` a member's call raises (``dialectica.sim.authoring.faults``, its own seeded stream,
+so the deliberation's draws stay as they are).
 """
 
 from __future__ import annotations
@@ -89,6 +91,15 @@ class ScriptedMember:
         self.confidence = max(0.3, self.confidence - 0.1)
         return against
 
+    def _rationale(self, side: str | None, cited: list[str]) -> str:
+        """The evidence a vote rests on: the member's own strongest for ``side``, or with chance ``conformity``
+        the strongest for it that others cited (no draw at conformity 0, so the authored cast's draws stay)."""
+        heard = [d for d in cited if side is not None and self.evidence[d]["stance"] == side]
+        conformity = self.persona.get("conformity", 0.0)
+        if heard and conformity and self.rng.random() < conformity:
+            return heard[0]
+        return self._mine(side, 1)[0]
+
     def reply(self, messages: Sequence[BaseMessage]) -> str:
         prompt = last_human(messages)
         named = re.search(r"phase: (\w+)", prompt)
@@ -102,7 +113,7 @@ class ScriptedMember:
         side = self._side()
         if phase == "vote":
             vote = side or "abstain"
-            best = self._mine(side, 1)[0]
+            best = self._rationale(side, cited)
             return (
                 f"Vote: {vote}. {conf} Rationale: The strongest evidence is [{best}]: {_short(self.evidence[best]['text'])}."
             )

@@ -90,3 +90,14 @@ def test_persuadable_members_change_position_more(play):
 
 def test_confidence_is_what_members_state(play):
     assert play({"confidence": 0.9})["confidence"] > play({"confidence": 0.2})["confidence"] + 0.3
+
+
+def test_conforming_members_give_one_rationale(play):
+    assert play({"conformity": 1.0})["rationale_agreement"] > play({"conformity": 0.0})["rationale_agreement"] + 0.1
+
+
+def test_rationale_agreement_is_the_rounds_detector_score():
+    rounds = [{"vote_share": 1.0, "semantic_agreement": 0.6}, {"semantic_agreement": 0.8}, {"semantic_agreement": math.nan}]
+    assert behaviour([{"termination_reason": "converged", "transcript": [], "per_round": rounds}])[
+        "rationale_agreement"
+    ] == pytest.approx(0.7)
