@@ -95,7 +95,22 @@ def check(out_dir: Path, resolved: dict[str, Any]) -> None:
         more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
         raise ConfigError(
             f"resume=true in {out_dir}, made with another config: {shown}{more}; rerun with the same "
-            "values, or drop resume=true and choose a new hydra.run.dir"
+            "values, or drop resume=true and choose another directory (hydra.run.dir, hydra.sweep.dir for a "
+            "sweep, out_dir in Python)"
+        )
+
+
+def refuse_earlier(out_dir: Path) -> None:
+    """Raises a ConfigError if ``out_dir`` holds a run's episodes or summary: a run without ``resume=true`` starts
+    its records afresh, so running there would replace a run without a word."""
+    episodes = out_dir / "episodes.jsonl"
+    count = sum(1 for _ in episodes.open()) if episodes.exists() else 0
+    finished = (out_dir / "summary.json").exists()
+    if count or finished:
+        held = f"{'a finished run' if finished else 'an unfinished run'} ({count} episode{'s' * (count != 1)})"
+        raise ConfigError(
+            f"{out_dir} already holds {held}; add resume=true to {'return' if finished else 'finish'} it, or choose "
+            "another directory (hydra.run.dir, hydra.sweep.dir for a sweep, out_dir in Python), or delete it"
         )
 
 

@@ -81,9 +81,12 @@ def _scenario_file(scenarios: Any, out_dir: Path) -> str:
             "scenarios must be a non-empty list of mappings (each with at least 'name'), a mapping of "
             "name -> scenario, or the path of a YAML file or folder of them"
         )
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "scenarios.yaml"
-    path.write_text(yaml.safe_dump([dict(s) for s in scenarios], sort_keys=False, allow_unicode=True))
+    text = yaml.safe_dump([dict(s) for s in scenarios], sort_keys=False, allow_unicode=True)
+    if path.exists() and path.read_text() != text:  # another run's: resuming it with these would mix the two
+        raise ConfigError(f"{out_dir} holds a run of other scenarios ({path}); choose another out_dir, or delete it")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
     return str(path)
 
 
@@ -238,18 +241,24 @@ def _native(
 
 
 def _own_name(target: Any) -> str:
-    """The graph's own name if it set one, else where it lives (``support_bot.graph.graph``), else ``app``."""
+    """The graph's own name if it set one, else where it lives (``support_bot.graph.graph``; a script's graph
+    ``script.graph``, a notebook's the variable's name), else ``app``."""
     own = getattr(target, "name", None) or getattr(target, "__name__", None)
     if isinstance(own, str) and own not in ("LangGraph", "<lambda>"):
         return own
     import sys
 
     for module_name, module in list(sys.modules.items()):
-        if module_name.startswith(("dialectica.", "langgraph", "langchain", "_")) or module_name == "__main__":
+        if module_name.startswith(("dialectica.", "langgraph", "langchain", "_")):
             continue
         for attr, value in list(getattr(module, "__dict__", {}).items()):
             if value is target:
                 return f"{module_name}.{attr}"
+    main = sys.modules.get("__main__")
+    for attr, value in list(getattr(main, "__dict__", {}).items()):
+        if value is target and not attr.startswith("_"):  # the script's (file.attr) or the notebook's (attr)
+            script = getattr(main, "__file__", None)
+            return f"{Path(script).stem}.{attr}" if script else attr
     return "app"
 
 

@@ -50,14 +50,16 @@ def run(cfg: RunConfig, echo: Callable[[str], None] = print, embed: Any = None) 
     """Runs ``cfg``: every graph's episodes, metrics, files and MLflow run.
 
     Raises:
-        ConfigError: the store cannot be reached, or ``resume=true`` into a directory made with another config
-            (left as it was).
+        ConfigError: the store cannot be reached, a run without ``resume=true`` into a directory that holds one,
+            or ``resume=true`` into a directory made with another config (left as it was).
     """
     if cfg.tracking.enabled and cfg.tracking.parent_run_id is None:  # a sweep's store was probed before its jobs
         from dialectica.sim.tracking.store import probe  # lazy: start-up (ssl, http)
 
         probe(cfg.tracking.uri)
-    if cfg.resume:
+    if not cfg.resume:
+        checkpoint.refuse_earlier(cfg.out_dir)
+    else:
         checkpoint.check(cfg.out_dir, cfg.resolved)
         finished = checkpoint.finished_run(cfg.out_dir, cfg.episodes)
         if finished is not None:

@@ -93,6 +93,7 @@ def test_a_module_graph_runs_and_sweeps_over_its_context_field(project: Path):
     ("args", "message"),
     [
         (("graph=desk:nothing", *COMMON), "desk:nothing: module desk has no attribute 'nothing'"),
+        (("graph=desk:grahp", *COMMON), "module desk has no attribute 'grahp' (did you mean desk:graph?)"),
         (("graph=nowhere:graph", *COMMON), "cannot import nowhere (for nowhere:graph): ModuleNotFoundError"),
         (("graph=desk:graph", *COMMON[1:]), "graph.scenarios is missing"),
         (("graph=desk:graph", *COMMON, "graph.patience=soon"), "graph.patience must be an integer, got 'soon'"),
@@ -204,3 +205,31 @@ def test_a_graph_given_as_a_path_keeps_its_path_in_records_logs_and_replays(proj
     assert ".." not in (project / "sweep" / "comparison.md").read_text()
     proc = _dialectica(project, "replay", "sweep/1", "from_turn=1", "out=again1")  # a sweep's job replays too
     assert proc.returncode == 0, proc.stderr
+
+
+SCRIPT = """
+import dialectica
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, MessagesState, StateGraph
+
+
+def reply(state):
+    return {"messages": [AIMessage("ok")]}
+
+
+builder = StateGraph(MessagesState)
+builder.add_node(reply)
+builder.add_edge(START, "reply")
+shop = builder.compile()
+ev = dialectica.evaluate(shop, scenarios=[{"name": "a", "turns": ["hi"]}], judge=lambda m, s: True, episodes=1,
+                         tracking="none", progress=False, out_dir="run")
+print(ev.name)
+"""
+
+
+def test_a_graph_defined_in_the_script_that_runs_is_named_after_the_script(tmp_path: Path):
+    (tmp_path / "pricing_bot.py").write_text(SCRIPT)
+    proc = subprocess.run([sys.executable, "pricing_bot.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "pricing_bot.shop"  # not "app", which every script would share
+    assert (tmp_path / "run" / "pricing_bot.shop").is_dir()

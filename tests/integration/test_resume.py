@@ -69,6 +69,19 @@ def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_direc
     assert same.returncode == 0 and "already finished" in same.stdout, same.stderr[-2000:]
 
 
+def test_a_run_into_a_directory_that_holds_one_is_refused_and_leaves_it(tmp_path):
+    run = [str(BIN), "graph=interview", "episodes=3", "tracking=none", "progress=false", f"hydra.run.dir={tmp_path / 'run'}"]
+    assert subprocess.run(run, capture_output=True, cwd=tmp_path).returncode == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file() and p.name != "run.log"}
+
+    proc = subprocess.run([*run, "episodes=2", "seed=5"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    (line,) = proc.stderr.strip().splitlines()
+    assert "already holds a finished run (3 episodes); add resume=true to return it" in line
+    after = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file() and p.name != "run.log"}
+    assert after == before
+
+
 def test_resumed_graph_all_keeps_the_graphs_a_killed_run_finished(tmp_path):
     run = [
         str(BIN),

@@ -441,6 +441,17 @@ def test_a_factorys_model_argument_is_a_role(tmp_path: Path):
         )
 
 
+def test_a_second_evaluation_into_the_same_out_dir_is_refused_and_leaves_the_first(tmp_path: Path):
+    first = _run(tmp_path, "once", episodes=3)
+    before = (first.run_dir / "episodes.jsonl").read_text()
+    with pytest.raises(ConfigError, match=r"already holds a finished run \(3 episodes\); add resume=true"):
+        _run(tmp_path, "once", episodes=2, seed=9)
+    with pytest.raises(ConfigError, match="holds a run of other scenarios"):
+        _run(tmp_path, "once", scenarios=[{"name": "other", "turns": ["hi"]}])
+    assert (first.run_dir / "episodes.jsonl").read_text() == before
+    assert _run(tmp_path, "once", episodes=3, overrides=["resume=true"]).metrics == first.metrics
+
+
 def test_resume_keeps_what_a_run_finished(tmp_path: Path):
     first = _run(tmp_path, "resumed", episodes=4)
     lines = (first.run_dir / "episodes.jsonl").read_text().splitlines()
