@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim.analysis.compare import rate_interval
+
 Row = tuple[str, "float | None", "float | None", str]  # metric, baseline, now, verdict
 
 
@@ -19,10 +21,11 @@ def _number(value: float | None) -> float | None:
 
 
 def _why(name: str, base: float | None, now: float | None, baseline: Mapping[str, Any], tolerance: float) -> str:
-    low, high = baseline.get(f"{name}_ci95_low"), baseline.get(f"{name}_ci95_high")
     if base is None or now is None:
         return f"{name}: baseline {base}, now {now}"
-    if low is not None and high is not None:
+    interval = rate_interval(name, dict(baseline))
+    if interval is not None:
+        low, high = interval
         return f"{name} = {now:.4g}, outside the baseline's 95% interval [{low:.4g}, {high:.4g}] (baseline {base:.4g})"
     return f"{name} = {now:.4g}, more than {tolerance:.0%} from the baseline {base:.4g}"
 

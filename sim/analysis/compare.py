@@ -1,10 +1,15 @@
 """``dialectica compare``: re-run the fixed CI suite and compare every metric with its committed baseline.
 
 Baselines live in ``results/baselines/<graph>.json`` (``--baselines DIR`` for a project's own); a graph named by an
-import string is filed under the name its records carry (``package.module.attr``). A rate with a Wilson interval
-must stay inside the baseline's interval; every other metric within a relative tolerance (``--tolerance``, 5% by
-default, or per metric in ``results/baselines/tolerances.yaml``). Wall-clock metrics are not compared.
-Exit code 0: no regression; 1: a regression; 2: bad input. ``--update`` rewrites the baselines;
+import string is filed under the name its records carry (``package.module.attr``). A baseline keeps the overrides
+that defined its suite (episodes, seed, scenarios, user, judge: ``SUITE_KEYS``); a check runs with them, and one
+given others is refused (its numbers would not be comparable); a graph's own knobs may differ. A rate
+must stay inside the baseline's 95% interval: the convergence rate's own, and for any other share of the episodes
+(a scenario's rate, an ending's share, ``pass_hat/1``, ``error_rate``) the Wilson interval of the baseline's share
+over its episodes; every other metric within a relative tolerance (``--tolerance``, 5% by default, or per metric in
+``tolerances.yaml`` beside the baselines). A metric whose better direction is known (rates up, errors down) that
+moved the better way is ``improved`` and fails nothing (``--update`` keeps the gain); any other move is a
+regression. Wall-clock metrics are not compared. Exit code 0: no regression; 1: a regression; 2: bad input.
 ``--out DIR`` also writes ``comparison.json``, ``comparison.md`` and ``junit.xml`` there (sim/analysis/ci_report.py).
 """
 
@@ -17,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
+
 BASELINES = Path("results") / "baselines"  # relative to the working directory
 SUITE = "ci_suite"
 _TIMING = re.compile(r"(seconds|speedup)")
@@ -27,15 +34,132 @@ def compared(metrics: dict[str, Any]) -> dict[str, float | None]:
     return {k: v for k, v in metrics.items() if not _TIMING.search(k) and (v is None or isinstance(v, (int, float)))}
 
 
+HIGHER = re.compile(
+    r"^(convergence_rate|scenario/[^/]+/convergence_rate|pass_hat/\d+|termination/converged|judge_passed_mean)$"
+)  # metrics whose rise is a gain; LOWER: whose fall is
+LOWER = re.compile(r"^(error_rate|termination/error|parse_failures|empty_replies)$")
+SHARES = re.compile(r"^(scenario/[^/]+/convergence_rate|termination/[^/]+|pass_hat/1|error_rate|judge_passed_mean)$")
+SUITE_KEY = "suite"  # in a baseline: the overrides of the suite that made it
+
+
+def rate_interval(name: str, baseline: dict[str, Any]) -> tuple[float, float] | None:
+    """The 95% interval a rate must stay in: its own, or for a share of the episodes the Wilson interval of the
+    baseline's share (a scenario's over its share of the episodes)."""
+    low, high = baseline.get(f"{name}_ci95_low"), baseline.get(f"{name}_ci95_high")
+    if low is not None and high is not None:
+        return float(low), float(high)
+    episodes, share = baseline.get("episodes"), baseline.get(name)
+    if not SHARES.match(name) or not isinstance(episodes, int | float) or not isinstance(share, int | float):
+        return None
+    from dialectica.metrics.stats import wilson_interval  # lazy: start-up (scipy)
+
+    scenarios = sum(1 for k in baseline if re.match(r"^scenario/[^/]+/convergence_rate$", k))
+    n = max(1, round(episodes / scenarios)) if name.startswith("scenario/") and scenarios else max(1, round(episodes))
+    return wilson_interval(round(share * n), n)
+
+
 def _verdict(name: str, base: float | None, now: float | None, baseline: dict[str, Any], tolerance: float) -> str:
     if base is None and now is None:
         return "ok"
     if base is None or now is None:
         return "REGRESSION"
-    low, high = baseline.get(f"{name}_ci95_low"), baseline.get(f"{name}_ci95_high")
-    if low is not None and high is not None:
-        return "ok" if low - 1e-9 <= now <= high + 1e-9 else "REGRESSION"
-    return "ok" if math.isclose(now, base, rel_tol=tolerance, abs_tol=1e-9) else "REGRESSION"
+    interval = rate_interval(name, baseline)
+    if interval is not None:
+        inside = interval[0] - 1e-9 <= now <= interval[1] + 1e-9
+    else:
+        inside = math.isclose(now, base, rel_tol=tolerance, abs_tol=1e-9)
+    if inside:
+        return "ok"
+    better = (HIGHER.match(name) and now > base) or (LOWER.match(name) and now < base)
+    return "improved" if better else "REGRESSION"
+
+
+def check_tolerances(path: Path, metrics: set[str]) -> dict[str, float]:
+    """``tolerances.yaml``: metric -> relative tolerance (a number >= 0) for metrics the baselines hold.
+
+    Raises:
+        ConfigError: naming the file and the key, with the valid choices.
+    """
+    import yaml  # lazy: start-up
+
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ConfigError(f"{path}: not YAML{where}; write one 'metric: tolerance' per line") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must map metric names to relative tolerances (e.g. depth_mean: 0.1)")
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigError(f"{path}: {key}={value!r} must be a number >= 0 (a relative tolerance: 0.1 is 10%)")
+        if metrics and str(key) not in metrics:
+            raise ConfigError(
+                f"{path}: {key} is no metric of the baselines{did_you_mean(str(key), sorted(metrics))}; "
+                f"valid keys: {', '.join(sorted(metrics))}"
+            )
+    return {str(k): float(v) for k, v in data.items()}
+
+
+# The keys that say what the suite measures and how (its episodes, who plays, who judges), as against the graph's
+# own knobs, whose change is what a check is for: a baseline keeps the former, and a check runs with them.
+SUITE_KEYS = (
+    "episodes",
+    "seed",
+    "scenario",
+    "participants",
+    "datasets_dir",
+    "llm",
+    "graph.scenarios",
+    "graph.user",
+    "graph.judge",
+    "graph.judge_every_turn",
+    "graph.metrics",
+    "graph.max_turns",
+)
+
+
+def suite_overrides(overrides: Sequence[str]) -> list[str]:
+    """The overrides among ``overrides`` that define the suite (``SUITE_KEYS``), sorted, as a baseline keeps them."""
+
+    def key(override: str) -> str:
+        return override.partition("=")[0].lstrip("+~")
+
+    return sorted(o for o in overrides if any(key(o) == k or key(o).startswith(f"{k}.") for k in SUITE_KEYS))
+
+
+def check_suite(graph: str, baseline: dict[str, Any], overrides: Sequence[str], path: Path) -> list[str]:
+    """The overrides a check of ``graph`` runs with: those given, or where they define no suite, the baseline's
+    suite added to them (so that a graph used as it is is checked with the scenarios, user and judge it was
+    measured with). A baseline from before suites were kept is not checked.
+
+    Raises:
+        ConfigError: the given overrides define another suite than the baseline's, naming what differs.
+    """
+    kept = baseline.get(SUITE_KEY)
+    if not isinstance(kept, list):
+        return list(overrides)
+    given = suite_overrides(overrides)
+    if not given:
+        return [*overrides, *kept]
+    if given != kept:
+        extra = [o for o in given if o not in kept]
+        missing = [o for o in kept if o not in given]
+        said = "; ".join(
+            part
+            for part in (
+                f"given but not in the baseline: {' '.join(extra)}" if extra else "",
+                f"in the baseline but not given: {' '.join(missing)}" if missing else "",
+            )
+            if part
+        )
+        raise ConfigError(
+            f"{path} was measured with another suite ({said}); leave those overrides out to check with the "
+            f"baseline's ({' '.join(kept) or 'the defaults'}), or remake it with --update"
+        )
+    return list(overrides)
 
 
 def compare(
@@ -69,7 +193,9 @@ def _fmt(value: float | None) -> str:
 
 def table(graph: str, rows: Sequence[tuple[str, float | None, float | None, str]], everything: bool) -> str:
     shown = [r for r in rows if everything or r[3] != "ok"]
-    lines = [f"== {graph}: {sum(r[3] == 'REGRESSION' for r in rows)} regression(s) in {len(rows)} metrics"]
+    improved = sum(r[3] == "improved" for r in rows)
+    gains = f", {improved} improved (--update keeps them)" if improved else ""
+    lines = [f"== {graph}: {sum(r[3] == 'REGRESSION' for r in rows)} regression(s){gains} in {len(rows)} metrics"]
     if shown:
         lines.append(f"{'metric':48} {'baseline':>10} {'now':>10} {'delta':>10}  verdict")
         for name, base, now, verdict in shown:

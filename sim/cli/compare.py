@@ -13,10 +13,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from dialectica.sim.analysis.ci_report import write
-from dialectica.sim.analysis.compare import BASELINES, compare, compared, run_suite, table
+from dialectica.sim.analysis.compare import (
+    BASELINES,
+    SUITE_KEY,
+    check_suite,
+    check_tolerances,
+    compare,
+    compared,
+    run_suite,
+    suite_overrides,
+    table,
+)
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 from dialectica.sim.config.discovery import display_name, is_import_string, load, names
@@ -68,29 +76,32 @@ def _suite(args: Any) -> int:
             f"no baselines in {args.baselines}; make them with "
             f"dialectica compare --baselines {args.baselines} --graphs NAME --update"
         )
-    tolerance_file = args.baselines / "tolerances.yaml"
-    tolerances = yaml.safe_load(tolerance_file.read_text()) or {} if tolerance_file.exists() else {}
+    baselines = {} if args.update else _baselines(graphs, args.baselines)
+    metrics = {k for b in baselines.values() for k in compared(b)}
+    tolerances = check_tolerances(args.baselines / "tolerances.yaml", metrics)
+    runs = {
+        graph: check_suite(name, baselines[name], args.overrides, args.baselines / f"{name}.json")
+        if name in baselines
+        else list(args.overrides)
+        for graph, name in zip(graphs, map(_name, graphs), strict=True)
+    }
+    results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        results = run_suite(graphs, args.overrides, Path(tmp))
+        for graph, overrides in runs.items():
+            results |= run_suite([graph], overrides, Path(tmp))
     if args.update:
         args.baselines.mkdir(parents=True, exist_ok=True)
-        for (graph, metrics), target in zip(results.items(), graphs, strict=True):
+        for (graph, metrics_now), target in zip(results.items(), graphs, strict=True):
             kept = {GRAPH_KEY: target} if target != graph else {}
-            text = json.dumps(compared(metrics) | kept, indent=2, sort_keys=True)
+            suite = {SUITE_KEY: suite_overrides(args.overrides)}
+            text = json.dumps(compared(metrics_now) | kept | suite, indent=2, sort_keys=True)
             (args.baselines / f"{graph}.json").write_text(text + "\n")
         print(f"updated {len(results)} baseline(s) in {args.baselines}")
         return 0
     failed = False
     all_rows: dict[str, list[tuple[str, float | None, float | None, str]] | None] = {}
-    baselines: dict[str, dict[str, Any]] = {}
-    for graph, metrics in results.items():
-        path = args.baselines / f"{graph}.json"
-        if not path.exists():
-            print(f"== {graph}: no baseline at {path}; run with --update")
-            failed, all_rows[graph] = True, None
-            continue
-        baselines[graph] = json.loads(path.read_text())
-        rows = all_rows[graph] = compare(graph, baselines[graph], metrics, tolerances, args.tolerance)
+    for graph, metrics_now in results.items():
+        rows = all_rows[graph] = compare(graph, baselines[graph], metrics_now, tolerances, args.tolerance)
         failed |= any(r[3] == "REGRESSION" for r in rows)
         print(table(graph, rows, args.all))
     if args.out is not None:
@@ -98,6 +109,29 @@ def _suite(args: Any) -> int:
         print(f"reports: {', '.join(str(p) for p in written)}")
     print("REGRESSION" if failed else "no regression")
     return 1 if failed else 0
+
+
+def _name(graph: str) -> str:
+    """The name a graph's records and baseline carry."""
+    return load(graph).name
+
+
+def _baselines(graphs: list[str], folder: Path) -> dict[str, dict[str, Any]]:
+    """Each graph's baseline, by the name its records carry, found before the suite runs.
+
+    Raises:
+        ConfigError: a graph without a baseline.
+    """
+    out = {}
+    for graph in graphs:
+        path = folder / f"{_name(graph)}.json"
+        if not path.exists():
+            raise ConfigError(
+                f"no baseline for {_name(graph)} at {path}; make it with dialectica compare --baselines {folder} "
+                f"--graphs {graph} --update (and the suite's overrides)"
+            )
+        out[_name(graph)] = json.loads(path.read_text())
+    return out
 
 
 def _baseline_graphs(folder: Path, known: list[str]) -> list[str]:

@@ -28,7 +28,8 @@ def test_rates_use_their_interval_and_others_a_tolerance():
     same = BASE | {"episode_seconds_p50": 9.0}
     assert set(_verdicts(same).values()) == {"ok"}
     assert _verdicts(BASE | {"convergence_rate": 0.57})["convergence_rate"] == "ok"  # inside the baseline CI
-    assert _verdicts(BASE | {"convergence_rate": 0.60})["convergence_rate"] == "REGRESSION"
+    assert _verdicts(BASE | {"convergence_rate": 0.40})["convergence_rate"] == "REGRESSION"
+    assert _verdicts(BASE | {"convergence_rate": 0.60})["convergence_rate"] == "improved"  # a gain fails nothing
     assert _verdicts(BASE | {"depth_mean": 4.19})["depth_mean"] == "ok"  # within 5%
     assert _verdicts(BASE | {"depth_mean": 4.3})["depth_mean"] == "REGRESSION"
     assert _verdicts(BASE | {"depth_mean": 4.3}, {"depth_mean": 0.1})["depth_mean"] == "ok"
@@ -108,3 +109,71 @@ def test_an_interval_judges_its_rate_and_is_not_a_row_of_its_own():
     baseline = {"convergence_rate": 0.5, "convergence_rate_ci95_low": 0.4, "convergence_rate_ci95_high": 0.6}
     now = {"convergence_rate": 0.2, "convergence_rate_ci95_low": 0.1, "convergence_rate_ci95_high": 0.3}
     assert compare("g", baseline, now, {}, 0.05) == [("convergence_rate", 0.5, 0.2, "REGRESSION")]
+
+
+def test_a_share_of_the_episodes_is_judged_like_the_rate_it_equals():
+    base = {"episodes": 20, "convergence_rate": 0.65, "convergence_rate_ci95_low": 0.43, "convergence_rate_ci95_high": 0.82}
+    base |= {"pass_hat/1": 0.65, "termination/converged": 0.65, "termination/max_turns": 0.35, "rounds_mean": 3.0}
+    now = base | {"convergence_rate": 0.5, "pass_hat/1": 0.5, "termination/converged": 0.5, "termination/max_turns": 0.5}
+    verdicts = {name: verdict for name, _, _, verdict in compare("g", base, now, {}, 0.05)}
+    assert {verdicts[k] for k in ("convergence_rate", "pass_hat/1", "termination/converged")} == {"ok"}
+    assert verdicts["termination/max_turns"] == "ok"  # 0.35 -> 0.5 of 20 episodes: inside its Wilson interval
+    far = {
+        name: v for name, _, _, v in compare("g", base, base | {"pass_hat/1": 0.1, "termination/max_turns": 0.9}, {}, 0.05)
+    }
+    assert far["pass_hat/1"] == "REGRESSION" and far["termination/max_turns"] == "REGRESSION"  # no better direction
+
+
+def test_tolerances_are_checked_before_the_suite_runs(tmp_path):
+    import pytest
+
+    from dialectica.sim.analysis.compare import check_tolerances
+    from dialectica.sim.authoring.params import ConfigError
+
+    path = tmp_path / "tolerances.yaml"
+    cases = {
+        "pass_hat/10: lots\n": r"pass_hat/10='lots' must be a number >= 0",
+        "pass_hat/10: [1\n": r"not YAML \(line \d\)",
+        "depth_meen: 0.1\n": r"depth_meen is no metric of the baselines \(did you mean depth_mean\?\)",
+    }
+    for text, message in cases.items():
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=message):
+            check_tolerances(path, {"depth_mean", "pass_hat/10"})
+    path.write_text("depth_mean: 0.1\n")
+    assert check_tolerances(path, {"depth_mean"}) == {"depth_mean": 0.1}
+
+
+def test_a_check_runs_the_baselines_suite_and_refuses_another(tmp_path):
+    import pytest
+
+    from dialectica.sim.analysis.compare import check_suite, suite_overrides
+    from dialectica.sim.authoring.params import ConfigError
+
+    made = ["episodes=20", "progress=false", "graph.scenarios=s.yaml", "graph.refund_window_days=7"]
+    kept = {"suite": suite_overrides(made)}
+    assert kept["suite"] == ["episodes=20", "graph.scenarios=s.yaml"]  # the graph's knob is what a check varies
+    path = tmp_path / "g.json"
+    assert check_suite("g", kept, ["graph.refund_window_days=30"], path) == [
+        "graph.refund_window_days=30",
+        "episodes=20",
+        "graph.scenarios=s.yaml",
+    ]  # none given: the baseline's
+    assert check_suite("g", kept, ["graph.scenarios=s.yaml", "episodes=20"], path) == [
+        "graph.scenarios=s.yaml",
+        "episodes=20",
+    ]
+    differs = r"given but not in the baseline: episodes=40; in the baseline but not given: episodes=20"
+    with pytest.raises(ConfigError, match=differs):
+        check_suite("g", kept, ["episodes=40", "graph.scenarios=s.yaml"], path)
+    assert check_suite("g", {}, ["episodes=40"], path) == ["episodes=40"]  # a baseline from before suites were kept
+
+
+def test_a_graph_without_a_baseline_is_bad_input_before_any_run(tmp_path, capsys):
+    from dialectica.sim.cli.main import dispatch
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "interview.json").write_text("{}")
+    assert dispatch("compare", ["--baselines", str(tmp_path / "b"), "--graphs", "committee", "episodes=2"]) == 2
+    err = capsys.readouterr().err
+    assert f"no baseline for committee at {tmp_path / 'b' / 'committee.json'}" in err and "--update" in err
