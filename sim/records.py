@@ -255,7 +255,8 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
     path = Path(run_dir)
     path = path if path.is_file() else path / FILE
     if not path.exists():
-        raise FileNotFoundError(f"no {FILE} at {path}")
+        jobs = "; it holds a sweep's jobs: read it with dialectica.load_sweep" if any(path.parent.glob(f"*/{FILE}")) else ""
+        raise FileNotFoundError(f"no {FILE} at {path}{jobs}")
     wanted = set(graphs) if graphs is not None else None
     rows = []
     for record in read(path, keep=False):

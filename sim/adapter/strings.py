@@ -10,7 +10,7 @@ from typing import Any
 from dialectica.sim.adapter.ecosystem import EvaluatorJudge, is_evaluator
 from dialectica.sim.adapter.judges import RuleJudge
 from dialectica.sim.adapter.users import ScriptedUser
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 
 
 def import_object(target: str) -> Any:
@@ -47,7 +47,9 @@ def import_object(target: str) -> Any:
     try:
         return getattr(module, attr)
     except AttributeError:
-        raise ConfigError(f"{target}: module {module_name} has no attribute {attr!r}") from None
+        public = [name for name in vars(module) if not name.startswith("_")]
+        hint = did_you_mean(attr, public, f"{module_name}:")
+        raise ConfigError(f"{target}: module {module_name} has no attribute {attr!r}{hint}") from None
 
 
 def _named(key: str, target: str, method: str, wrap: Callable[[Any], Any], expected: str) -> Any:

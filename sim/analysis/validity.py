@@ -30,7 +30,7 @@ import numpy as np
 
 from dialectica.metrics import converged
 from dialectica.metrics.stats import wilson_interval
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.authoring.plots import save, subplots
 from dialectica.sim.config import calset, discovery
 from dialectica.sim.engine.embedding import Embedder
@@ -256,9 +256,20 @@ def grid_arguments(
             own[key] = value
         else:
             rest.append(arg)
-    if graph is None or (graph not in discovery.names() and ":" not in graph):
-        raise ConfigError(f"graph={graph!r} is required and must be one of: {', '.join(discovery.names())}")
-    grid = grid or {k: list(v) for k, v in discovery.load(graph).grid.items()}
+    if graph is None:
+        raise ConfigError(f"graph= is required; valid choices: {', '.join(discovery.names())}")
+    if graph not in discovery.names() and ":" not in graph:
+        raise ConfigError(
+            f"unknown graph={graph!r}{did_you_mean(graph, discovery.names(), 'graph=')}; valid choices: "
+            f"{', '.join(discovery.names())}, or package.module:attr"
+        )
+    spec = discovery.load(graph)
+    known = [k for k in spec.defaults() if k != "name"]
+    for key in grid:
+        if key.split(".")[0] not in known:
+            hint = did_you_mean(key.split(".")[0], known, "grid.")
+            raise ConfigError(f"unknown key grid.{key}{hint}; valid keys: {', '.join(f'grid.{k}' for k in known)}")
+    grid = grid or {k: list(v) for k, v in spec.grid.items()}
     if not grid:
         raise ConfigError(f"graph {graph} declares no grid; give one, e.g. grid.<param>=a,b,c")
     return graph, grid, own, rest

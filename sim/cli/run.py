@@ -198,7 +198,7 @@ def app(cfg: DictConfig) -> float | None:
     if result.already_finished:
         print(f"already finished: {out_dir} (resume=true)")
         return result.objective
-    _tell(result, run_cfg, out_dir, sweep=parent is not None)
+    _tell(result, run_cfg, out_dir, sweep=hydra_cfg.mode == RunMode.MULTIRUN)
     return result.values.get("objective")
 
 

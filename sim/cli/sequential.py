@@ -74,4 +74,9 @@ def main(argv: list[str]) -> int:
     state, _ = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
     print(table(report(state, list(configs), rules, root)))
     print(f"outputs: {root}")
+    first = next(iter(configs.values()))
+    if first.tracking.enabled:
+        from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
+
+        print(f"mlflow:  {mlflow_ui(first.tracking.uri)}   (a run per configuration, named by it)")
     return 0

@@ -71,7 +71,8 @@ def race(configs: Mapping[str, RunConfig], rules: Rules, echo: Callable[[str], N
     for k, label in enumerate(labels):  # once, over what it played: its MLflow run, pages and summary
         cfg = configs[label]
         checkpoint.mark_done(cfg.out_dir / cfg.graphs[0].spec.name, done=False)
-        final = dataclasses.replace(cfg, episodes=len(state.outcomes[k]), resume=True, progress=False)
+        named = dataclasses.replace(cfg.tracking, label=label.removeprefix("graph."))  # its MLflow run's name
+        final = dataclasses.replace(cfg, episodes=len(state.outcomes[k]), resume=True, progress=False, tracking=named)
         entries[label] = run(final, echo=lambda _: None).graphs[cfg.graphs[0].spec.name]
     return state, entries
 
@@ -89,7 +90,7 @@ def report(state: Race, labels: list[str], rules: Rules, out: Path) -> dict[str,
                 "episodes": len(played),
                 "rate": sum(played) / len(played) if played else None,
                 "status": status,
-                "decided_at": state.dropped_at.get(k, len(played) if status == "chosen" else None),
+                "decided_at": state.dropped_at.get(k, len(played) if status == "chosen" and state.settled else None),
             }
         )
     fixed = rules.max_episodes * len(labels)

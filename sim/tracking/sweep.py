@@ -301,6 +301,9 @@ class SweepCallback(Callback):
             (sweep_dir / "comparison.md").write_text(markdown(table))
             print(shown(table).to_string(index=False))
         parent = parent_run_id(sweep_dir)
+        pages = sorted({p.relative_to(sweep_dir).parts[1] for p in sweep_dir.glob("*/*/view/index.html")})
+        for graph in pages:  # one line however many jobs
+            print(f"pages:   {sweep_dir}/<job>/{graph}/view/index.html")
         print(f"sweep:   {sweep_dir}\nreport:  dialectica report {sweep_dir}")
         if parent is None:
             return

@@ -123,6 +123,10 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
             frame[column] = value
         frames.append(frame)
     if not frames:
+        if (directory / FILE).exists():  # a run's folder, a sweep's job among them
+            above = directory.parent if any(directory.parent.glob(f"*/{FILE}")) and directory.name.isdigit() else None
+            where = f"; its sweep is {above}" if above is not None else ""
+            raise SweepError(f"{directory} is a run, not a sweep{where}; read a run with dialectica.load_episodes")
         raise SweepError(f"sweep {directory} has no finished episodes yet (no job folder with records in {FILE})")
     episodes = pd.concat(frames, ignore_index=True)
     swept = [column for column in keys.values() if episodes[column].nunique(dropna=False) > 1]

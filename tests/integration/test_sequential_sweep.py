@@ -66,3 +66,15 @@ def test_plan_reads_a_pilot_of_two_runs_and_a_sweep_folder(tmp_path, capsys):
     assert row["config"] == "graph.budget=3" and row["best"] == "graph.budget=10" and row["fixed"] > 0
     assert dispatch("plan", [str(tmp_path / "s" / "3")]) == 2  # one run: nothing to compare
     assert "is one run" in capsys.readouterr().err
+
+
+def test_each_configurations_mlflow_run_is_named_by_it(tmp_path, capsys):
+    from mlflow.tracking import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    args = ["graph=interview", "grid.budget=3,10", "max_episodes=10", "step=10", f"out={tmp_path / 'seq'}"]
+    assert main([*args, f"tracking.uri={uri}", "embeddings=false", "view.enabled=false"]) == 0
+    assert "mlflow:  mlflow ui --backend-store-uri" in capsys.readouterr().out
+    client = MlflowClient(uri)
+    runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
+    assert sorted(r.info.run_name for r in runs) == ["interview budget=10", "interview budget=3"]

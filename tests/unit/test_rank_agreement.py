@@ -49,8 +49,13 @@ def test_a_cast_whose_rates_are_all_equal_has_no_ranking():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["episodes=3"], "graph=None is required and must be one of: committee"),
-        (["graph=nope"], "graph='nope' is required and must be one of"),
+        (["episodes=3"], "graph= is required; valid choices: committee"),
+        (["graph=nope"], "unknown graph='nope'; valid choices: committee"),
+        (["graph=comittee"], r"unknown graph='comittee' \(did you mean graph=committee\?\)"),
+        (
+            ["graph=committee", "grid.consensus_treshold=0.5"],
+            r"unknown key grid.consensus_treshold \(did you mean grid.consensus_threshold\?\)",
+        ),
         (["graph=interview", "budget"], "'budget' is not key=value; see `dialectica validity --help`"),
     ],
 )

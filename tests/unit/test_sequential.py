@@ -102,3 +102,14 @@ def test_a_paired_comparison_says_where_an_anytime_test_decided():
     result = compare(a, b)
     assert result.test == "mcnemar" and result.decided_at is not None and result.decided_at < 60
     assert compare({i: True for i in range(5)}, {i: False for i in range(5)}).decided_at is None  # too few
+
+
+def test_a_choice_the_cap_made_has_no_decided_at(tmp_path):
+    from dialectica.sim.engine.sequential import Rules, report
+
+    stream = _stream([0.5, 0.5], 20, np.random.default_rng(4), shared=False)
+    state = race(stream, "best", 0.05, 20, 10)
+    assert not state.settled  # 20 episodes cannot tell two equal rates apart
+    values = report(state, ["a=1", "a=2"], Rules(max_episodes=20), tmp_path)
+    chosen = next(c for c in values["configurations"] if c["status"] == "chosen")
+    assert values["decided"] is False and chosen["decided_at"] is None

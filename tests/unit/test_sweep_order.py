@@ -54,3 +54,17 @@ def test_the_comparison_reads_as_counts_rates_and_blanks():
     assert "objective" not in text  # a column no row has is left out
     assert text.splitlines()[2] == "| a=30 | 40 | 38 | 0.950 |  |  |"  # counts as counts, the best has no difference
     assert text.splitlines()[3] == "| a=7 | 40 | 20 | 0.500 | 40 | <0.001 |"
+
+
+def test_a_run_given_for_a_sweep_and_a_sweep_for_a_run_say_which_to_use(tmp_path):
+    import pytest
+
+    from dialectica.sim.records import load_episodes
+    from dialectica.sim.tracking.sweep_data import SweepError, load_sweep
+
+    (tmp_path / "sweep" / "0").mkdir(parents=True)
+    (tmp_path / "sweep" / "0" / "episodes.jsonl").write_text("")
+    with pytest.raises(SweepError, match=rf"0 is a run, not a sweep; its sweep is {tmp_path / 'sweep'}; read a run"):
+        load_sweep(tmp_path / "sweep" / "0")
+    with pytest.raises(FileNotFoundError, match="it holds a sweep's jobs: read it with dialectica.load_sweep"):
+        load_episodes(tmp_path / "sweep")
