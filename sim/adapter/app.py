@@ -18,6 +18,7 @@ import inspect
 import logging
 import sys
 import threading
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.strings import import_object, judge_from, user_from
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.history import Keeper
-from dialectica.sim.authoring.params import REBUILDS_GRAPH, ConfigError, bounded, closest
+from dialectica.sim.authoring.params import HARNESS, REBUILDS_GRAPH, ConfigError, bounded, closest
 from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
@@ -57,6 +58,14 @@ CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the grap
 def is_graph(obj: Any) -> bool:
     """A compiled LangGraph graph (anything with ``invoke``, ``get_state`` and a ``copy`` that sets a checkpointer)."""
     return all(hasattr(obj, a) for a in ("invoke", "get_state", "copy"))
+
+
+def _harness(default: Any) -> Any:
+    """A ``graph.<key>`` field the harness adds, marked so (``HARNESS``) for messages that tell it from a knob."""
+    if isinstance(default, dataclasses.Field):
+        default.metadata = types.MappingProxyType({**default.metadata, HARNESS: True})
+        return default
+    return field(default=default, metadata={HARNESS: True})
 
 
 def _plain(value: Any) -> bool:
@@ -189,7 +198,7 @@ class App:
         knobs = {**self.context_knobs, **self.factory_knobs}
         # a factory knob builds another graph: a replay cannot move an episode's thread onto it after a turn
         fields = [
-            *own,
+            *((k, t, _harness(d)) for k, t, d in own),
             *(
                 (k, t, field(default=d, metadata={REBUILDS_GRAPH: True} if k in self.factory_knobs else {}))
                 for k, (t, d) in knobs.items()

@@ -17,6 +17,7 @@ P = TypeVar("P", bound="DataclassInstance")
 # The metadata key marking a params field whose value builds another compiled graph (a graph used as it is: its
 # factory's arguments): ``dialectica replay`` cannot change it after a turn.
 REBUILDS_GRAPH = "rebuilds_graph"
+HARNESS = "harness"  # a field's metadata: a key the harness adds (a graph used as it is), not the graph's own knob
 
 
 class ConfigError(ValueError):
@@ -95,7 +96,15 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
     unknown = sorted(set(values) - set(fields))
     if unknown:
         hint = did_you_mean(unknown[0], fields, f"{prefix}.")
-        raise ConfigError(f"unknown key {prefix}.{unknown[0]}{hint}; valid keys: {', '.join(sorted(fields))}")
+        harness = sorted(n for n, f in fields.items() if f.metadata.get(HARNESS))
+        if not harness:
+            raise ConfigError(f"unknown key {prefix}.{unknown[0]}{hint}; valid keys: {', '.join(sorted(fields))}")
+        own = sorted(n for n in fields if n not in harness)
+        raise ConfigError(
+            f"unknown key {prefix}.{unknown[0]}{hint}; the graph's own knobs: "
+            f"{', '.join(own) or 'none (no context field or factory argument with a plain default)'}; "
+            f"the harness's keys: {', '.join(harness)}"
+        )
     kwargs = {
         name: _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
         for name in fields
