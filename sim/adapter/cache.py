@@ -28,15 +28,20 @@ from dialectica.sim.llm.cache import CallCache, cache_key, open_cache
 
 @dataclass
 class _Scope:
-    """One episode's view of the cache."""
+    """One episode's view of the cache (the file opened at the graph's first model call: a graph without a model
+    leaves none behind)."""
 
-    cache: CallCache
+    path: str
     seed: int
     asked: dict[tuple[str, str], int] = field(default_factory=dict)
     pending: dict[tuple[str, str], str] = field(default_factory=dict)
     lookups: int = 0
     hits: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def cache(self) -> CallCache:
+        return open_cache(self.path)  # one object per file and process
 
 
 _SCOPE: ContextVar[_Scope | None] = ContextVar("dialectica_graph_cache", default=None)
@@ -111,7 +116,7 @@ def episode_cache(path: str | None, seed: int) -> Iterator[_Scope | None]:
         yield None
         return
     _install()
-    scope = _Scope(open_cache(path), seed)
+    scope = _Scope(path, seed)
     token = _SCOPE.set(scope)
     try:
         yield scope

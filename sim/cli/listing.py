@@ -62,7 +62,10 @@ def _param_lines(cls: type, prefix: str) -> list[str]:
         default = defaults.get(f.name)
         low, high = f.metadata.get("range", (None, None))
         bounds = f" in [{low}, {high}]" if low is not None or high is not None else ""
-        lines.append(f"    {prefix}{f.name} = {default!r}{bounds}")
+        shown = repr(default)
+        if isinstance(default, str) and default.startswith("${hydra:runtime.cwd}/"):  # where the command runs
+            shown = repr(default.removeprefix("${hydra:runtime.cwd}/")) + " (under the working directory)"
+        lines.append(f"    {prefix}{f.name} = {shown}{bounds}")
     return lines
 
 

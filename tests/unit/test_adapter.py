@@ -560,3 +560,13 @@ def test_an_llm_judges_placeholder_reasons_are_flagged_and_counted(tmp_path: Pat
     assert flags == [1.0, 0.0, 1.0, 0.0]
     assert run.metrics["judge/empty_reasons"] == 2
     assert "judge/empty_reasons" not in _run(tmp_path, "rule").metrics  # a rule gives no reasons to flag
+
+
+def _clerk(state: MessagesState) -> dict[str, Any]:
+    return {"messages": [AIMessage("Refund issued.")]}  # by rule: no model
+
+
+def test_only_a_graph_that_calls_a_model_leaves_a_call_cache(tmp_path: Path):
+    _run(tmp_path, "modelless", app=one_node(_clerk), params={"cache": str(tmp_path / "rule.sqlite")})
+    _run(tmp_path, "model", params={"cache": str(tmp_path / "model.sqlite")})  # SHOP's agent asks its chat model
+    assert not (tmp_path / "rule.sqlite").exists() and (tmp_path / "model.sqlite").exists()
