@@ -39,7 +39,7 @@ class Need:
     best: str
     pairs: int
     discordance: float
-    observed_diff: float
+    observed_diff: float  # the best's rate less this one's (shown negated, as diff_vs_best in a comparison)
     fixed: int | None  # episodes a configuration for the fixed design; None: the pilot shows no disagreement
     sequential_median: float | None
     sequential_decided_by_fixed: float | None  # the share of simulated races decided within ``fixed`` episodes
@@ -126,7 +126,7 @@ def table(found: list[Need], diff: float, alpha: float, power: float) -> str:
     rows = [
         f"to detect a difference of {diff} (power {power}, alpha {alpha}, Bonferroni over {len(found)}), "
         "against the pilot's best:",
-        "| configuration | pilot pairs | discordance | pilot difference | fixed design: episodes a configuration "
+        "| configuration | pilot pairs | discordance | pilot diff_vs_best | fixed design: episodes a configuration "
         "| sequential: median episodes | sequential: decided within the fixed design's "
         "| sequential, if the difference is the pilot's: median episodes |",
         "|---|---|---|---|---|---|---|---|",
@@ -137,7 +137,7 @@ def table(found: list[Need], diff: float, alpha: float, power: float) -> str:
         share = "" if n.sequential_decided_by_fixed is None else f"{n.sequential_decided_by_fixed:.0%}"
         at_pilot = "" if n.sequential_at_pilot is None else f"{n.sequential_at_pilot:.0f}"
         rows.append(
-            f"| {n.config} | {n.pairs} | {n.discordance:.3f} | {n.observed_diff:+.3f} | {fixed} | {median} | {share} "
+            f"| {n.config} | {n.pairs} | {n.discordance:.3f} | {-n.observed_diff:+.3f} | {fixed} | {median} | {share} "
             f"| {at_pilot} |"
         )
     return "\n".join(rows)

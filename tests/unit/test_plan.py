@@ -40,3 +40,10 @@ def test_needs_compares_each_configuration_with_the_pilots_best():
     assert row.discordance == pytest.approx(0.3) and row.fixed is not None
     (tie,) = needs({"a": same, "b": best}, diff=0.1)
     assert tie.fixed is None  # no disagreement in the pilot: nothing to size from
+
+
+def test_the_table_signs_the_difference_as_a_sweeps_comparison_does():
+    from dialectica.sim.analysis.plan import Need, table
+
+    text = table([Need("a", "b", 20, 0.3, 0.25, 40, 30.0, 0.9, 20.0)], 0.2, 0.05, 0.8)
+    assert "pilot diff_vs_best" in text and "| -0.250 |" in text  # a worse configuration: negative, as diff_vs_best
