@@ -153,6 +153,8 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     episodes = cfg.out_dir / rec.FILE
     with episodes.open("a") as sink:
         _claim(sink, cfg.out_dir)
+        if not cfg.resume:  # a run of this directory is not replaced without a word
+            checkpoint.refuse_earlier(cfg.out_dir)
         if embed is None and _needs_embedder(cfg):
             from dialectica.sim.engine.embedding import Embedder  # lazy: its import costs seconds
 

@@ -57,9 +57,7 @@ def run(cfg: RunConfig, echo: Callable[[str], None] = print, embed: Any = None) 
         from dialectica.sim.tracking.store import probe  # lazy: start-up (ssl, http)
 
         probe(cfg.tracking.uri)
-    if not cfg.resume:
-        checkpoint.refuse_earlier(cfg.out_dir)
-    else:
+    if cfg.resume:
         checkpoint.check(cfg.out_dir, cfg.resolved)
         finished = checkpoint.finished_run(cfg.out_dir, cfg.episodes)
         if finished is not None:

@@ -40,7 +40,7 @@ def test_a_clear_grid_is_decided_early_on_the_fixed_designs_episodes(tmp_path, c
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["grid.budget=3,10"], "graph=None is required"),
+        (["grid.budget=3,10"], "graph= is required; valid choices: committee"),
         (["graph=interview", "grid.budget=3,10", "episodes=5"], "max_episodes"),
         (["graph=interview", "grid.budget=3,10", "rule=floor"], "floor=RATE"),
         (["graph=interview", "grid.budget=3"], "two values or more"),
