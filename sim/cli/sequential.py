@@ -19,6 +19,7 @@ Keys:
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -71,12 +72,28 @@ def main(argv: list[str]) -> int:
         for i, value in enumerate(values)
     }  # every configuration checked before the first episode
     root.mkdir(parents=True, exist_ok=True)
-    state, _ = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
+    tracking = next(iter(configs.values())).tracking
+    parent = None
+    if tracking.enabled:  # the configurations' runs under one parent, as a sweep's jobs are
+        from dialectica.sim.tracking.runs import end_parent, open_parent  # lazy: start-up (sqlite3)
+
+        note = f"A sequential sweep of {key} over {', '.join(map(str, values))}: `dialectica sequential` in {root}."
+        parent = open_parent(tracking, f"sequential {key.removeprefix('graph.')}", note)
+        configs = {
+            label: dataclasses.replace(cfg, tracking=dataclasses.replace(cfg.tracking, parent_run_id=parent))
+            for label, cfg in configs.items()
+        }
+    try:
+        state, _ = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
+    except BaseException:
+        if parent is not None:
+            end_parent(tracking, parent, None, "FAILED")
+        raise
     print(table(report(state, list(configs), rules, root)))
     print(f"outputs: {root}")
-    first = next(iter(configs.values()))
-    if first.tracking.enabled:
+    if parent is not None:
         from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
 
-        print(f"mlflow:  {mlflow_ui(first.tracking.uri)}   (a run per configuration, named by it)")
+        end_parent(tracking, parent, root / "sequential.json")
+        print(f"mlflow:  {mlflow_ui(tracking.uri)}   (a parent run, and a run per configuration named by it)")
     return 0

@@ -173,3 +173,21 @@ class Tracker:
             client.set_terminated(run.info.run_id, "FAILED")
             raise
         client.set_terminated(run.info.run_id, "FINISHED")
+
+
+def open_parent(config: TrackingConfig, name: str, note: str) -> str:
+    """A parent run for runs that belong together outside a Hydra sweep (a sequential sweep's configurations):
+    its id, for their ``parent_run_id``; ``end_parent`` ends it."""
+    client, experiment_id = Tracker(config).connect()
+    run = client.create_run(
+        experiment_id, run_name=name, tags=scrub_tree({**source_tags(), "sweep": "true", "mlflow.note.content": note})
+    )
+    return str(run.info.run_id)
+
+
+def end_parent(config: TrackingConfig, run_id: str, artifact: Path | None, status: str = "FINISHED") -> None:
+    """Logs ``artifact`` to the parent run and ends it with ``status``."""
+    client, _ = Tracker(config).connect()
+    if artifact is not None:
+        client.log_artifact(run_id, str(artifact))
+    client.set_terminated(run_id, status)

@@ -68,7 +68,7 @@ def test_plan_reads_a_pilot_of_two_runs_and_a_sweep_folder(tmp_path, capsys):
     assert "is one run" in capsys.readouterr().err
 
 
-def test_each_configurations_mlflow_run_is_named_by_it(tmp_path, capsys):
+def test_each_configurations_mlflow_run_is_named_by_it_under_one_parent(tmp_path, capsys):
     from mlflow.tracking import MlflowClient
 
     uri = f"sqlite:///{tmp_path / 'ml.db'}"
@@ -77,4 +77,8 @@ def test_each_configurations_mlflow_run_is_named_by_it(tmp_path, capsys):
     assert "mlflow:  mlflow ui --backend-store-uri" in capsys.readouterr().out
     client = MlflowClient(uri)
     runs = client.search_runs([client.get_experiment_by_name("dialectica").experiment_id])
-    assert sorted(r.info.run_name for r in runs) == ["interview budget=10", "interview budget=3"]
+    (parent,) = [r for r in runs if r.info.run_name == "sequential budget"]
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id]
+    assert sorted(r.info.run_name for r in children) == ["interview budget=10", "interview budget=3"]
+    assert parent.info.status == "FINISHED"
+    assert [a.path for a in client.list_artifacts(parent.info.run_id)] == ["sequential.json"]
