@@ -124,13 +124,14 @@ def _baselines(graphs: list[str], folder: Path) -> dict[str, dict[str, Any]]:
     """
     out = {}
     for graph in graphs:
-        path = folder / f"{_name(graph)}.json"
+        name = _name(graph)
+        path = folder / f"{name}.json"
         if not path.exists():
             raise ConfigError(
-                f"no baseline for {_name(graph)} at {path}; make it with dialectica compare --baselines {folder} "
+                f"no baseline for {name} at {path}; make it with dialectica compare --baselines {folder} "
                 f"--graphs {graph} --update (and the suite's overrides)"
             )
-        out[_name(graph)] = json.loads(path.read_text())
+        out[name] = json.loads(path.read_text())
     return out
 
 
