@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.rubrics import rubric as rubric
     from dialectica.sim.adapter.trajectories import TrajectoryJudge as TrajectoryJudge
     from dialectica.sim.adapter.users import LLMUser as LLMUser
+    from dialectica.sim.analysis.agreement import agreement_with_labels as agreement_with_labels
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
     from dialectica.sim.authoring.params import ConfigError as ConfigError
     from dialectica.sim.config.loader import chat_model as chat_model
@@ -43,6 +44,7 @@ __all__ = [
     "TrajectoryJudge",
     "Verdict",
     "__version__",
+    "agreement_with_labels",
     "chat_model",
     "evaluate",
     "judge_examples",
@@ -67,6 +69,7 @@ _LAZY = {
     "load_episodes": "dialectica.sim.records",  # keeps ``import dialectica`` free of pandas and pydantic
     "chat_model": "dialectica.sim.config.loader",
     "judge_examples": "dialectica.sim.analysis.agreement",
+    "agreement_with_labels": "dialectica.sim.analysis.agreement",
     "load_sweep": "dialectica.sim.tracking.sweep_data",
 }
 

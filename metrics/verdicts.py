@@ -12,13 +12,17 @@ agrees (``q1 = P(person passes | verdict passed)``, ``q0 = P(person passes | ver
     rate = pi * q1 + (1 - pi) * q0,      pi = the verdict's pass rate.
 
 The estimate is valid when the labeled episodes of each class are a random sample of it, whatever the share
-of each class labeled (``dialectica label`` samples that way). Its interval is Bayesian with Jeffreys priors,
+of each class labeled (``dialectica label`` samples that way). It is Bayesian with Jeffreys priors,
 ``pi ~ Beta(P + 1/2, N - P + 1/2)``, ``q1 ~ Beta(tp + 1/2, fp + 1/2)``, ``q0 ~ Beta(fn + 1/2, tn + 1/2)``,
-the 2.5 and 97.5 percentiles of seeded Monte Carlo draws of ``rate``: it carries both the episodes' sampling
-(``pi``) and the labels' (``q1``, ``q0``). Why not Rogan-Gladen with a bootstrap: Rogan-Gladen divides by
-``sensitivity + specificity - 1``, which is unstable for a poor verdict and undefined for a useless one, and
-needs labels drawn without regard to the verdict; a percentile bootstrap of ten labels that all agree has no
-width at all, where the Jeffreys posterior keeps an honest one (``tests/unit/test_verdicts.py`` measures its
+the median and the 2.5 and 97.5 percentiles of seeded Monte Carlo draws of ``rate``: it carries both the
+episodes' sampling (``pi``) and the labels' (``q1``, ``q0``), and the estimate lies inside its interval. (The
+plug-in value of the formula above does not always: three labels that all agree with a verdict put it at 1.0,
+where the interval, which knows how few they are, ends below 1. With many labels the two agree.)
+
+Why not Rogan-Gladen with a bootstrap: Rogan-Gladen divides by ``sensitivity + specificity - 1``, which is
+unstable for a poor verdict and undefined for a useless one, and needs labels drawn without regard to the
+verdict; a percentile bootstrap of ten labels that all agree has no width at all, where the Jeffreys posterior
+keeps an honest one (``tests/unit/test_verdicts.py`` measures its
 coverage where the verdict's error rates are known).
 """
 
@@ -122,21 +126,16 @@ def kappa(c: Confusion) -> Interval:
 
 def corrected_rate(passed: int, total: int, c: Confusion, draws: int = DRAWS, seed: int = 0) -> Interval:
     """The share of the run's ``total`` episodes a person would pass, given the verdict passed ``passed`` of them
-    and the labeled confusion ``c`` (module docstring: double sampling, Jeffreys posterior).
-
-    The estimate is ``pi * q1 + (1 - pi) * q0`` with the observed shares (a class without labels counts as 1/2,
-    its prior mean); the interval is the posterior's central 95%. No episodes: NaN.
+    and the labeled confusion ``c`` (module docstring: double sampling, Jeffreys posterior): the posterior's median
+    and central 95%. No episodes: NaN.
     """
     if total <= 0:
         return Interval(math.nan, math.nan, math.nan)
-    pi = passed / total
-    q1 = c.ppv if c.tp + c.fp else 0.5
-    q0 = 1.0 - c.npv if c.fn + c.tn else 0.5
     rng = np.random.default_rng(seed)
     pis = rng.beta(passed + 0.5, total - passed + 0.5, draws)
     rate = pis * rng.beta(c.tp + 0.5, c.fp + 0.5, draws) + (1 - pis) * rng.beta(c.fn + 0.5, c.tn + 0.5, draws)
-    low, high = np.quantile(rate, [0.025, 0.975])
-    return Interval(pi * q1 + (1 - pi) * q0, float(low), float(high))
+    low, middle, high = np.quantile(rate, [0.025, 0.5, 0.975])
+    return Interval(float(middle), float(low), float(high))
 
 
 def _variance(passed: int, total: int, c: Confusion, extra: float = 0.0) -> float:
@@ -151,8 +150,8 @@ def _variance(passed: int, total: int, c: Confusion, extra: float = 0.0) -> floa
 
 def labels_to_halve(passed: int, total: int, c: Confusion, limit: int = 1_000_000) -> int | None:
     """How many more labels, drawn at random from the run's episodes, would halve the corrected rate's interval
-    (its variance to a quarter, by the normal approximation); None when labels alone cannot, because the
-    episodes' own sampling is already more than a quarter of the variance (run more episodes)."""
+    (its variance to a quarter, by the normal approximation); None when ``limit`` labels (the run's unlabeled
+    episodes) cannot, because the episodes' own sampling holds too much of the variance: run more episodes."""
     target = _variance(passed, total, c) / 4
     if _variance(passed, total, c, limit) > target:
         return None

@@ -242,6 +242,7 @@ def write_selected(path: Path, graph: str, out: Path) -> Path:
 def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> pd.DataFrame:
     """A run's episodes as a DataFrame: one row per episode, ``metrics`` flattened into ``metric.<name>``
     columns, ``labels`` into ``label.<name>``, plus ``episode_seconds``, ``llm_calls`` and ``tokens_total``.
+    (``labels`` are the record's categories; people's pass/fail labels are read by ``dialectica.agreement_with_labels``.)
 
     Args:
         run_dir: A run directory (holding ``episodes.jsonl``), a sweep job's directory, or the file itself.

@@ -78,6 +78,9 @@ def graph_runs(run_dir: Path, graph: str | None = None) -> list[GraphRun]:
     """
     summary = run_dir / "summary.json"
     if not (run_dir / rec.FILE).is_file() or not summary.is_file():
+        jobs = sorted(str(job) for found in sweep_jobs(run_dir).values() for job in found) if run_dir.is_dir() else []
+        if jobs:
+            raise ConfigError(f"{run_dir} is a sweep; give one of its jobs' folders: {', '.join(jobs)}")
         raise ConfigError(f"{run_dir}: not a finished run directory (no {rec.FILE} and summary.json); give a run's folder")
     entries = json.loads(summary.read_text())["graphs"]
     if graph is not None and graph not in entries:
@@ -174,7 +177,7 @@ class _Labeled:
             "judged": total,
             "rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
             "corrected_rate": corrected.as_dict() | {"method": "double sampling, Jeffreys posterior (metrics/verdicts.py)"},
-            "labels_to_halve": labels_to_halve(passed, total, c) if c.n else None,
+            "labels_to_halve": labels_to_halve(passed, total, c, total - len(labeled) - len(self.skip)) if c.n else None,
             "by_scenario": _grouped((by_episode[i]["scenario"], v, h) for i, v, h in labeled),
             "by_ending": _grouped((by_episode[i]["termination_reason"], v, h) for i, v, h in labeled),
             "disagreements": self.disagreements(judged_eps),
@@ -225,6 +228,7 @@ def agreement(
         "labels": head.get("n", 0),
         "labelers": sorted({lab.labeler for lab in labels}),
         "label_count": len(labels),
+        "sources": sorted({lab.source for lab in labels}),
         "split": sum(1 for key in {(lab.graph, lab.episode) for lab in labels} if key not in people),
         "targeted": sorted(skip & {i for (_, i) in people}),
         "between_labelers": between_labelers(labels),
@@ -270,13 +274,27 @@ def _fmt(value: Any) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _constant(stats: Mapping[str, Any]) -> bool:
+    """Whether the verdict passed, or failed, every labeled episode: kappa is then 0 by construction."""
+    c = stats["confusion"]
+    return stats["n"] > 0 and c["tp"] + c["fp"] in (0, stats["n"])
+
+
+def _kappa(stats: Mapping[str, Any]) -> str:
+    if _constant(stats):
+        return "-"
+    low, high = stats.get("kappa_ci95") or (None, None)
+    return _fmt(stats["kappa"]) + (f" ({_fmt(low)}-{_fmt(high)})" if low is not None and high is not None else "")
+
+
 def markdown(graph: str, result: Mapping[str, Any]) -> str:
     """``agreement.md``: the headline, a table per verdict, and the disagreements with their links."""
     lines = [f"# Agreement with people: {graph}", ""]
     lines.append(
         f"{result['episodes']} episodes, {result['labels']} labeled by consensus "
         f"({result['label_count']} labels from {len(result['labelers'])} labeler(s): {', '.join(result['labelers']) or '-'}"
-        f"{'; ' + str(result['split']) + ' split evenly, left out' if result['split'] else ''})."
+        f"{'; ' + str(result['split']) + ' split evenly, left out' if result['split'] else ''})"
+        + (f", read from {', '.join(result['sources'])}." if result.get("sources") else ".")
     )
     if result["targeted"]:
         lines.append(f"Targeted episodes, listed but not counted: {', '.join(map(str, result['targeted']))}.")
@@ -293,13 +311,19 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, v in result["verdicts"].items():
-        c, (low, high) = v["confusion"], v["kappa_ci95"]
-        k = _fmt(v["kappa"]) + (f" ({_fmt(low)}-{_fmt(high)})" if low is not None and high is not None else "")
+        c = v["confusion"]
         lines.append(
             f"| {name} | {_rate(v['rate'])} | {_rate(v['corrected_rate'])} | {v['n']} | {c['tp']} | {c['fp']} | "
             f"{c['fn']} | {c['tn']} | {_fmt(v['accuracy'])} | {_fmt(v['sensitivity'])} | {_fmt(v['specificity'])} | "
-            f"{k} | {v['labels_to_halve'] if v['labels_to_halve'] is not None else '-'} |"
+            f"{_kappa(v)} | {v['labels_to_halve'] if v['labels_to_halve'] is not None else '-'} |"
         )
+    constant = [name for name, v in result["verdicts"].items() if _constant(v)]
+    if constant:
+        lines += [
+            "",
+            f"No kappa for {', '.join(constant)}: the verdict was the same on every labeled episode, so kappa is 0 "
+            "whatever people said; the confusion matrix says how often they agreed with it.",
+        ]
     for name, v in result["verdicts"].items():
         for by in ("by_scenario", "by_ending"):
             if len(v[by]) > 1:
@@ -310,7 +334,7 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
                     "| | labels | accuracy | kappa |",
                     "|---|---|---|---|",
                 ]
-                lines += [f"| {k} | {s['n']} | {_fmt(s['accuracy'])} | {_fmt(s['kappa'])} |" for k, s in v[by].items()]
+                lines += [f"| {k} | {s['n']} | {_fmt(s['accuracy'])} | {_kappa(s)} |" for k, s in v[by].items()]
         if v["disagreements"]:
             lines += ["", f"**{name}: where the verdict and people disagree**", ""]
             for d in v["disagreements"]:
@@ -327,7 +351,9 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
         "The corrected rate is the share a person would pass: the verdict's pass rate over every episode, each class "
         "re-weighted by how often people agreed with it in that class; its interval carries both the episodes' and "
         "the labels' sampling (metrics/verdicts.py). It assumes the labeled episodes of each class were picked at "
-        "random, as `dialectica label` picks them.",
+        "random, as `dialectica label` picks them. Labels to halve: how many more random labels would halve the "
+        "corrected interval; `-` where labeling every episode left would not, because the episodes' own sampling "
+        "holds too much of it: run more episodes.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -340,6 +366,41 @@ def collect(run: GraphRun, files: Sequence[Path], graphs: Sequence[str]) -> list
     for path in [*own, *(p for p in files if p.resolve() not in {o.resolve() for o in own})]:
         found += [lab for lab in read_file(path, graphs) if lab.graph == run.graph]
     return merged(found)
+
+
+def measured(
+    run_dir: Path, files: Sequence[Path] = (), graph: str | None = None, skip: Iterable[int] = ()
+) -> list[tuple[GraphRun, dict[str, Any]]]:
+    """Each graph of a finished run with its ``agreement`` against the labels ``collect`` finds (less the ``skip``
+    episodes); graphs without labels are left out."""
+    names = [run.graph for run in graph_runs(run_dir)]
+    left_out, done = set(skip), []
+    for run in graph_runs(run_dir, graph):
+        labels = [lab for lab in collect(run, files, names) if lab.episode not in left_out]
+        if labels:
+            targeted = [i for i, why in run.queued().items() if why == "targeted"]
+            done.append((run, agreement(run.records(), labels, targeted, pages(run), run.trace_links())))
+    return done
+
+
+def agreement_with_labels(
+    run_dir: str | Path, labels: Sequence[str | Path] = (), graph: str | None = None, skip: Iterable[int] = ()
+) -> dict[str, dict[str, Any]]:
+    """``dialectica agreement`` from Python, writing and logging nothing: each graph of a finished run -> every
+    verdict against people's labels (what ``agreement.json`` holds: confusion, kappa, the raw and corrected
+    rates, the disagreements). Labels come from the run's MLflow traces, the ``labels_*.csv`` files in its
+    folders and ``labels`` (CSV or JSONL files); ``skip`` leaves episodes out (those an LLM judge saw as examples).
+
+    Raises:
+        ConfigError: no finished run there, no such graph, or no labels for any graph.
+    """
+    found = {run.graph: result for run, result in measured(Path(run_dir), [Path(p) for p in labels], graph, skip)}
+    if not found:
+        raise ConfigError(
+            f"no labels for {run_dir}: add feedback named human/converged on its traces in MLflow's UI, "
+            f"run `dialectica label {run_dir}`, or give labels=[FILE] (columns episode,label)"
+        )
+    return found
 
 
 def pages(run: GraphRun) -> dict[int, str]:
@@ -367,7 +428,8 @@ def write(run: GraphRun, result: Mapping[str, Any]) -> list[Path]:
                 "agreement/corrected_convergence_rate": _nan(corrected.get("estimate")),
                 "agreement/corrected_convergence_rate_ci95_low": _nan(corrected.get("ci95_low")),
                 "agreement/corrected_convergence_rate_ci95_high": _nan(corrected.get("ci95_high")),
-            }
+            },
+            step=int(result["labels"]),  # a later check with other labels adds a point rather than hiding this one
         )
         log.artifact(out_json, "agreement")
         log.artifact(out_md, "agreement")

@@ -59,6 +59,13 @@ def choose(records: Sequence[Record], n: int, seed: int, labeled: set[int], targ
     return chosen | dict.fromkeys(split[:targeted], TARGETED)
 
 
+def queue_name(run_dir: Path) -> str:
+    """A run's default queue name: its folder's name, with the sweep's where the folder is a job number (a sweep's
+    jobs are 0, 1, ...), so that two runs' queues do not merge."""
+    path = run_dir.resolve()
+    return f"{path.parent.name}-{path.name}" if path.name.isdigit() else path.name
+
+
 @dataclass(frozen=True)
 class Queue:
     """What ``make`` left: the chosen episodes, their trace ids, the files, and the MLflow review queue's id."""

@@ -8,16 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.analysis.agreement import (
-    agreement,
-    collect,
-    graph_runs,
-    pages,
-    pooled,
-    sweep_jobs,
-    sweep_markdown,
-    write,
-)
+from dialectica.sim.analysis.agreement import measured, pooled, sweep_jobs, sweep_markdown, write
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 
@@ -60,19 +51,12 @@ def main(argv: list[str]) -> int:
 
 def _run(args: Any, echo: bool = True) -> dict[str, dict[str, Any]]:
     """Agreement for each graph of one run directory: graph -> result (graphs without labels left out)."""
-    runs = graph_runs(args.run, args.graph)
-    names = [run.graph for run in graph_runs(args.run)]
     try:
         skip = {int(e) for e in args.skip.split(",") if e.strip()}
     except ValueError:
         raise ConfigError(f"--skip {args.skip}: give comma-separated episode indices, like 1,4,9") from None
     done: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        labels = [lab for lab in collect(run, args.labels, names) if lab.episode not in skip]
-        if not labels:
-            continue
-        targeted = [i for i, why in run.queued().items() if why == "targeted"]
-        result = agreement(run.records(), labels, targeted, pages(run), run.trace_links())
+    for run, result in measured(args.run, args.labels, args.graph, skip):
         written = write(run, result)
         if echo:
             print((run.folder / "agreement.md").read_text())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dialectica.sim.analysis.agreement import collect, graph_runs
-from dialectica.sim.analysis.labeling import choose, make
+from dialectica.sim.analysis.labeling import TARGETED, choose, make, queue_name
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 from dialectica.sim.tracking.store import mlflow_ui, mlflow_ui_url
@@ -22,7 +22,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--targeted", type=int, default=0, help="also this many episodes whose verdicts disagree (listed, not estimated)"
     )
-    parser.add_argument("--name", default="dialectica", help="the queue's name in MLflow and in the file's name")
+    parser.add_argument("--name", help="the queue's name in MLflow and in the file's name (default: the run's folder name)")
     parser.add_argument("--seed", type=int, default=0, help="the draw's seed")
     args = parser.parse_args(argv)
     for key in ("n", "targeted"):
@@ -36,8 +36,14 @@ def main(argv: list[str]) -> int:
     chosen = choose(run.records(), args.n, args.seed, labeled, args.targeted)
     if not chosen:
         raise ConfigError(f"every episode of {run.graph} in {args.run} is labeled already; nothing to queue")
-    queue = make(run, chosen, args.name)
+    queue = make(run, chosen, args.name or queue_name(args.run))
     print(f"{run.graph}: {len(chosen)} episodes to label: {', '.join(f'{i} ({why})' for i, why in sorted(chosen.items()))}")
+    found = sum(why == TARGETED for why in chosen.values())
+    if found < args.targeted:
+        print(
+            f"  {found} of the {args.targeted} targeted episodes asked for: only {found} unlabeled episodes have verdicts "
+            "that disagree (the ending and a judge; a run without a judge has none)"
+        )
     if queue.traces:
         ui = mlflow_ui_url(run.tracking_uri or "")
         print(f"In MLflow ({mlflow_ui(run.tracking_uri or '')}):")

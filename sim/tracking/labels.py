@@ -4,7 +4,7 @@ A label is a person's judgment of one episode: did it converge (did the user get
 come three ways and land in one list (``collect``):
 
 - **MLflow**: feedback named ``human/converged`` (``traces.HUMAN``) on an episode's trace, added on the trace's
-  page in MLflow's UI ("Add new assessment", a boolean) or through a review queue that ``dialectica label``
+  page in MLflow's UI (feedback, a boolean) or through a review queue that ``dialectica label``
   made; the labeler is the feedback's source id, its rationale the note.
 - **A file**: CSV with a header, or JSONL, with ``episode`` and ``label`` (true/false, yes/no, 1/0,
   pass/fail), and optional ``note``, ``labeler`` and ``graph`` (needed when the run holds several graphs); a row

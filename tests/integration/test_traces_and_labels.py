@@ -12,6 +12,7 @@ import pytest
 from mlflow.entities import AssessmentSource
 from mlflow.tracing.client import TracingClient
 
+import dialectica
 from tests.integration.test_support_bot_example import ARGS as SUPPORT_BOT
 from tests.integration.test_support_bot_example import NAME, _dialectica
 
@@ -88,6 +89,12 @@ def test_labels_from_mlflow_and_from_a_file_give_the_same_agreement(run, tmp_pat
     assert "episode 1" in proc.stdout and "ann: read it" in proc.stdout
     logged = mlflow.MlflowClient(uri).get_run(summary["mlflow_run_id"]).data.metrics
     assert logged["agreement/labels"] == 4.0
+    history = mlflow.MlflowClient(uri).get_metric_history(summary["mlflow_run_id"], "agreement/kappa")
+    assert [m.step for m in history] == [4]  # at the number of labels: a later check adds a point
+    # from Python, the same figures, with nothing written
+    in_python = dialectica.agreement_with_labels(run_dir)[NAME]
+    assert json.loads(json.dumps(in_python)) == {k: v for k, v in from_mlflow.items() if k != "graph"}
+    assert from_mlflow["sources"] == ["mlflow"]
 
     # the same labels in a file, read without MLflow: the same figures
     labels = tmp_path / "labels.csv"
@@ -100,6 +107,7 @@ def test_labels_from_mlflow_and_from_a_file_give_the_same_agreement(run, tmp_pat
     from_file = json.loads((offline / NAME / "agreement.json").read_text())
     for key in ("labels", "kappa", "kappa_ci95", "confusion", "corrected_convergence_rate", "convergence_rate"):
         assert from_file[key] == from_mlflow[key], key
+    assert from_file["sources"] == [str(labels)]
 
 
 def test_the_label_queue_traces_tags_and_writes_a_template(run, tmp_path):
@@ -133,7 +141,7 @@ def test_a_sweeps_labels_pool_per_configuration_over_seeds(tmp_path):
     for job in sorted(p for p in sweep.iterdir() if (p / "summary.json").is_file()):
         proc = _dialectica(tmp_path, "label", str(job), "--n", "3")
         assert proc.returncode == 0, proc.stderr[-3000:]
-        template = job / NAME / "labels_dialectica.csv"
+        template = job / NAME / f"labels_sweep-{job.name}.csv"  # the default queue: the sweep and its job
         records = {r["episode"]: r for r in map(json.loads, (job / "episodes.jsonl").read_text().splitlines())}
         rows = template.read_text().splitlines()
         episodes = [int(line.split(",")[0]) for line in rows[1:]]
@@ -181,4 +189,6 @@ def test_a_native_graphs_convergence_is_a_verdict_people_label_the_same_way(tmp_
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((run_dir / "interview" / "agreement.json").read_text())
     assert result["labels"] == 6 and result["accuracy"] == 0.0  # people disagreed with every verdict
-    assert result["corrected_convergence_rate"]["estimate"] == pytest.approx(1 - result["convergence_rate"]["estimate"])
+    raw, corrected = result["convergence_rate"]["estimate"], result["corrected_convergence_rate"]
+    assert abs(corrected["estimate"] - (1 - raw)) < abs(corrected["estimate"] - raw)  # on the people's side
+    assert not corrected["ci95_low"] <= raw <= corrected["ci95_high"]

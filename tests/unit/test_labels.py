@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from dialectica.sim.analysis.agreement import agreement, markdown
-from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose
+from dialectica.sim.analysis.agreement import agreement, graph_runs, markdown
+from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose, queue_name
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.tracking.labels import Label, consensus, merged, read_file
 
@@ -87,8 +87,9 @@ def test_agreement_over_a_small_labeled_run_by_hand():
     assert result["accuracy"] == pytest.approx(4 / 6)
     assert result["kappa"] == pytest.approx((4 / 6 - 0.5) / 0.5)
     corrected = result["corrected_convergence_rate"]
-    assert corrected["estimate"] == pytest.approx(13 / 20 * 2 / 3 + 7 / 20 * 1 / 3)
+    assert corrected["estimate"] == pytest.approx(13 / 20 * 2 / 3 + 7 / 20 * 1 / 3, abs=0.03)  # posterior median
     assert corrected["ci95_low"] < corrected["estimate"] < corrected["ci95_high"]
+    assert result["labels_to_halve"] is None  # 13 episodes are left to label, too few to halve the interval
     assert result["convergence_rate"]["estimate"] == pytest.approx(13 / 20)
     assert set(result["verdicts"]) == {"converged", "judge"}
     assert result["verdicts"]["converged"]["by_scenario"]["a"]["n"] == 4
@@ -100,6 +101,18 @@ def test_agreement_over_a_small_labeled_run_by_hand():
     text = markdown("bot", result)
     assert "episode 2 (a, converged): verdict pass, people fail: ann: the bot refused [page](view/episode_2.html)" in text
     json.dumps(result, allow_nan=False)  # strict JSON
+
+
+def test_a_verdict_that_never_varied_gets_no_kappa_and_its_label_sources_are_named():
+    records = [_record(i, "a", converged=True, judge=True) for i in range(8)]
+    labels = [Label("bot", i, i != 3, "ann", source="mine.csv") for i in range(5)]
+    result = agreement(records, labels)
+    assert result["sources"] == ["mine.csv"]
+    assert result["kappa"] == 0.0  # by construction: the verdict passed every labeled episode
+    text = markdown("bot", result)
+    assert "No kappa for converged, judge: the verdict was the same on every labeled episode" in text
+    row = next(line for line in text.splitlines() if line.startswith("| converged |"))
+    assert row.split(" | ")[-2] == "-" and "read from mine.csv" in text
 
 
 def test_labels_of_episodes_the_run_does_not_hold_are_refused():
@@ -143,3 +156,16 @@ def test_judge_examples_are_the_disagreements_with_both_labels_and_their_convers
     assert [e.passed for e in examples] == [False, False, True] and examples[0].reason == "refused"
     assert examples[0].transcript == "USER: refund 1\nASSISTANT: done"  # tool turns left out, as the judge reads
     assert [e.episode for e in judge_examples(run, labels=[labels], k=5)] == [1, 2, 3, 7, 0]
+
+
+def test_a_runs_queue_is_named_after_its_folder_and_a_sweep_job_after_its_sweep(tmp_path):
+    assert queue_name(tmp_path / "runs" / "trial-bot") == "trial-bot"
+    assert queue_name(tmp_path / "multirun" / "sweep-a" / "3") == "sweep-a-3"
+
+
+def test_labeling_a_sweep_names_its_jobs(tmp_path):
+    for job in ("0", "1"):
+        (tmp_path / job).mkdir()
+        (tmp_path / job / "summary.json").write_text(json.dumps({"overrides": [f"seed={job}"], "graphs": {}}))
+    with pytest.raises(ConfigError, match=r"is a sweep; give one of its jobs' folders: .*0, .*1$"):
+        graph_runs(tmp_path)

@@ -46,17 +46,28 @@ def test_kappa_undefined_without_labels_or_variation():
     assert math.isnan(kappa(Confusion(tp=7)).estimate)  # both sides always pass: chance agreement is total
 
 
-def test_corrected_rate_by_hand():
+def test_corrected_rate_is_the_double_sampling_estimate_once_labels_are_many():
     # the verdict passed 23 of 30; people agreed with 6 of its 8 labeled passes and passed 1 of its 2 labeled fails
-    got = corrected_rate(23, 30, confusion(PAIRS))
-    assert got.estimate == pytest.approx(23 / 30 * 0.75 + 7 / 30 * 0.5)
+    plug_in = 23 / 30 * 0.75 + 7 / 30 * 0.5
+    many = Confusion(*(40 * k for k in (6, 2, 1, 1)))  # the same shares from 400 labels, over 3000 episodes
+    got = corrected_rate(2300, 3000, many)
+    assert got.estimate == pytest.approx(plug_in, abs=0.005)
     assert got.low < got.estimate < got.high
-    assert corrected_rate(23, 30, confusion(PAIRS)) == got  # seeded
+    assert corrected_rate(2300, 3000, many) == got  # seeded
+    few = corrected_rate(23, 30, confusion(PAIRS))
+    assert few.low < few.estimate < few.high and few.high - few.low > 4 * (got.high - got.low)
 
 
-def test_a_perfect_verdict_is_its_own_rate_and_a_class_without_labels_counts_half():
-    assert corrected_rate(12, 20, Confusion(tp=5, tn=5)).estimate == pytest.approx(12 / 20)
-    assert corrected_rate(10, 20, Confusion(tp=4)).estimate == pytest.approx(0.5 * 1 + 0.5 * 0.5)
+def test_the_estimate_lies_inside_its_interval_when_a_class_has_one_label():
+    # three labels agree with the verdict's passes, one says its single labeled fail should pass: the shares'
+    # own value is 1.00, but four labels cannot say that no episode fails
+    got = corrected_rate(17, 20, Confusion(tp=3, fn=1))
+    assert got.low <= got.estimate <= got.high < 1.0
+
+
+def test_a_perfect_verdict_is_near_its_own_rate_and_a_class_without_labels_counts_half():
+    assert corrected_rate(1200, 2000, Confusion(tp=500, tn=500)).estimate == pytest.approx(0.6, abs=0.005)
+    assert corrected_rate(1000, 2000, Confusion(tp=400)).estimate == pytest.approx(0.5 * 1 + 0.5 * 0.5, abs=0.01)
 
 
 def test_the_interval_covers_the_true_rate_when_the_verdicts_error_rates_are_known():
@@ -86,3 +97,11 @@ def test_labels_to_halve_the_interval():
 
 def test_labels_cannot_halve_what_the_episodes_sampling_holds():
     assert labels_to_halve(5, 10, Confusion(tp=5, tn=5)) is None
+
+
+def test_labels_to_halve_never_asks_for_more_episodes_than_are_left():
+    c = confusion(PAIRS)
+    needed = labels_to_halve(23, 300, c)
+    assert needed is not None
+    assert labels_to_halve(23, 300, c, limit=needed) == needed
+    assert labels_to_halve(23, 300, c, limit=needed - 1) is None  # fewer left than it takes: run more episodes
