@@ -159,6 +159,10 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             from dialectica.sim.engine.embedding import Embedder  # lazy: its import costs seconds
 
             embed = Embedder(cfg.embedding_cache)
+            if cfg.embedding_cache is None or not cfg.embedding_cache.is_file():  # cold: every text is new
+                took = embed.load()  # before the first episode, whose time would otherwise hold it
+                if took is not None:
+                    echo(f"embedding model loaded in {took:.1f}s")
         checkpoint.record(cfg.out_dir, cfg.resolved, cfg.resume)
         tracker = Tracker(cfg.tracking)
         summary: dict[str, Any] = {"graphs": {}, "seed": cfg.seed, "overrides": list(cfg.overrides)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dialectica.sim.engine import embedding
+from tests.integration.test_support_bot_example import _dialectica
 
 
 def test_offline_model_separates_paraphrase_from_unrelated(monkeypatch):
@@ -43,3 +44,21 @@ def test_disk_cache_serves_a_new_process_without_encoding(tmp_path, monkeypatch)
     monkeypatch.setattr(embedding, "_model", lambda: (_ for _ in ()).throw(AssertionError("model was loaded")))
     np.testing.assert_array_equal(cold(texts), vectors)
     assert cold.encoded == 0
+
+
+def test_a_cold_cache_loads_the_model_before_the_first_episode_and_a_warm_one_not_at_all(tmp_path):
+    cache = tmp_path / "e.sqlite"
+    args = ["graph=committee", "episodes=1", f"embedding_cache={cache}", "tracking=none", "progress=false"]
+    cold = _dialectica(tmp_path, *args, f"hydra.run.dir={tmp_path / 'cold'}")
+    assert cold.returncode == 0, cold.stderr[-3000:]
+    lines = cold.stdout.splitlines()
+    loaded = next(i for i, line in enumerate(lines) if line.startswith("embedding model loaded in"))
+    assert loaded < next(i for i, line in enumerate(lines) if line.startswith("committee:"))  # before the graph ran
+    warm = _dialectica(tmp_path, *args, f"hydra.run.dir={tmp_path / 'warm'}")
+    assert warm.returncode == 0, warm.stderr[-3000:]
+    assert "embedding model loaded" not in warm.stdout  # the same texts: the cache serves them
+
+
+def test_load_says_when_the_process_has_the_model_already():
+    embedding._model()
+    assert embedding.Embedder().load() is None
