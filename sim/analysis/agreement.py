@@ -176,8 +176,11 @@ class _Labeled:
             "passed": passed,
             "judged": total,
             "rate": {"estimate": passed / total if total else None, "ci95_low": low, "ci95_high": high},
-            "corrected_rate": corrected.as_dict() | {"method": "double sampling, Jeffreys posterior (metrics/verdicts.py)"},
-            "labels_to_halve": labels_to_halve(passed, total, c, total - len(labeled) - len(self.skip)) if c.n else None,
+            "corrected_rate": corrected.as_dict()
+            | {"method": "double sampling, Jeffreys posterior: median, 95% interval (metrics/verdicts.py)"},
+            "labels_to_halve": labels_to_halve(passed, total, c, max(0, total - len(labeled) - len(self.skip)))
+            if c.n
+            else None,
             "by_scenario": _grouped((by_episode[i]["scenario"], v, h) for i, v, h in labeled),
             "by_ending": _grouped((by_episode[i]["termination_reason"], v, h) for i, v, h in labeled),
             "disagreements": self.disagreements(judged_eps),
