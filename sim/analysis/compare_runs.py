@@ -58,17 +58,30 @@ class GraphComparison:
     verdicts: list[VerdictRow]
 
 
-def _key(record: Record) -> Hashable:
+def _key(record: Record) -> tuple[Any, Any]:
+    """What pairs two runs' episodes: their seed and scenario."""
     return (record["seed"], record["scenario"])
 
 
-def _outcomes(records: Sequence[Record]) -> dict[str, dict[Hashable, bool]]:
-    """Each verdict's outcome by episode key."""
-    found: dict[str, dict[Hashable, bool]] = {}
+def _outcomes(records: Sequence[Record]) -> dict[str, dict[tuple[Any, Any], tuple[int, bool]]]:
+    """Each verdict's (episode index, outcome) by episode key."""
+    found: dict[str, dict[tuple[Any, Any], tuple[int, bool]]] = {}
     for record in records:
         for name, value in (verdict_values(record) | {"converged": converged(record)}).items():
-            found.setdefault(name, {})[_key(record)] = value
+            found.setdefault(name, {})[_key(record)] = (int(record["episode"]), value)
     return found
+
+
+def _in_play_order(
+    a: dict[tuple[Any, Any], tuple[int, bool]], b: dict[tuple[Any, Any], tuple[int, bool]]
+) -> tuple[dict[Hashable, bool], dict[Hashable, bool]]:
+    """Both sides' outcomes keyed so that their pairs sort in the order run ``a`` played them, which the
+    anytime-valid test's ``decided_at`` counts in (a seed's order is not its episode's)."""
+    order = {k: i for k, (i, _) in a.items()}
+    return (
+        {(order[k], *k): v for k, (_, v) in a.items()},
+        {(order.get(k, i), *k): v for k, (i, v) in b.items()},
+    )
 
 
 def _metrics(run: GraphRun) -> dict[str, Any]:
@@ -100,7 +113,7 @@ def compare_graph(a: GraphRun, b: GraphRun) -> GraphComparison:
         len(records_b),
         len({_key(r) for r in records_a} & {_key(r) for r in records_b}),
         [(name, metrics_a.get(name), metrics_b.get(name)) for name in names],
-        [_verdict(v, outcomes_a[v], outcomes_b[v]) for v in outcomes_a if v in outcomes_b],
+        [_verdict(v, *_in_play_order(outcomes_a[v], outcomes_b[v])) for v in outcomes_a if v in outcomes_b],
     )
 
 

@@ -82,7 +82,8 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
             )
             task = row["tasks"][record["scenario"]]
             converged = is_converged(record)
-            row["outcomes"][(record["seed"], record["scenario"])] = converged
+            # episode first: pairs in the order a run plays them, which decided_at counts in
+            row["outcomes"][(record["episode"], record["seed"], record["scenario"])] = converged
             task[0] += converged
             task[1] += 1
             row["seeds"].add(summary.get("seed"))

@@ -115,3 +115,18 @@ def test_a_baseline_of_no_graph_found_here_says_how_to_name_it(tmp_path: Path, c
     assert dispatch("compare", ["--baselines", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "no graph named 'mybot.graph' here" in err and "--graphs package.module:attr" in err
+
+
+def test_decided_at_counts_pairs_in_the_order_the_episodes_were_played(tmp_path: Path):
+    import numpy as np
+
+    from dialectica.metrics.sequential import first_decided
+
+    seeds = [1000 - 7 * i for i in range(60)]  # episode i's seed, here falling with i
+    a = {s: True for s in seeds}
+    b = {s: i < 30 for i, s in enumerate(seeds)}  # the runs differ only on the episodes played last
+    (c,), _ = compare_runs(_run(tmp_path / "a", a), _run(tmp_path / "b", b))
+    row = next(v for v in c.verdicts if v.verdict == "converged")
+    played = first_decided(np.array(list(b.values())), np.array(list(a.values())), 0.05)
+    assert played is not None and row.decided_at == played
+    assert played != first_decided(np.array(list(b.values()))[::-1], np.array(list(a.values()))[::-1], 0.05)

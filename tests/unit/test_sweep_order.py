@@ -68,3 +68,33 @@ def test_a_run_given_for_a_sweep_and_a_sweep_for_a_run_say_which_to_use(tmp_path
         load_sweep(tmp_path / "sweep" / "0")
     with pytest.raises(FileNotFoundError, match="it holds a sweep's jobs: read it with dialectica.load_sweep"):
         load_episodes(tmp_path / "sweep")
+
+
+def test_decided_at_counts_pairs_in_the_order_episodes_are_played(tmp_path):
+    """Episode seeds derive from a hash, so seed order is not play order: the column must match a sequential run."""
+    import json
+
+    import numpy as np
+
+    from dialectica.metrics.sequential import first_decided
+    from dialectica.sim.tracking.sweep import comparison
+
+    seeds = [1000 - 7 * i for i in range(60)]  # episode i's seed, here falling with i
+    good = [True] * 60
+    bad = [i < 30 for i in range(60)]  # the two differ only on the episodes played last
+    for job, (value, outcomes) in enumerate([("30", good), ("7", bad)]):
+        folder = tmp_path / str(job)
+        folder.mkdir()
+        (folder / "summary.json").write_text(json.dumps({"overrides": [f"graph.window={value}"], "seed": 0}))
+        records = [
+            {"graph": "bot", "episode": i, "seed": seeds[i], "scenario": "s", "termination_reason": "converged" if ok
+             else "user_stopped", "converged": ok, "metrics": {}}
+            for i, ok in enumerate(outcomes)
+        ]  # fmt: skip
+        (folder / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    table = comparison(tmp_path)
+    row = table[table["config"] == "graph.window=7"].iloc[0]
+    in_play_order = first_decided(np.array(bad), np.array(good), 0.05)
+    in_seed_order = first_decided(*(np.array([o[i] for i in np.argsort(seeds)]) for o in (bad, good)), 0.05)
+    assert in_play_order is not None and in_play_order != in_seed_order  # the two orders differ here
+    assert row["decided_at"] == in_play_order
