@@ -14,6 +14,8 @@ Keys:
   max_episodes=300    the fixed design it replaces: no configuration plays more
   step=10             episodes a configuration plays each round
   out=DIR             where the runs and ``sequential.json`` go (default results/sequential/<graph>-<time>)
+  budget.KEY=N        episodes, tokens or seconds for the whole race, every configuration together; checked before
+                      each round, so a race passes it by one round at most
   anything else       overrides of every configuration's run (participants=, seed=, llm.*, tracking=, ...)
 """
 
@@ -84,12 +86,12 @@ def main(argv: list[str]) -> int:
             for label, cfg in configs.items()
         }
     try:
-        state, _ = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
+        state, _, stopped_by = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
     except BaseException:
         if parent is not None:
             end_parent(tracking, parent, None, "FAILED")
         raise
-    print(table(report(state, list(configs), rules, root)))
+    print(table(report(state, list(configs), rules, root, stopped_by)))
     print(f"outputs: {root}")
     if parent is not None:
         from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)

@@ -37,6 +37,20 @@ def test_a_clear_grid_is_decided_early_on_the_fixed_designs_episodes(tmp_path, c
     ] == pytest.approx(fixed.metrics("interview")["convergence_rate"])
 
 
+def test_a_budget_bounds_the_whole_race_and_says_it_stopped_it(tmp_path, capsys):
+    out = tmp_path / "seq"
+    args = ["graph=interview", "grid.budget=3,4,6,10", "max_episodes=60", "step=5", "budget.episodes=30"]
+    assert main([*args, f"out={out}", *QUIET]) == 0
+    values = json.loads((out / "sequential.json").read_text())
+    assert values["stopped_by"] == "budget.episodes" and values["decided"] is False
+    assert 30 <= values["episodes_used"] < 30 + 4 * 5  # checked before each round: one round over at most
+    assert values["chosen"] is not None  # by the point estimates
+    assert "budget.episodes spent (point estimates)" in capsys.readouterr().out
+    for c in values["configurations"]:  # each configuration's run holds what it played, logged once
+        summary = json.loads((out / str(values["configurations"].index(c)) / "summary.json").read_text())
+        assert summary["graphs"]["interview"]["metrics"]["episodes"] == c["episodes"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
