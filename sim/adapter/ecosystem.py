@@ -6,7 +6,10 @@ Each is called once an episode ends, with:
 
 - ``inputs``: the scenario, as written (its own keys included);
 - ``outputs``: the conversation as OpenAI-style messages (``role``, ``content``, ``tool_calls``): the graph's own
-  ``messages`` when its state keeps them (tool calls and results included), else the dialogue the user saw;
+  ``messages`` when its state keeps them (tool calls and results included), else the dialogue the user saw. An
+  MLflow built-in scorer (``RegexMatch``, ``Guidelines``, ...) reads one response from ``outputs``, taking a list as a
+  batch of which it reads the first: it gets MLflow's chat shape, ``{"messages": [...]}`` up to the graph's final
+  reply, which it reads (``final_reply``);
 - ``reference_outputs`` (openevals) / ``expectations`` (MLflow): the scenario's ``reference_outputs``, else its
   ``expected_tools`` as assistant tool-call messages (so a trajectory evaluator works on them as they are).
 
@@ -40,6 +43,19 @@ def is_mlflow_scorer(obj: Any) -> bool:
     """An MLflow ``Scorer`` (checked without importing MLflow when nothing imported it)."""
     base = sys.modules.get("mlflow.genai.scorers.base")
     return base is not None and isinstance(obj, base.Scorer)
+
+
+def is_builtin_scorer(obj: Any) -> bool:
+    """One of MLflow's built-in scorers, which read a single response from ``outputs``."""
+    builtin = sys.modules.get("mlflow.genai.scorers.builtin_scorers")
+    return builtin is not None and isinstance(obj, builtin.BuiltInScorer)
+
+
+def final_reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """MLflow's chat shape of a conversation, ``{"messages": [...]}``, ending at its last assistant message with text:
+    what MLflow's built-in scorers read as the response (a user's closing line or a tool call after it is not)."""
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant" and m.get("content")), default=None)
+    return {"messages": messages if last is None else messages[: last + 1]}
 
 
 def is_evaluator(obj: Any) -> bool:
@@ -102,7 +118,8 @@ def scores(evaluator: Any, scenario: Mapping[str, Any], messages: Sequence[Any],
     outputs, ref = conversation(messages, state), reference(scenario)
     if is_mlflow_scorer(evaluator):
         expectations = scenario.get("expectations") or ({"reference_outputs": ref} if ref is not None else None)
-        raw = evaluator.run(inputs=dict(scenario), outputs=outputs, expectations=expectations)  # passes what it takes
+        given = final_reply(outputs) if is_builtin_scorer(evaluator) else outputs
+        raw = evaluator.run(inputs=dict(scenario), outputs=given, expectations=expectations)  # passes what it takes
         out = []
         for item in raw if isinstance(raw, list) else [raw]:
             if hasattr(item, "value"):  # an MLflow Feedback

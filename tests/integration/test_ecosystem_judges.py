@@ -116,3 +116,18 @@ def test_scorers_named_on_the_command_line(tmp_path):
          "hydra.run.dir=bad"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "graph.metrics: shop_checks:scorer is a function, not an evaluator" in bad.stderr
+
+
+def test_an_mlflow_builtin_scorer_reads_the_graphs_final_reply(tmp_path):
+    from mlflow.genai.scorers import RegexMatch
+
+    said = RegexMatch(name="said_refunded", pattern="^Done: refunded")  # the clerk's closing words
+    dialectica.evaluate(
+        SHOP, scenarios=SCENARIOS, episodes=len(SCENARIOS), max_turns=1, metrics=[said], tracking="none",
+        progress=False, out_dir=tmp_path / "run",
+    )  # fmt: skip
+    records = _records(tmp_path / "run")
+    for record in records:  # the last reply, not the user's opening line (which a list's first item would be)
+        last = [t["text"] for t in record["transcript"] if t["role"] == "assistant" and t["text"]][-1]
+        assert record["metrics"]["score/said_refunded"] == float(last.startswith("Done: refunded")), last
+    assert {r["metrics"]["score/said_refunded"] for r in records} == {0.0, 1.0}
