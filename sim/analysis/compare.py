@@ -5,12 +5,13 @@ import string is filed under the name its records carry (``package.module.attr``
 that defined its suite (episodes, seed, scenarios, user, judge: ``SUITE_KEYS``); a check runs with them, and one
 given others is refused (its numbers would not be comparable); a graph's own knobs may differ. A rate
 must stay inside the baseline's 95% interval: the convergence rate's own, and for any other share of the episodes
-(a scenario's rate, an ending's share, ``pass_hat/1``, ``error_rate``) the Wilson interval of the baseline's share
-over its episodes; every other metric within a relative tolerance (``--tolerance``, 5% by default, or per metric in
-``tolerances.yaml`` beside the baselines). A metric whose better direction is known (rates up, errors down) that
-moved the better way is ``improved`` and fails nothing (``--update`` keeps the gain); any other move is a
-regression. Wall-clock metrics are not compared. Exit code 0: no regression; 1: a regression; 2: bad input.
-``--out DIR`` also writes ``comparison.json``, ``comparison.md`` and ``junit.xml`` there (sim/analysis/ci_report.py).
+(a scenario's rate, an ending's share, ``pass_hat/1``, ``error_rate``, the mean of a pass or fail per episode:
+``SHARES``) the Wilson interval of the baseline's share over its episodes; every other metric within a relative
+tolerance (``--tolerance``, 5% by default, or per metric in ``tolerances.yaml`` beside the baselines). A metric
+whose better direction is known (rates up, errors down) that moved the better way is ``improved`` and fails
+nothing (``--update`` keeps the gain); any other move is a regression. Wall-clock metrics are not compared. Exit
+code 0: no regression; 1: a regression; 2: bad input. ``--out DIR`` also writes ``comparison.json``,
+``comparison.md`` and ``junit.xml`` there (sim/analysis/ci_report.py).
 """
 
 from __future__ import annotations
@@ -35,10 +36,17 @@ def compared(metrics: dict[str, Any]) -> dict[str, float | None]:
 
 
 HIGHER = re.compile(
-    r"^(convergence_rate|scenario/[^/]+/convergence_rate|pass_hat/\d+|termination/converged|judge_passed_mean)$"
+    r"^(convergence_rate|scenario/[^/]+/convergence_rate|pass_hat/\d+|termination/converged|judge_passed_mean"
+    r"|rubric/.+_mean|trajectory/match_mean)$"
 )  # metrics whose rise is a gain; LOWER: whose fall is
 LOWER = re.compile(r"^(error_rate|termination/error|parse_failures|empty_replies)$")
-SHARES = re.compile(r"^(scenario/[^/]+/convergence_rate|termination/[^/]+|pass_hat/1|error_rate|judge_passed_mean)$")
+# shares of the episodes, and means of a pass (1) or fail (0) per episode: a rubric's, a trajectory match's, an
+# evaluator's score between 0 and 1 (the Wilson interval bounds any mean of values in [0, 1]: their variance is at
+# most p(1 - p))
+SHARES = re.compile(
+    r"^(scenario/[^/]+/convergence_rate|termination/[^/]+|pass_hat/1|error_rate|judge_passed_mean"
+    r"|rubric/.+_mean|trajectory/match_mean|score/.+_mean)$"
+)
 SUITE_KEY = "suite"  # in a baseline: the overrides of the suite that made it
 
 
@@ -50,6 +58,8 @@ def rate_interval(name: str, baseline: dict[str, Any]) -> tuple[float, float] | 
         return float(low), float(high)
     episodes, share = baseline.get("episodes"), baseline.get(name)
     if not SHARES.match(name) or not isinstance(episodes, int | float) or not isinstance(share, int | float):
+        return None
+    if not 0 <= share <= 1:  # an evaluator's score on another scale: a relative tolerance
         return None
     from dialectica.metrics.stats import wilson_interval  # lazy: start-up (scipy)
 
@@ -121,45 +131,38 @@ SUITE_KEYS = (
 )
 
 
+def _key(override: str) -> str:
+    return override.partition("=")[0].lstrip("+~")
+
+
 def suite_overrides(overrides: Sequence[str]) -> list[str]:
     """The overrides among ``overrides`` that define the suite (``SUITE_KEYS``), sorted, as a baseline keeps them."""
-
-    def key(override: str) -> str:
-        return override.partition("=")[0].lstrip("+~")
-
-    return sorted(o for o in overrides if any(key(o) == k or key(o).startswith(f"{k}.") for k in SUITE_KEYS))
+    return sorted(o for o in overrides if any(_key(o) == k or _key(o).startswith(f"{k}.") for k in SUITE_KEYS))
 
 
 def check_suite(graph: str, baseline: dict[str, Any], overrides: Sequence[str], path: Path) -> list[str]:
-    """The overrides a check of ``graph`` runs with: those given, or where they define no suite, the baseline's
-    suite added to them (so that a graph used as it is is checked with the scenarios, user and judge it was
-    measured with). A baseline from before suites were kept is not checked.
+    """The overrides a check of ``graph`` runs with: those given, and the baseline's suite for every suite key they
+    leave out (so that a graph used as it is is checked with the scenarios, user and judge it was measured with).
+    A baseline from before suites were kept is not checked.
 
     Raises:
-        ConfigError: the given overrides define another suite than the baseline's, naming what differs.
+        ConfigError: a given suite override the baseline does not hold, naming only those and the baseline's.
     """
     kept = baseline.get(SUITE_KEY)
     if not isinstance(kept, list):
         return list(overrides)
-    given = suite_overrides(overrides)
-    if not given:
-        return [*overrides, *kept]
-    if given != kept:
-        extra = [o for o in given if o not in kept]
-        missing = [o for o in kept if o not in given]
+    theirs = {_key(o): o for o in kept}
+    given = {_key(o): o for o in suite_overrides(overrides)}
+    differ = [o for k, o in given.items() if theirs.get(k) != o]
+    if differ:
         said = "; ".join(
-            part
-            for part in (
-                f"given but not in the baseline: {' '.join(extra)}" if extra else "",
-                f"in the baseline but not given: {' '.join(missing)}" if missing else "",
-            )
-            if part
+            f"{o}, the baseline's {theirs[_key(o)]}" if _key(o) in theirs else f"{o}, the baseline's default" for o in differ
         )
         raise ConfigError(
             f"{path} was measured with another suite ({said}); leave those overrides out to check with the "
             f"baseline's ({' '.join(kept) or 'the defaults'}), or remake it with --update"
         )
-    return list(overrides)
+    return [*overrides, *(o for k, o in theirs.items() if k not in given)]
 
 
 def compare(

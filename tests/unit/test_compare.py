@@ -124,6 +124,20 @@ def test_a_share_of_the_episodes_is_judged_like_the_rate_it_equals():
     assert far["pass_hat/1"] == "REGRESSION" and far["termination/max_turns"] == "REGRESSION"  # no better direction
 
 
+def test_a_pass_or_fail_per_episode_is_a_share_and_a_score_on_another_scale_is_not():
+    base = {"episodes": 20, "trajectory/match_mean": 0.9, "rubric/role_adherence_mean": 0.65}
+    base |= {"score/refund_mentioned_mean": 0.65, "score/stars_mean": 3.5}
+    one_flip = {k: v - 0.05 for k, v in base.items() if k != "episodes"}  # one episode of twenty
+    verdicts = {name: verdict for name, _, _, verdict in compare("g", base, base | one_flip, {}, 0.05)}
+    assert verdicts["trajectory/match_mean"] == verdicts["rubric/role_adherence_mean"] == "ok"
+    assert verdicts["score/refund_mentioned_mean"] == "ok"
+    assert verdicts["score/stars_mean"] == "ok"  # 3.5 -> 3.45: inside the 5% tolerance, a 1-5 scale's own
+    far = {name: v for name, _, _, v in compare("g", base, base | {"score/stars_mean": 3.0}, {}, 0.05)}
+    assert far["score/stars_mean"] == "REGRESSION"
+    gain = {name: v for name, _, _, v in compare("g", base, base | {"rubric/role_adherence_mean": 1.0}, {}, 0.05)}
+    assert gain["rubric/role_adherence_mean"] == "improved"
+
+
 def test_tolerances_are_checked_before_the_suite_runs(tmp_path):
     import pytest
 
@@ -163,9 +177,10 @@ def test_a_check_runs_the_baselines_suite_and_refuses_another(tmp_path):
         "graph.scenarios=s.yaml",
         "episodes=20",
     ]
-    differs = r"given but not in the baseline: episodes=40; in the baseline but not given: episodes=20"
+    assert check_suite("g", kept, ["episodes=20"], path) == ["episodes=20", "graph.scenarios=s.yaml"]  # one agrees
+    differs = r"another suite \(episodes=40, the baseline's episodes=20; seed=3, the baseline's default\)"
     with pytest.raises(ConfigError, match=differs):
-        check_suite("g", kept, ["episodes=40", "graph.scenarios=s.yaml"], path)
+        check_suite("g", kept, ["episodes=40", "graph.scenarios=s.yaml", "seed=3"], path)
     assert check_suite("g", {}, ["episodes=40"], path) == ["episodes=40"]  # a baseline from before suites were kept
 
 
