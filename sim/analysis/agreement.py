@@ -290,6 +290,31 @@ def _kappa(stats: Mapping[str, Any]) -> str:
     return _fmt(stats["kappa"]) + (f" ({_fmt(low)}-{_fmt(high)})" if low is not None and high is not None else "")
 
 
+def _verdicts_table(verdicts: Mapping[str, Any]) -> list[str]:
+    """One row per verdict: its rates, confusion matrix, kappa and the labels that would halve its interval."""
+    lines = [
+        "",
+        "| verdict | rate (95% CI) | corrected (95% CI) | labels | tp | fp | fn | tn | accuracy | sensitivity | "
+        "specificity | kappa (95% CI) | labels to halve |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, v in verdicts.items():
+        c = v["confusion"]
+        lines.append(
+            f"| {name} | {_rate(v['rate'])} | {_rate(v['corrected_rate'])} | {v['n']} | {c['tp']} | {c['fp']} | "
+            f"{c['fn']} | {c['tn']} | {_fmt(v['accuracy'])} | {_fmt(v['sensitivity'])} | {_fmt(v['specificity'])} | "
+            f"{_kappa(v)} | {v['labels_to_halve'] if v['labels_to_halve'] is not None else '-'} |"
+        )
+    constant = [name for name, v in verdicts.items() if _constant(v)]
+    if constant:
+        lines += [
+            "",
+            f"No kappa for {', '.join(constant)}: the verdict was the same on every labeled episode, so kappa is 0 "
+            "whatever people said; the confusion matrix says how often they agreed with it.",
+        ]
+    return lines
+
+
 def markdown(graph: str, result: Mapping[str, Any]) -> str:
     """``agreement.md``: the headline, a table per verdict, and the disagreements with their links."""
     lines = [f"# Agreement with people: {graph}", ""]
@@ -307,26 +332,7 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
             f"Between labelers {between['labelers'][0]} and {between['labelers'][1]} ({between['episodes']} shared "
             f"episodes): accuracy {_fmt(between['accuracy'])}, kappa {_fmt(between['kappa'])}."
         )
-    lines += [
-        "",
-        "| verdict | rate (95% CI) | corrected (95% CI) | labels | tp | fp | fn | tn | accuracy | sensitivity | "
-        "specificity | kappa (95% CI) | labels to halve |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, v in result["verdicts"].items():
-        c = v["confusion"]
-        lines.append(
-            f"| {name} | {_rate(v['rate'])} | {_rate(v['corrected_rate'])} | {v['n']} | {c['tp']} | {c['fp']} | "
-            f"{c['fn']} | {c['tn']} | {_fmt(v['accuracy'])} | {_fmt(v['sensitivity'])} | {_fmt(v['specificity'])} | "
-            f"{_kappa(v)} | {v['labels_to_halve'] if v['labels_to_halve'] is not None else '-'} |"
-        )
-    constant = [name for name, v in result["verdicts"].items() if _constant(v)]
-    if constant:
-        lines += [
-            "",
-            f"No kappa for {', '.join(constant)}: the verdict was the same on every labeled episode, so kappa is 0 "
-            "whatever people said; the confusion matrix says how often they agreed with it.",
-        ]
+    lines += _verdicts_table(result["verdicts"])
     for name, v in result["verdicts"].items():
         for by in ("by_scenario", "by_ending"):
             if len(v[by]) > 1:
