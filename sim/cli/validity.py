@@ -5,7 +5,7 @@ Does the ranking of configurations found with scripted casts hold with LLM casts
 Keys:
   graph=NAME          the graph (a name, a plugin or module:attr)
   grid.KEY=a,b,c      the values of graph.KEY to compare (default: the graph's own grid)
-  episodes=12         episodes a configuration and cast
+  episodes=8          episodes a configuration and cast
   llm=..., llm.*      the LLM cast's model (default: the local reference model, qwen2.5-coder-1.5b)
   anything else       overrides of every run (seed=, max_concurrency=, tracking=none, ...)
 
