@@ -33,9 +33,9 @@ from dialectica.metrics.verdicts import Confusion, confusion, corrected_rate, ka
 from dialectica.sim import records as rec
 from dialectica.sim.adapter.judges import Example
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.tracking.labels import Label, consensus, from_mlflow, merged, read_file
+from dialectica.sim.tracking.labels import Label, consensus, from_mlflow, merged, post, read_file
 from dialectica.sim.tracking.store import RetryingClient, mlflow_ui_url
-from dialectica.sim.tracking.traces import trace_url
+from dialectica.sim.tracking.traces import HUMAN, trace_url
 
 QUEUE = "label_queue.json"  # <graph>/label_queue.json: what `dialectica label` asked people to look at, and why
 TRACES = "traces.json"
@@ -379,16 +379,16 @@ def collect(run: GraphRun, files: Sequence[Path], graphs: Sequence[str]) -> list
 
 def measured(
     run_dir: Path, files: Sequence[Path] = (), graph: str | None = None, skip: Iterable[int] = ()
-) -> list[tuple[GraphRun, dict[str, Any]]]:
-    """Each graph of a finished run with its ``agreement`` against the labels ``collect`` finds (less the ``skip``
-    episodes); graphs without labels are left out."""
+) -> list[tuple[GraphRun, list[Label], dict[str, Any]]]:
+    """Each graph of a finished run with the labels ``collect`` finds (less the ``skip`` episodes) and its
+    ``agreement`` against them; graphs without labels are left out."""
     names = [run.graph for run in graph_runs(run_dir)]
     left_out, done = set(skip), []
     for run in graph_runs(run_dir, graph):
         labels = [lab for lab in collect(run, files, names) if lab.episode not in left_out]
         if labels:
             targeted = [i for i, why in run.queued().items() if why == "targeted"]
-            done.append((run, agreement(run.records(), labels, targeted, pages(run), run.trace_links())))
+            done.append((run, labels, agreement(run.records(), labels, targeted, pages(run), run.trace_links())))
     return done
 
 
@@ -403,7 +403,7 @@ def agreement_with_labels(
     Raises:
         ConfigError: no finished run there, no such graph, or no labels for any graph.
     """
-    found = {run.graph: result for run, result in measured(Path(run_dir), [Path(p) for p in labels], graph, skip)}
+    found = {run.graph: result for run, _, result in measured(Path(run_dir), [Path(p) for p in labels], graph, skip)}
     if not found:
         raise ConfigError(
             f"no labels for {run_dir}: add feedback named human/converged on its traces in MLflow's UI, "
@@ -443,6 +443,24 @@ def write(run: GraphRun, result: Mapping[str, Any]) -> list[Path]:
         log.artifact(out_json, "agreement")
         log.artifact(out_md, "agreement")
     return [out_json, out_md]
+
+
+def post_labels(run: GraphRun, labels: Sequence[Label]) -> str | None:
+    """The labels read from files posted to the graph's traces (``labels.post``); what was done, in a line, or
+    None when the run has no MLflow store or no label came from a file."""
+    from_files = [lab for lab in labels if lab.source != "mlflow"]
+    if not run.tracking_uri or not from_files:
+        return None
+    try:
+        posted, untraced = post(run.tracking_uri, run.traces, from_files)
+    except Exception as exc:  # noqa: BLE001 - the report is written; MLflow's copy of the labels is a convenience
+        return f"could not post the file's labels to the traces ({type(exc).__name__}: {exc})"
+    plural = "" if posted == 1 else "s"
+    line = f"{run.graph}: {posted} label{plural} from files posted to the traces as {HUMAN} (MLflow's UI shows them)"
+    if untraced:
+        shown = ", ".join(map(str, untraced[:10])) + (", ..." if len(untraced) > 10 else "")
+        line += f"; episodes {shown} have no trace (`dialectica label` traces the episodes it queues)"
+    return line
 
 
 def _nan(value: Any) -> float:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.analysis.agreement import measured, pooled, sweep_jobs, sweep_markdown, write
+from dialectica.sim.analysis.agreement import measured, pooled, post_labels, sweep_jobs, sweep_markdown, write
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.cli.errors import Parser
 
@@ -29,7 +30,8 @@ def main(argv: list[str]) -> int:
         action="append",
         default=[],
         help="a CSV or JSONL file of labels (episode, label, note, labeler, graph); repeatable; also labels=FILE. "
-        "Labels on the run's MLflow traces (feedback human/converged) are read too",
+        "Labels on the run's MLflow traces (feedback human/converged) are read too, and the files' labels are "
+        "posted to the traces",
     )
     parser.add_argument("--graph", help="only this graph of the run")
     parser.add_argument(
@@ -56,11 +58,14 @@ def _run(args: Any, echo: bool = True) -> dict[str, dict[str, Any]]:
     except ValueError:
         raise ConfigError(f"--skip {args.skip}: give comma-separated episode indices, like 1,4,9") from None
     done: dict[str, dict[str, Any]] = {}
-    for run, result in measured(args.run, args.labels, args.graph, skip):
+    for run, labels, result in measured(args.run, args.labels, args.graph, skip):
         written = write(run, result)
+        posted = post_labels(run, labels)
         if echo:
             print((run.folder / "agreement.md").read_text())
             print(f"wrote {', '.join(str(p) for p in written)}")
+        if posted:
+            print(posted, file=sys.stderr if posted.startswith("could not") else sys.stdout)
         done[run.graph] = result
     if not done and echo:
         raise ConfigError(

@@ -11,13 +11,15 @@ come three ways and land in one list (``collect``):
   whose ``label`` is empty is an episode not labeled yet.
 
 Each (graph, episode, labeler) holds one label, the last one read: two labelers of one episode are kept apart.
+``dialectica agreement`` posts the labels it read from files to the episodes' traces (``post``), so MLflow's UI
+shows every label beside the verdicts, wherever it was given.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,6 +139,46 @@ def from_mlflow(uri: str, run_id: str, graph: str) -> list[Label]:
         token = page.token
         if not token:
             return labels
+
+
+def post(uri: str, traces: Mapping[int, str], labels: Iterable[Label]) -> tuple[int, list[int]]:
+    """Labels read from files onto their episodes' traces as ``human/converged`` feedback (source HUMAN, the
+    labeler as source id, the note as rationale). A label the trace holds already from that labeler is left as it
+    is; one it holds with another value or note is overridden (the old one kept, marked invalid).
+
+    Returns:
+        How many labels were posted, and the labeled episodes that have no trace (sorted).
+    """
+    from mlflow.entities import AssessmentSource, Feedback
+    from mlflow.tracing.client import TracingClient
+
+    client, posted, untraced = TracingClient(uri), 0, set()
+    for lab in labels:
+        if lab.source == "mlflow":
+            continue
+        trace_id = traces.get(lab.episode)
+        if trace_id is None:
+            untraced.add(lab.episode)
+            continue
+        held = [
+            a
+            for a in client.get_trace_info(trace_id).assessments or []
+            if a.name == HUMAN and a.valid is not False and a.source and a.source.source_id == lab.labeler
+        ]
+        last = max(held, key=lambda a: a.last_update_time_ms or 0, default=None)
+        if last is not None and truth(getattr(last, "value", None)) is lab.value and (last.rationale or "") == lab.note:
+            continue
+        feedback = Feedback(
+            name=HUMAN,
+            value=lab.value,
+            rationale=lab.note or None,
+            source=AssessmentSource(source_type="HUMAN", source_id=lab.labeler),
+            metadata={"file": Path(lab.source).name},
+            overrides=last.assessment_id if last is not None else None,
+        )
+        client.log_assessment(trace_id, feedback)
+        posted += 1
+    return posted, sorted(untraced)
 
 
 def merged(labels: Iterable[Label]) -> list[Label]:

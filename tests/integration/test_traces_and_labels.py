@@ -192,3 +192,27 @@ def test_a_native_graphs_convergence_is_a_verdict_people_label_the_same_way(tmp_
     raw, corrected = result["convergence_rate"]["estimate"], result["corrected_convergence_rate"]
     assert abs(corrected["estimate"] - (1 - raw)) < abs(corrected["estimate"] - raw)  # on the people's side
     assert not corrected["ci95_low"] <= raw <= corrected["ci95_high"]
+
+    # the file's labels now sit on the two traces, beside the verdicts; the untraced episodes are named
+    assert "2 labels from files posted" in proc.stdout and "episodes 2, 3, 4, 5 have no trace" in proc.stdout
+    client = TracingClient(uri)
+
+    def human(episode: int) -> list:
+        found = client.get_trace_info(traces[episode].info.trace_id).assessments
+        return [a for a in found if a.name == "human/converged"]
+
+    for episode in (0, 1):
+        (label,) = human(episode)
+        assert label.value is (not records[episode]["converged"]) and label.source.source_type == "HUMAN"
+        assert label.source.source_id == "labels"  # no labeler column: the file's name
+    proc = _dialectica(tmp_path, "agreement", str(run_dir), f"labels={labels}")
+    assert "0 labels from files posted" in proc.stdout and [len(human(e)) for e in (0, 1)] == [1, 1]
+    # a label changed in the file overrides the trace's: the old one stays, marked invalid
+    labels.write_text(json.dumps({"episode": 0, "label": records[0]["converged"]}) + "\n")
+    proc = _dialectica(tmp_path, "agreement", str(run_dir), f"labels={labels}")
+    assert proc.returncode == 0 and "1 label from files posted" in proc.stdout, proc.stderr[-3000:]
+    assert sorted((a.valid is not False, a.value) for a in human(0)) == sorted(
+        [(False, not records[0]["converged"]), (True, records[0]["converged"])]
+    )
+    result = json.loads((run_dir / "interview" / "agreement.json").read_text())
+    assert result["labels"] == 2  # the file's episode 0 (changed) and the trace's episode 1 (posted before)
