@@ -45,7 +45,7 @@ def initial_state(scenario: dict[str, Any], params: InterviewParams, ascr: dict[
         "ds_id": scenario["schema"]["id"],
         "project_id": scenario["persona"]["id"],
         "conversation_id": scenario["name"],
-        "budget_left": params.budget,
+        "budget_used": 0.0,  # the budget itself is a param: a replay under another budget goes on from here
         "complete": False,
         "ascr": dict(ascr or {}),
     }
@@ -87,7 +87,7 @@ def outcome(state: dict[str, Any], params: InterviewParams, scenario: dict[str, 
         termination=TerminationReason.CONVERGED if by_criteria else TerminationReason.BUDGET,
         metrics={
             "rounds": len(turns),
-            "budget_used": params.budget - state.get("budget_left", params.budget),
+            "budget_used": state.get("budget_used", 0.0),
             "depth": schema.filled_required(ascr),
             "required_fields": sum(f.required for f in schema.fields),
             "ascr_precision": precision,

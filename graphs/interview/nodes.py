@@ -73,7 +73,7 @@ class InterviewNodes:
         return {"messages": [message], "target_field": field.name, "errors": errors}
 
     def check_budget(self, state: InterviewState) -> dict[str, Any]:
-        return {"budget_left": state["budget_left"] - self.p.question_cost}
+        return {"budget_used": state["budget_used"] + self.p.question_cost}
 
     def get_answer(self, state: InterviewState) -> dict[str, Any]:
         # the whole interview so far, the interviewer's turns as the user's: the expert remembers what it said, and
@@ -109,7 +109,7 @@ class InterviewNodes:
                     "field": state["target_field"],
                     "scr": scr,
                     "wasted": not scr,
-                    "budget_left": state["budget_left"],
+                    "budget_left": self.p.budget - state["budget_used"],
                 }
             ],
         }
@@ -118,7 +118,7 @@ class InterviewNodes:
         ascr = state.get("ascr", {})
         if self.deps.schema.complete(ascr):
             return {"complete": True, "end_reason": "criteria"}
-        if state["budget_left"] < self.p.question_cost:
+        if self.p.budget - state["budget_used"] < self.p.question_cost:
             return {"complete": True, "end_reason": "budget"}
         return {"complete": False}
 

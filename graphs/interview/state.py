@@ -12,7 +12,7 @@ class InterviewState(TypedDict, total=False):
     ds_id: str
     project_id: str
     conversation_id: str
-    budget_left: float
+    budget_used: float  # spent so far; the budget is a param (Episode.params), so a replay can change it
     complete: bool
     end_reason: str  # criteria | budget
     target_field: str

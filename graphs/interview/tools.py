@@ -49,6 +49,6 @@ def conduct_interview(
         "ascr": final.get("ascr", {}),
         "complete": complete,
         "messages": messages,
-        "budget_left": final.get("budget_left", budget),
+        "budget_left": budget - final.get("budget_used", 0.0),
         "summary": f"Interview for {ds_id} with {len(messages)} messages exchanged. {why}.",
     }

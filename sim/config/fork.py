@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,40 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
         before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
         if turn > 0:
             _same_graph(run.spec.name, before, run.params)
+            _same_start(run, before)
+            _within(source, run.spec.name, turn)
         forked.append(replace(run, fork=Fork(str(source), turn, before)))
     return forked
+
+
+def _same_start(run: Any, before: Any) -> None:
+    """Refuses a fork after a turn that changes a knob the graph copies into its starting state: the fork goes on
+    from the original's state, so the change would never reach the episode (a graph should read it from
+    ``Episode.params`` in its nodes instead)."""
+    for scenario in run.scenarios[:1]:
+        start, now = run.spec.initial_state(scenario, before), run.spec.initial_state(scenario, run.params)
+        moved = sorted(k for k in start.keys() | now.keys() if start.get(k) != now.get(k))
+        if moved:
+            raise ConfigError(
+                f"{run.spec.name}'s starting state holds {', '.join(moved)}, which the changed graph.* keys set; a fork "
+                "after a turn keeps the original's state, so the change would not reach it; valid: replay.from_turn=0"
+            )
+
+
+def _within(source: Path, graph: str, turn: int) -> None:
+    """Warns of a fork after more turns than any of the graph's original episodes played: none would change."""
+    rounds = []
+    with (source / "episodes.jsonl").open() as handle:
+        for line in handle:
+            record = json.loads(line)
+            if record.get("graph") == graph:
+                rounds.append((record.get("metrics") or {}).get("rounds"))
+    if rounds and all(isinstance(r, int | float) for r in rounds) and turn > max(rounds):
+        print(
+            f"dialectica: warning: replay.from_turn={turn}: no episode of {graph} in {source} played more than "
+            f"{int(max(rounds))} turns, so its episodes replay unchanged (from_turn 0-{int(max(rounds))} forks them)",
+            file=sys.stderr,
+        )
 
 
 def _same_graph(graph: str, before: Any, after: Any) -> None:

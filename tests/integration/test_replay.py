@@ -49,6 +49,8 @@ def test_a_fork_under_the_original_config_reproduces_every_graphs_records(origin
     report = json.loads((out / "replay.json").read_text())
     assert all(g["diff"] == 0 and not g["changed"] and not g["prefix_differs"] for g in report["graphs"].values())
     assert "| socratic_panel | 3 |" in proc.stdout
+    longest = max(r["metrics"]["rounds"] for (g, _), r in before.items() if g == "tribunal")
+    assert (f"no episode of tribunal in {original} played more than" in proc.stderr) is (turn > longest)
 
 
 @pytest.mark.parametrize(
@@ -114,6 +116,19 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
     (forked,) = [r for r in runs if "replay_of" in r.data.tags]
     original_id = json.loads((tmp_path / "orig" / "summary.json").read_text())["graphs"]["maieutic"]["mlflow_run_id"]
     assert forked.data.tags["replay_of_run_id"] == original_id and forked.data.tags["replay_from_turn"] == "2"
+
+
+def test_a_fork_under_a_smaller_budget_stops_each_interview_at_it(original):
+    out = original.parent / "budget"
+    proc = _run(original.parent, "replay", str(original), "from_turn=2", "graph=interview", "graph.budget=3", f"out={out}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before, after = _records(original), _records(out)
+    assert any(r["metrics"]["rounds"] > 3 for (g, _), r in before.items() if g == "interview")  # some went past it
+    for key, record in after.items():
+        metrics = record["metrics"]
+        assert metrics["rounds"] <= 3 and metrics["budget_used"] == metrics["rounds"], key  # the new budget holds
+        if before[key]["metrics"]["rounds"] > 3:
+            assert record["termination_reason"] == "budget_exhausted", key
 
 
 @pytest.mark.parametrize(

@@ -336,6 +336,22 @@ def test_a_fork_after_a_turn_may_change_a_context_knob_but_not_one_that_builds_t
         _same_graph("shop", before, dataclasses.replace(before, replies=2))
 
 
+def test_a_fork_after_a_turn_refuses_a_knob_the_graph_copies_into_its_starting_state():
+    from types import SimpleNamespace
+
+    from dialectica.sim.config.fork import _same_start
+
+    @dataclasses.dataclass(frozen=True)
+    class Knobs:
+        budget: float = 10.0
+        threshold: float = 0.5
+
+    spec = SimpleNamespace(name="copier", initial_state=lambda scenario, p: {"topic": scenario["name"], "left": p.budget})
+    _same_start(SimpleNamespace(spec=spec, scenarios=[{"name": "a"}], params=Knobs(threshold=0.9)), Knobs())  # read later
+    with pytest.raises(ConfigError, match=r"copier's starting state holds left, .* valid: replay.from_turn=0"):
+        _same_start(SimpleNamespace(spec=spec, scenarios=[{"name": "a"}], params=Knobs(budget=6.0)), Knobs())
+
+
 def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (tmp_path / "my_shop.py").write_text("from tests.unit.test_adapter import SHOP as graph\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -124,14 +124,14 @@ def test_completion_by_criteria():
     final, result = _run(["Mostly craft beers.", "A bottleneck.", "Idle tanks, also."])
     assert final["complete"] and final["end_reason"] == "criteria"
     assert result.termination is TerminationReason.CONVERGED
-    assert final["budget_left"] == 7.0 and result.metrics["rounds"] == 3 and result.metrics["budget_used"] == 3.0
+    assert final["budget_used"] == 3.0 and result.metrics["rounds"] == 3 and result.metrics["budget_used"] == 3.0
     assert result.metrics["depth"] == 2 == result.metrics["required_fields"]
     assert len(final["messages"]) == 6
 
 
 def test_completion_by_budget_and_wasted_turns():
     final, result = _run(["Hard to say.", "The weather is nice.", "Mostly craft beers."], budget=3.0)
-    assert final["complete"] and final["end_reason"] == "budget" and final["budget_left"] == 0.0
+    assert final["complete"] and final["end_reason"] == "budget" and final["budget_used"] == 3.0
     assert result.termination is TerminationReason.BUDGET
     assert result.metrics["wasted_turns"] == 2  # an evasive answer and small talk carry nothing
     assert final["ascr"] == {"product_or_service_name": "Mostly craft beers"} and result.metrics["depth"] == 1
