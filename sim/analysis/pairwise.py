@@ -7,7 +7,8 @@ same ``seed=``). Each pair is shown in an order drawn from its own seed, so neit
 "tie"}`` at temperature 0 on the run's ``llm`` (the local model by default), seeded and cached like every call.
 
 Reported per graph: B's win rate (ties count half) with a 95% bootstrap interval over the pairs, the exact
-sign test over the decided comparisons (scipy's ``binomtest``), and the position bias: how often the judge
+sign test over the decided pairs (scipy's ``binomtest``; a pair judged both ways counts once, by the mean of
+its two judgments, so that judging twice does not double the evidence), and the position bias: how often the judge
 picked whichever conversation it was shown first, with its own test. A judge that picks the first one far more
 than half the time reads the order, not the conversations.
 """
@@ -60,17 +61,18 @@ class GraphPairwise:
     ties: int = 0
     win_rate_b: float = float("nan")  # B's share, ties counting half
     ci95: tuple[float, float] = (float("nan"), float("nan"))
-    sign_p: float = float("nan")  # the exact sign test over decided comparisons
+    sign_p: float = float("nan")  # the exact sign test over decided pairs (each pair once, whatever its judgments)
     first_picked: float = float("nan")  # of decided comparisons, the share that picked the one shown first
     position_p: float = float("nan")
 
 
 def transcript(record: dict[str, Any]) -> str:
-    """The conversation as the judge reads it: the user's and the assistant's turns."""
+    """The conversation as the judge reads it, every turn: a graph used as it is has USER and ASSISTANT turns, a
+    built-in graph its speakers (the panel's experts and moderator, the interviewer and the expert...)."""
     lines = []
     for turn in record.get("transcript") or []:
-        if turn["role"] in ("user", "assistant"):
-            lines.append(f"{turn['role'].upper()}: {turn['text']}")
+        who = turn["role"].upper() if turn["role"] in ("user", "assistant") else turn.get("speaker") or turn["role"]
+        lines.append(f"{who}: {turn['text']}")
     return "\n".join(lines) or "(no conversation)"
 
 
@@ -106,9 +108,11 @@ def summarise(result: GraphPairwise, resamples: int = 4000, seed: int = 0) -> Gr
         rng = random.Random(seed)
         means = sorted(sum(rng.choices(per_pair, k=len(per_pair))) / len(per_pair) for _ in range(resamples))
         result.ci95 = (means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1])
+    decided_pairs = [s for s in per_pair if s != 0.5]
+    if decided_pairs:
+        result.sign_p = float(binomtest(sum(s > 0.5 for s in decided_pairs), len(decided_pairs), 0.5).pvalue)
     decided = [c for c in result.comparisons if c.preferred != "tie"]
     if decided:
-        result.sign_p = float(binomtest(result.wins_b, len(decided), 0.5).pvalue)
         firsts = sum(c.preferred == c.first for c in decided)
         result.first_picked = firsts / len(decided)
         result.position_p = float(binomtest(firsts, len(decided), 0.5).pvalue)

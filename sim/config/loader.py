@@ -288,6 +288,11 @@ def chat_model(overrides: Iterable[str] = (), role: str = "judge", seed: int = 0
     import tempfile
 
     given = list(overrides)
+    if "llm=scripted" in given:
+        raise ConfigError(
+            f"llm=scripted: the {role} here must be a model; valid: llm=llamacpp (the default), llm=openai, "
+            "or model= from Python"
+        )
     if not any(o.startswith("llm=") for o in given):
         given.insert(0, "llm=llamacpp")
     with tempfile.TemporaryDirectory() as tmp:

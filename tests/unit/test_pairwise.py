@@ -84,6 +84,21 @@ def test_both_orders_expose_a_judge_that_reads_the_order(runs):
         shown.setdefault((c.seed, c.scenario), set()).add(c.first)
     assert all(orders == {"a", "b"} for orders in shown.values())  # every pair seen in both orders
     assert result.first_picked == 1.0 and result.position_p < 1e-6 and result.win_rate_b == pytest.approx(0.5)
+    assert result.sign_p != result.sign_p  # every pair a tie on average: no decided pair (nan), not 40 judgments
+
+
+def test_judging_both_ways_does_not_double_the_sign_tests_evidence(runs):
+    once, twice = pairwise(*runs, model=Reader()), pairwise(*runs, model=Reader(), both_orders=True)
+    assert twice[0].wins_b == 2 * once[0].wins_b and twice[0].win_rate_b == once[0].win_rate_b
+    assert twice[0].sign_p == once[0].sign_p  # the same 10 decided pairs, each counted once
+
+
+def test_the_judge_reads_a_built_in_graphs_speakers():
+    from dialectica.sim.analysis.pairwise import transcript
+
+    record = {"transcript": [{"role": "system", "speaker": "moderator", "text": "Opening."},
+                             {"role": "participant", "speaker": "expert_a", "text": "I hold X."}]}  # fmt: skip
+    assert transcript(record) == "moderator: Opening.\nexpert_a: I hold X."
 
 
 def test_runs_that_share_no_episode_are_one_line(tmp_path, runs, capsys):
@@ -93,3 +108,6 @@ def test_runs_that_share_no_episode_are_one_line(tmp_path, runs, capsys):
         pairwise(runs[0], tmp_path / "other", model=Reader())
     assert dispatch("pairwise", [str(tmp_path / "nowhere"), str(runs[1])]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert dispatch("pairwise", [str(runs[0]), str(runs[1]), "llm=scripted"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "llm=scripted: the judge here must be a model; valid: llm=llamacpp" in line
