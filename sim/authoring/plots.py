@@ -35,14 +35,18 @@ def converged_by_round(records: Sequence[Record], rounds: int) -> list[float]:
     return [sum(e <= i for e in ends) / n for i in range(1, rounds + 1)]
 
 
-def by_round_figure(records: Sequence[Record], per_round: list[dict[str, float]], title: str, path: Path) -> Path:
-    """Agreement (Jaccard, embedding) and cumulative convergence against the round number."""
+def by_round_figure(records: Sequence[Record], per_round: list[dict[str, float]], graph: str, path: Path) -> Path:
+    """Agreement (Jaccard, embedding: where the graph measures it) and cumulative convergence against the round
+    number, titled by what it draws."""
     xs = list(range(1, len(per_round) + 1))
     fig, ax = subplots(figsize=(7.0, 4.4), dpi=110)
+    agreement = False
     for key, label in (("jaccard_agreement", "Jaccard agreement"), ("embedding_agreement", "embedding agreement")):
         ys = [row.get(key, float("nan")) for row in per_round]
         if any(y == y for y in ys):
             ax.plot(xs, ys, marker="o", label=label)
+            agreement = True
+    title = f"{graph}: {'agreement and convergence' if agreement else 'convergence'} by round"
     ax.plot(xs, converged_by_round(records, len(xs)), marker="s", linestyle="--", label="converged by round (share)")
     ax.set_xlabel("round")
     ax.set_ylim(0, 1.05)

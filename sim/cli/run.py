@@ -103,6 +103,11 @@ def check_group_overrides(args: list[str]) -> None:
         key = key.lstrip("+~")
         if not sep or key not in GROUPS or (key == "hparams_search" and value == "null"):
             continue
+        if key == "graph" and value.startswith("["):  # Hydra would merge the graphs' configs into one
+            fail(
+                f"graph={value}: a run plays one graph, or every one (graph=all); valid: graph=NAME, graph=all, "
+                f"or a sweep with a job per graph: -m graph={value.strip('[]')}"
+            )
         options = graph_options() if key == "graph" else group_options(key)
         for choice in value.strip("[]").split(","):
             if key == "graph" and choice in BROKEN:

@@ -1,4 +1,4 @@
-"""``dialectica view RUN_DIR_OR_MLFLOW_RUN_ID``: writes the episode pages of a run, and serves them on loopback."""
+"""``dialectica view RUN_DIR_OR_MLFLOW_RUN_ID``: writes a run's episode pages (--serve: serves them on loopback)."""
 
 from __future__ import annotations
 
@@ -91,6 +91,21 @@ def _check_episodes(groups: list[GraphRecords], asked: set[int], target: str) ->
             )
 
 
+def _check_metric(groups: list[GraphRecords], metric: str | None) -> None:
+    """Raises ViewError naming the graphs' numeric metrics when ``--metric`` names none of them."""
+    if not metric:
+        return
+    have = {
+        name
+        for group in groups
+        for record in group.records
+        for name, value in (record.get("metrics") or {}).items()
+        if isinstance(value, int | float)
+    }
+    if metric.lstrip("-") not in have:
+        raise ViewError(f"--metric {metric}: no episode has metric {metric.lstrip('-')!r}; valid: {', '.join(sorted(have))}")
+
+
 def remake(args: argparse.Namespace, graph: str) -> str:
     """The command that rewrites this graph's pages where this call put them, less ``--episode N``."""
     words = ["dialectica", "view", args.target, "--graph", graph]
@@ -115,6 +130,7 @@ def write(args: argparse.Namespace) -> Path:
     groups = _only(every, args.graph, args.target)
     if asked is not None:
         _check_episodes(groups, asked, args.target)
+    _check_metric(groups, args.metric)
     # the run's index keeps linking the other graphs' indexes written before
     indexes = {g.graph: g.out_dir / "index.html" for g in every if (g.out_dir / "index.html").exists()}
     for group in groups:
@@ -123,7 +139,9 @@ def write(args: argparse.Namespace) -> Path:
         )
         indexes[group.graph] = files[0]
         pages = [f for f in files[1:] if f.suffix == ".html"]
-        print(f"{group.graph}: {len(pages)} episode pages in {group.out_dir}, index over {len(group.records)} episodes")
+        plural = "" if len(pages) == 1 else "s"
+        where = f"in {group.out_dir}, index over {len(group.records)} episodes"
+        print(f"{group.graph}: {len(pages)} episode page{plural} {where}")
     return write_run_index(root / "view.html", indexes)
 
 
@@ -145,7 +163,7 @@ def serve(index: Path, port: int) -> None:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     index = write(args)
-    print(f"index: {index}")
+    print(f"index of the run's graphs: {index}")
     if args.serve:
         serve(index, args.port)
     return 0

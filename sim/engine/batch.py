@@ -12,6 +12,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -127,17 +128,34 @@ def _claim(sink: Any, out_dir: Path) -> None:
         ) from None
 
 
+def _changed_endings(run: GraphRun, slims: rec.SlimRecords) -> list[int]:
+    """A replay's episodes whose ending differs from the original's (each gets a page: the fork, side by side)."""
+    if run.fork is None:
+        return []
+    before = {
+        int(r["episode"]): r["termination_reason"]
+        for r in rec.read(Path(run.fork.run) / rec.FILE, run.spec.name, keep=False)
+    }
+    return [
+        int(r["episode"]) for r in slims if before.get(int(r["episode"]), r["termination_reason"]) != r["termination_reason"]
+    ]
+
+
 def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path, traces: dict[int, str]) -> list[Path]:
     if not cfg.view.enabled:
         return []
-    from dialectica.sim.view.write import write_graph_pages  # lazy: start-up (16 ms)
+    from dialectica.sim.view.registry import view_for  # lazy: start-up (16 ms)
+    from dialectica.sim.view.write import write_graph_pages
 
+    changed = _changed_endings(run, slims)
+    options = replace(cfg.view, metric=cfg.view.metric or view_for(run.spec.name).metric) if changed else cfg.view
     return write_graph_pages(
         slims,
         cfg.out_dir / run.spec.name / "view",
-        cfg.view,
+        options,
         graph_topology(run.spec),
         full=rec.GraphRecords(episodes, run.spec.name).pick,
+        episodes=changed or None,
         traces=traces,
     )
 

@@ -22,7 +22,7 @@ def draw(
     its picture, or its picture and the files it saved beside it)."""
 
     files = [
-        by_round_figure(slims, by_round, f"{graph}: agreement and convergence by round", out_dir / "by_round.png"),
+        by_round_figure(slims, by_round, graph, out_dir / "by_round.png"),
         node_times(slims, out_dir),
     ]
     for figure in own:

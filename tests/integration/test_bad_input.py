@@ -83,6 +83,7 @@ INPUT_CASES = [
     case("typo-llm-key", "llm=llamacpp llm.temprature=0.2", "unknown key llm.temprature (did you mean llm.temperature?)"),
     case("typo-view-key", "view.frist=2", "unknown key view.frist (did you mean view.first?); valid keys:"),
     case("typo-graph", "graph=intervew", "unknown graph='intervew' (did you mean graph=interview?); valid choices:"),
+    case("graph-list", "graph=[socratic_panel,interview]", "a run plays one graph, or every one (graph=all); valid:"),
     case("typo-llm", "llm=llamcpp", "unknown llm='llamcpp' (did you mean llm=llamacpp?); valid choices:"),
     case("cast-key", f"{PANEL} +graph.cast.bogus=1", "unknown key graph.cast.bogus; valid keys:"),
     case(

@@ -89,8 +89,9 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
     )
     assert first.returncode == 0, first.stderr[-3000:]
     proc = _run(
-        tmp_path, "replay", str(tmp_path / "orig"), "from_turn=2", "graph.min_exchanges=8", f"out={tmp_path / 'fork'}"
-    )
+        tmp_path, "replay", str(tmp_path / "orig"), "from_turn=2", "graph.min_exchanges=8", "view.enabled=true",
+        "view.first=0", f"out={tmp_path / 'fork'}",
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     before, after = _records(tmp_path / "orig"), _records(tmp_path / "fork")
     for key, record in after.items():  # the first two learner turns and Sophia's answers are the original's
@@ -99,6 +100,8 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
         assert record["seed"] == before[key]["seed"] and record["scenario"] == before[key]["scenario"]
     changed = [k for k in after if after[k]["termination_reason"] != before[k]["termination_reason"]]
     assert changed, "a deeper examination changed no ending"
+    pages = {int(p.stem.split("_")[1]) for p in (tmp_path / "fork" / "maieutic" / "view").glob("episode_*.html")}
+    assert {k[1] for k in changed} <= pages  # each changed ending gets its page, without asking
     graph = json.loads((tmp_path / "fork" / "replay.json").read_text())["graphs"]["maieutic"]
     assert graph["pairs"] == 16 and {c["episode"] for c in graph["changed"]} == {k[1] for k in changed}
     assert graph["diff"] == pytest.approx(graph["replay_rate"] - graph["original_rate"])

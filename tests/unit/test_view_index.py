@@ -136,6 +136,7 @@ def test_episode_writes_exactly_those_pages_for_every_graph_or_one(run_dir, caps
         (["--episode", "1,9,-1"], "no episodes -1, 9 in interview of RUN; valid episodes: 0-3"),
         (["--episode", "x"], "--episode 'x': 'x' is not an episode index"),
         (["--graph", "nope"], "--graph nope: RUN has no such graph; its graphs: interview, socratic_panel"),
+        (["--metric=-nosuch"], "--metric -nosuch: no episode has metric 'nosuch'; valid: "),
     ],
 )
 def test_a_bad_episode_or_graph_is_one_line_exit_2_and_writes_nothing(run_dir, capsys, args, words):
