@@ -18,7 +18,7 @@ class Fork:
     params), the rest under the replay's own (``dialectica replay``).
 
     Attributes:
-        run: The original run's directory (as the record names it).
+        run: The original run's directory, absolute (as the records and the MLflow tags name it).
         turn: The turns kept from the original; 0 replays the whole episode under the replay's params.
         before: The original run's params of the graph.
     """
@@ -76,7 +76,7 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
             _same_graph(run.spec.name, before, run.params)
             _same_start(run, before)
             _within(source, run.spec.name, turn)
-        forked.append(replace(run, fork=Fork(str(source), turn, before)))
+        forked.append(replace(run, fork=Fork(str(source.resolve()), turn, before)))  # read from any folder
     return forked
 
 

@@ -167,7 +167,7 @@ def test_a_graph_used_as_it_is_forks_after_a_turn_under_another_context_knob(pro
     for i, record in forked.items():
         first = [t for t in original[i]["transcript"] if t["round"] <= 1]
         assert [t for t in record["transcript"] if t["round"] <= 1] == first  # the first turn is the original's
-        assert record["fork"] == {"run": "orig", "turn": 1}
+        assert record["fork"] == {"run": str((project / "orig").resolve()), "turn": 1}  # read from any folder
     report = json.loads((project / "fork" / "replay.json").read_text())["graphs"]["desk.graph"]
     assert not report["prefix_differs"] and report["changed"]  # the clerk now serves at the second turn
     assert all(forked[c["episode"]]["converged"] and not original[c["episode"]]["converged"] for c in report["changed"])
