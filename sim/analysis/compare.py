@@ -140,6 +140,23 @@ def suite_overrides(overrides: Sequence[str]) -> list[str]:
     return sorted(o for o in overrides if any(_key(o) == k or _key(o).startswith(f"{k}.") for k in SUITE_KEYS))
 
 
+def _is_default(override: str) -> bool:
+    """Whether a top-level override (``seed=0``) sets what ``conf/config.yaml`` has already: a baseline made
+    without it was made with that value."""
+    import yaml
+
+    from dialectica.sim.config.resources import CONF_DIR  # lazy: start-up (omegaconf)
+
+    key, _, value = override.lstrip("+~").partition("=")
+    defaults = yaml.safe_load((CONF_DIR / "config.yaml").read_text()) or {}
+    if "." in key or key not in defaults or isinstance(defaults[key], dict | list):
+        return False
+    try:
+        return bool(yaml.safe_load(value) == defaults[key])
+    except yaml.YAMLError:
+        return False
+
+
 def check_suite(graph: str, baseline: dict[str, Any], overrides: Sequence[str], path: Path) -> list[str]:
     """The overrides a check of ``graph`` runs with: those given, and the baseline's suite for every suite key they
     leave out (so that a graph used as it is is checked with the scenarios, user and judge it was measured with).
@@ -153,7 +170,7 @@ def check_suite(graph: str, baseline: dict[str, Any], overrides: Sequence[str], 
         return list(overrides)
     theirs = {_key(o): o for o in kept}
     given = {_key(o): o for o in suite_overrides(overrides)}
-    differ = [o for k, o in given.items() if theirs.get(k) != o]
+    differ = [o for k, o in given.items() if theirs.get(k) != o and not (k not in theirs and _is_default(o))]
     if differ:
         said = "; ".join(
             f"{o}, the baseline's {theirs[_key(o)]}" if _key(o) in theirs else f"{o}, the baseline's default" for o in differ

@@ -182,6 +182,7 @@ def test_a_check_runs_the_baselines_suite_and_refuses_another(tmp_path):
     with pytest.raises(ConfigError, match=differs):
         check_suite("g", kept, ["episodes=40", "graph.scenarios=s.yaml", "seed=3"], path)
     assert check_suite("g", {}, ["episodes=40"], path) == ["episodes=40"]  # a baseline from before suites were kept
+    assert check_suite("g", kept, ["seed=0"], path) == ["seed=0", "episodes=20", "graph.scenarios=s.yaml"]  # the default
 
 
 def test_a_graph_without_a_baseline_is_bad_input_before_any_run(tmp_path, capsys):
