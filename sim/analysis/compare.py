@@ -5,8 +5,9 @@ import string is filed under the name its records carry (``package.module.attr``
 that defined its suite (episodes, seed, scenarios, user, judge: ``SUITE_KEYS``); a check runs with them, and one
 given others is refused (its numbers would not be comparable); a graph's own knobs may differ. A rate
 must stay inside the baseline's 95% interval: the convergence rate's own, and for any other share of the episodes
-(a scenario's rate, an ending's share, ``pass_hat/1``, ``error_rate``, the mean of a pass or fail per episode:
-``SHARES``) the Wilson interval of the baseline's share over its episodes; every other metric within a relative
+(a scenario's rate, an ending's share, ``pass_hat/k``, ``error_rate``, the mean of a pass or fail per episode:
+``SHARES``) the Wilson interval of the baseline's share over its episodes (``pass_hat/k``: over episodes / k, the
+disjoint runs of k it could be read from); every other metric within a relative
 tolerance (``--tolerance``, 5% by default, or per metric in ``tolerances.yaml`` beside the baselines). A metric
 whose better direction is known (rates up, errors down) that moved the better way is ``improved`` and fails
 nothing (``--update`` keeps the gain); any other move is a regression. Wall-clock metrics are not compared. Exit
@@ -44,7 +45,7 @@ LOWER = re.compile(r"^(error_rate|termination/error|parse_failures|empty_replies
 # evaluator's score between 0 and 1 (the Wilson interval bounds any mean of values in [0, 1]: their variance is at
 # most p(1 - p))
 SHARES = re.compile(
-    r"^(scenario/[^/]+/convergence_rate|termination/[^/]+|pass_hat/1|error_rate|judge_passed_mean"
+    r"^(scenario/[^/]+/convergence_rate|termination/[^/]+|pass_hat/\d+|error_rate|judge_passed_mean"
     r"|rubric/.+_mean|trajectory/match_mean|score/.+_mean)$"
 )
 SUITE_KEY = "suite"  # in a baseline: the overrides of the suite that made it
@@ -65,6 +66,8 @@ def rate_interval(name: str, baseline: dict[str, Any]) -> tuple[float, float] | 
 
     scenarios = sum(1 for k in baseline if re.match(r"^scenario/[^/]+/convergence_rate$", k))
     n = max(1, round(episodes / scenarios)) if name.startswith("scenario/") and scenarios else max(1, round(episodes))
+    if name.startswith("pass_hat/"):  # all of k tries passing: as many independent looks as disjoint runs of k
+        n = max(1, n // int(name.rsplit("/", 1)[1]))
     return wilson_interval(round(share * n), n)
 
 

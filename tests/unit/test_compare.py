@@ -124,6 +124,15 @@ def test_a_share_of_the_episodes_is_judged_like_the_rate_it_equals():
     assert far["pass_hat/1"] == "REGRESSION" and far["termination/max_turns"] == "REGRESSION"  # no better direction
 
 
+def test_pass_hat_k_is_a_share_over_the_disjoint_runs_of_k():
+    base = {"episodes": 20, "pass_hat/1": 0.65, "pass_hat/2": 0.49, "pass_hat/5": 0.2}
+    two_flips = {"episodes": 20, "pass_hat/1": 0.55, "pass_hat/2": 0.33, "pass_hat/5": 0.05}  # the trial's 2 of 20
+    verdicts = {name: v for name, _, _, v in compare("g", base, two_flips, {}, 0.05)}
+    assert set(verdicts.values()) == {"ok"}  # 10 pairs, 4 runs of five: each inside its interval
+    gone = {name: v for name, _, _, v in compare("g", base, base | {"pass_hat/2": 0.0}, {}, 0.05)}
+    assert gone["pass_hat/2"] == "REGRESSION"  # 0 of 10 pairs against 0.49: outside
+
+
 def test_a_pass_or_fail_per_episode_is_a_share_and_a_score_on_another_scale_is_not():
     base = {"episodes": 20, "trajectory/match_mean": 0.9, "rubric/role_adherence_mean": 0.65}
     base |= {"score/refund_mentioned_mean": 0.65, "score/stars_mean": 3.5}
