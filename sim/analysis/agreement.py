@@ -347,7 +347,7 @@ def markdown(graph: str, result: Mapping[str, Any]) -> str:
         if v["disagreements"]:
             lines += ["", f"**{name}: where the verdict and people disagree**", ""]
             for d in v["disagreements"]:
-                links = [f"[page]({d['page']})"] if d["page"] else []
+                links = [f"[page](view/{Path(d['page']).name})"] if d["page"] else []  # beside agreement.md
                 links += [f"[trace]({d['trace']})"] if d["trace"] else []
                 said = f"verdict {'pass' if d['verdict'] else 'fail'}, people {'pass' if d['label'] else 'fail'}"
                 why = f": {'; '.join(d['notes'])}" if d["notes"] else ""
@@ -413,7 +413,8 @@ def agreement_with_labels(
 
 
 def pages(run: GraphRun) -> dict[int, str]:
-    view = run.folder / "view"
+    """Episode -> its page, an absolute path (a labels file or a report opened from anywhere finds it)."""
+    view = run.folder.resolve() / "view"
     return {int(p.stem.split("_")[1]): str(p) for p in view.glob("episode_*.html")} if view.is_dir() else {}
 
 
@@ -507,15 +508,16 @@ def _text(record: Any) -> str:
 
 
 def sweep_jobs(directory: Path) -> dict[str, list[Path]]:
-    """A sweep directory's finished jobs grouped by configuration: the job's overrides less its ``seed`` (jobs that
-    differ only in their seed pool); empty when ``directory`` is not a sweep."""
+    """A sweep directory's finished jobs grouped by configuration, named by the overrides that tell it from the
+    others (less ``seed``: jobs that differ only in their seed pool); empty when ``directory`` is not a sweep."""
     groups: dict[str, list[Path]] = defaultdict(list)
     from dialectica.sim.tracking.sweep import job_files  # lazy: start-up (hydra, omegaconf)
 
-    for summary in job_files(directory, "summary.json"):
-        overrides = json.loads(summary.read_text()).get("overrides", [])
-        kept = [o for o in overrides if not o.lstrip("+~").startswith("seed=")]
-        groups[" ".join(kept) or "(defaults)"].append(summary.parent)
+    jobs = [(s.parent, json.loads(s.read_text()).get("overrides", [])) for s in job_files(directory, "summary.json")]
+    shared = set.intersection(*(set(o) for _, o in jobs)) if len(jobs) > 1 else set()
+    for job, overrides in jobs:
+        kept = [o for o in overrides if o not in shared and not o.lstrip("+~").startswith("seed=")]
+        groups[" ".join(kept) or "(defaults)"].append(job)
     return dict(groups)
 
 
@@ -538,8 +540,9 @@ def pooled(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def sweep_markdown(graph: str, rows: Mapping[str, Mapping[str, Any]]) -> str:
-    """The sweep's configurations with their raw and corrected convergence rates side by side."""
+def sweep_markdown(graph: str, rows: Mapping[str, Mapping[str, Any]], unlabeled: Sequence[str] = ()) -> str:
+    """The sweep's configurations with their raw and corrected convergence rates side by side (and those that no
+    one labeled, named below the table)."""
     lines = [
         f"# Agreement with people across a sweep: {graph}",
         "",
@@ -551,4 +554,6 @@ def sweep_markdown(graph: str, rows: Mapping[str, Mapping[str, Any]]) -> str:
             f"| {name} | {row['jobs']} | {row['episodes']} | {row['labels']} | {_rate(row['convergence_rate'])} | "
             f"{_rate(row['corrected_convergence_rate'])} | {_fmt(row['kappa'])} |"
         )
+    if unlabeled:
+        lines += ["", f"Not labeled, so not shown: {'; '.join(unlabeled)} (`dialectica label JOB` queues a job's episodes)."]
     return "\n".join(lines) + "\n"

@@ -92,7 +92,9 @@ def _traced(run: GraphRun, chosen: dict[int, str], name: str) -> Queue:
     if missing:
         config = digest(json.loads((run.folder / "config.json").read_text()))
         for i, record in sorted(rec.GraphRecords(run.run_dir / rec.FILE, run.graph).pick(set(missing)).items()):
-            traces[i] = trace_record(record, run.tracking_uri, experiment_id, run.mlflow_run_id, str(run.run_dir), config)
+            traces[i] = trace_record(
+                record, run.tracking_uri, experiment_id, run.mlflow_run_id, str(run.run_dir.resolve()), config
+            )
         (run.folder / TRACES).write_text(json.dumps({"experiment_id": experiment_id, "traces": traces}, indent=1))
     tracing = TracingClient(run.tracking_uri)
     for i, why in chosen.items():

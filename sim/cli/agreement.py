@@ -78,7 +78,8 @@ def _run(args: Any, echo: bool = True) -> dict[str, dict[str, Any]]:
 def _sweep(args: Any) -> int:
     """A sweep directory: every job's agreement, then each graph's configurations pooled over their seeds."""
     by_graph: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for name, jobs in sweep_jobs(args.run).items():
+    configurations = sweep_jobs(args.run)
+    for name, jobs in configurations.items():
         results: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for job in jobs:
             for graph, result in _run(argparse.Namespace(**{**vars(args), "run": job}), echo=False).items():
@@ -87,10 +88,9 @@ def _sweep(args: Any) -> int:
             by_graph[graph][name] = pooled(found)
     if not by_graph:
         raise ConfigError(f"no labels for any job of the sweep {args.run}; label its jobs' runs (dialectica label JOB)")
-    for graph, rows in by_graph.items():
-        text = sweep_markdown(graph, rows)
-        print(text)
+    texts = [sweep_markdown(g, rows, [c for c in configurations if c not in rows]) for g, rows in by_graph.items()]
+    print("\n".join(texts))
     (args.run / "agreement.json").write_text(json.dumps(by_graph, indent=2) + "\n")
-    (args.run / "agreement.md").write_text("\n".join(sweep_markdown(g, r) for g, r in by_graph.items()))
+    (args.run / "agreement.md").write_text("\n".join(texts))
     print(f"wrote {args.run / 'agreement.json'}, {args.run / 'agreement.md'}")
     return 0

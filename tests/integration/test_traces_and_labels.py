@@ -151,6 +151,7 @@ def test_a_sweeps_labels_pool_per_configuration_over_seeds(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     pooled = json.loads((sweep / "agreement.json").read_text())[NAME]
     assert len(pooled) == 2 and all(row["jobs"] == 2 and row["episodes"] == 12 for row in pooled.values())
+    assert set(pooled) == {"graph.refund_window_days=7", "graph.refund_window_days=30"}  # what tells them apart
     for name, row in pooled.items():
         assert "seed" not in name and row["labels"] == 6  # 3 labels a job, two seeds
         assert row["confusion"]["fp"] + row["confusion"]["fn"] == 2  # one disagreement a job
