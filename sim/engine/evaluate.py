@@ -6,6 +6,7 @@ summary are the same, and ``dialectica compare``, ``dialectica report``, resume 
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -241,10 +242,11 @@ def _native(
 
 
 def _own_name(target: Any) -> str:
-    """The graph's own name if it set one, else where it lives (``support_bot.graph.graph``; a script's graph
-    ``script.graph``, a notebook's the variable's name), else ``app``."""
-    own = getattr(target, "name", None) or getattr(target, "__name__", None)
-    if isinstance(own, str) and own not in ("LangGraph", "<lambda>"):
+    """The compiled graph's own name if it set one, else where it lives (``support_bot.graph.graph``, a factory
+    ``mybot.build`` as on the command line; a script's ``script.graph``, a notebook's the variable's name), else
+    ``app``."""
+    own = getattr(target, "name", None)
+    if isinstance(own, str) and own != "LangGraph":
         return own
     import sys
 
@@ -259,7 +261,8 @@ def _own_name(target: Any) -> str:
         if value is target and not attr.startswith("_"):  # the script's (file.attr) or the notebook's (attr)
             script = getattr(main, "__file__", None)
             return f"{Path(script).stem}.{attr}" if script else attr
-    return "app"
+    named = getattr(target, "__name__", None)  # a factory made inside a function
+    return named if isinstance(named, str) and named != "<lambda>" else "app"
 
 
 def _run(
@@ -304,6 +307,9 @@ def _run(
     if isinstance(llm, Mapping):
         values["llm"] = dict(llm)
     run_cfg = load(args, out_dir=run_dir, values=values)
+    if params:  # the MLflow run named by its knobs, as a sweep's job is: two evaluations of one factory tell apart
+        label = " ".join(f"{key}={value}" for key, value in params.items())
+        run_cfg = dataclasses.replace(run_cfg, tracking=dataclasses.replace(run_cfg.tracking, label=label))
     result = run(run_cfg, echo=lambda line: None)
     entry = result.graphs[spec.name]
     if not result.already_finished:

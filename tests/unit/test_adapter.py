@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
+import mlflow
 import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -119,8 +120,11 @@ def test_a_graph_with_its_own_context_and_model_runs_as_it_is(tmp_path: Path):
 
 
 def test_a_context_field_is_a_knob(tmp_path: Path):
-    closed = _run(tmp_path, params={"refunds_open": False})
+    store = f"sqlite:///{tmp_path / 'ml.db'}"
+    closed = _run(tmp_path, params={"refunds_open": False}, tracking=store)
     assert closed.metrics["convergence_rate"] == 0.0 < _run(tmp_path, "open").metrics["convergence_rate"]
+    named = mlflow.MlflowClient(store).get_run(closed.mlflow_run_id).info.run_name
+    assert named == f"{closed.name} refunds_open=False"  # two evaluations of one graph tell apart in MLflow
     with pytest.raises(
         ConfigError,
         match=r"graph.refund_open \(did you mean graph.refunds_open\?\); the graph.s own knobs: closing, refunds_open; the",
