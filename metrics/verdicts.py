@@ -105,8 +105,11 @@ class Interval:
 
 def kappa(c: Confusion) -> Interval:
     """Cohen's kappa between verdict and labels with its asymptotic 95% interval (statsmodels'
-    ``cohens_kappa``), clipped to [-1, 1]. NaN when undefined: no labels, or both sides constant and equal; the
-    interval is NaN where the asymptotic variance is zero or below (a table too small or one-sided to say)."""
+    ``cohens_kappa``), clipped to [-1, 1]. NaN when undefined: no labels, or both sides constant and equal. Where
+    the asymptotic variance is zero or below (perfect agreement, a table too small or one-sided), whose interval
+    would be a point, the interval is the central 95% of kappa over the table's Jeffreys posterior
+    (``_posterior_kappa``), widened to hold the estimate: ten labels in perfect agreement, half of them passes, give
+    1.00 (0.43-1.00), four give 1.00 (0.04-1.00)."""
     if c.n == 0:
         return Interval(math.nan, math.nan, math.nan)
     table = np.array([[c.tp, c.fp], [c.fn, c.tn]], dtype=float)  # rows: label, columns: verdict (kappa is symmetric)
@@ -118,10 +121,21 @@ def kappa(c: Confusion) -> Interval:
     with np.errstate(invalid="ignore"):
         result = cohens_kappa(table)
     value, variance = float(result.kappa), float(result.var_kappa)
-    if not variance > 0:  # a tiny or one-sided table's variance estimate is zero or below: it says nothing
-        return Interval(value, math.nan, math.nan)
+    if not variance > 0:  # a perfect, tiny or one-sided table's variance estimate is zero or below
+        low, high = _posterior_kappa(table)
+        return Interval(value, min(low, value), max(high, value))
     half = 1.959963984540054 * math.sqrt(variance)
     return Interval(value, max(-1.0, value - half), min(1.0, value + half))
+
+
+def _posterior_kappa(table: np.ndarray, draws: int = DRAWS, seed: int = 0) -> tuple[float, float]:
+    """The central 95% of kappa over a Dirichlet(cells + 1/2) posterior of the 2x2 table's cell shares."""
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(table.ravel() + 0.5, draws)  # tp, fp, fn, tn
+    observed = p[:, 0] + p[:, 3]
+    chance = (p[:, 0] + p[:, 1]) * (p[:, 0] + p[:, 2]) + (p[:, 2] + p[:, 3]) * (p[:, 1] + p[:, 3])
+    low, high = np.quantile((observed - chance) / (1 - chance), [0.025, 0.975])
+    return max(-1.0, float(low)), min(1.0, float(high))
 
 
 def corrected_rate(passed: int, total: int, c: Confusion, draws: int = DRAWS, seed: int = 0) -> Interval:

@@ -429,18 +429,20 @@ def write(run: GraphRun, result: Mapping[str, Any]) -> list[Path]:
 
         from dialectica.sim.tracking.runs import MlflowRun  # lazy: start-up (omegaconf, yaml)
 
-        log = MlflowRun(RetryingClient(MlflowClient(run.tracking_uri)), run.mlflow_run_id)
+        client = MlflowClient(run.tracking_uri)
+        log = MlflowRun(RetryingClient(client), run.mlflow_run_id)
         corrected = result["corrected_convergence_rate"] or {}
-        log.metrics(
-            {
-                "agreement/labels": float(result["labels"]),
-                "agreement/kappa": _nan(result["kappa"]),
-                "agreement/corrected_convergence_rate": _nan(corrected.get("estimate")),
-                "agreement/corrected_convergence_rate_ci95_low": _nan(corrected.get("ci95_low")),
-                "agreement/corrected_convergence_rate_ci95_high": _nan(corrected.get("ci95_high")),
-            },
-            step=int(result["labels"]),  # a later check with other labels adds a point rather than hiding this one
-        )
+        figures = {
+            "agreement/labels": float(result["labels"]),
+            "agreement/kappa": _nan(result["kappa"]),
+            "agreement/corrected_convergence_rate": _nan(corrected.get("estimate")),
+            "agreement/corrected_convergence_rate_ci95_low": _nan(corrected.get("ci95_low")),
+            "agreement/corrected_convergence_rate_ci95_high": _nan(corrected.get("ci95_high")),
+        }
+        step = int(result["label_count"])  # a later check with more labels adds a point rather than hiding this one
+        last = {k: [m for m in client.get_metric_history(run.mlflow_run_id, k) if m.step == step] for k in figures}
+        if any(not _same(last[k], v) for k, v in figures.items()):  # the same labels again add no point
+            log.metrics(figures, step=step)
         log.artifact(out_json, "agreement")
         log.artifact(out_md, "agreement")
     return [out_json, out_md]
@@ -462,6 +464,11 @@ def post_labels(run: GraphRun, labels: Sequence[Label]) -> str | None:
         shown = ", ".join(map(str, untraced[:10])) + (", ..." if len(untraced) > 10 else "")
         line += f"; episodes {shown} have no trace (`dialectica label` traces the episodes it queues)"
     return line
+
+
+def _same(points: Sequence[Any], value: float) -> bool:
+    """Whether the last point logged at a step holds ``value`` (nan equal to nan)."""
+    return bool(points) and (points[-1].value == value or (math.isnan(points[-1].value) and math.isnan(value)))
 
 
 def _nan(value: Any) -> float:

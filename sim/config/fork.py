@@ -96,16 +96,19 @@ def _same_start(run: Any, before: Any) -> None:
 
 def _within(source: Path, graph: str, turn: int) -> None:
     """Warns of a fork after more turns than any of the graph's original episodes played: none would change."""
-    rounds = []
+    rounds: list[Any] = []
     with (source / "episodes.jsonl").open() as handle:
         for line in handle:
             record = json.loads(line)
             if record.get("graph") == graph:
                 rounds.append((record.get("metrics") or {}).get("rounds"))
-    if rounds and all(isinstance(r, int | float) for r in rounds) and turn > max(rounds):
+    if not rounds or not all(isinstance(r, int | float) for r in rounds):
+        return  # a graph that does not count its rounds
+    longest = int(max(rounds))
+    if turn > longest:
         print(
             f"dialectica: warning: replay.from_turn={turn}: no episode of {graph} in {source} played more than "
-            f"{int(max(rounds))} turns, so its episodes replay unchanged (from_turn 0-{int(max(rounds))} forks them)",
+            f"{longest} turns, so its episodes replay unchanged (from_turn 0-{longest} forks them)",
             file=sys.stderr,
         )
 

@@ -91,6 +91,8 @@ def test_labels_from_mlflow_and_from_a_file_give_the_same_agreement(run, tmp_pat
     assert logged["agreement/labels"] == 4.0
     history = mlflow.MlflowClient(uri).get_metric_history(summary["mlflow_run_id"], "agreement/kappa")
     assert [m.step for m in history] == [4]  # at the number of labels: a later check adds a point
+    assert _dialectica(tmp_path, "agreement", str(run_dir)).returncode == 0  # the same labels again: no new point
+    assert len(mlflow.MlflowClient(uri).get_metric_history(summary["mlflow_run_id"], "agreement/kappa")) == 1
     # from Python, the same figures, with nothing written
     in_python = dialectica.agreement_with_labels(run_dir)[NAME]
     assert json.loads(json.dumps(in_python)) == {k: v for k, v in from_mlflow.items() if k != "graph"}

@@ -29,10 +29,11 @@ def test_kappa_by_hand():
     k = kappa(confusion(PAIRS))
     assert k.estimate == pytest.approx((0.7 - 0.62) / (1 - 0.62))
     assert -1 <= k.low < k.estimate < k.high <= 1
-    perfect = kappa(Confusion(tp=5, tn=5))
-    assert perfect.estimate == pytest.approx(1.0)
-    one = kappa(Confusion(fp=1))  # one label says nothing about chance: no interval rather than [0, 0]
-    assert one.estimate == 0.0 and math.isnan(one.low) and math.isnan(one.high)
+    perfect, few = kappa(Confusion(tp=5, tn=5)), kappa(Confusion(tp=2, tn=2))
+    assert perfect.estimate == pytest.approx(1.0) == perfect.high == few.high  # an interval, not a point at 1
+    assert 0 < few.low < perfect.low < 0.9  # ten perfect labels bound kappa higher than four
+    one = kappa(Confusion(fp=1))  # one label says nothing about chance: a wide interval rather than [0, 0]
+    assert one.estimate == 0.0 and one.low < -0.5 and one.high > 0.5
 
 
 def test_kappa_interval_narrows_with_four_times_the_labels():
