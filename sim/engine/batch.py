@@ -335,7 +335,7 @@ def _run_logged(
         entry = _entry(values, log.run_id, cut_short=len(slims) < cfg.episodes, spend=spend, traces=traces, traced=traced)
         t_out = time.perf_counter()
         kept.update(entry=entry, times=(t0, t1, t2, t_out))
-        log.params(flatten(config))
+        log.params({k: v for k, v in flatten(config).items() if run.fork or not k.startswith("replay.")})  # a replay's own
         log.metrics(values)
         log.metric_steps(by_round, "by_round")
         _log_files(log, episodes, name, [*files, graph_dir / "config.json"], pages)
