@@ -119,7 +119,9 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
     (forked,) = [r for r in runs if "replay_of" in r.data.tags]
     original_id = json.loads((tmp_path / "orig" / "summary.json").read_text())["graphs"]["maieutic"]["mlflow_run_id"]
     assert forked.data.tags["replay_of_run_id"] == original_id and forked.data.tags["replay_from_turn"] == "2"
-    assert forked.data.params["replay.from_turn"] == "2" and "replay.from_turn" not in client.get_run(original_id).data.params
+    assert (
+        forked.data.params["replay.from_turn"] == "2" and "replay.from_turn" not in client.get_run(original_id).data.params
+    )
 
 
 def test_a_fork_under_a_smaller_budget_stops_each_interview_at_it(original):
