@@ -261,6 +261,11 @@ def _run_one(
         tracker.end_stale(tags["run_dir"], name)
     checkpoint.mark_done(cfg.out_dir / name, done=False)  # an earlier run's marker in this folder
     scenarios = [s["name"] for s in run.scenarios]
+    if cfg.episodes < len(scenarios):  # episodes take the scenarios in turn
+        echo(
+            f"{name}: episodes={cfg.episodes} plays the first {cfg.episodes} of its {len(scenarios)} scenarios "
+            f"(they take turns); episodes={len(scenarios)} plays each once"
+        )
     note = (
         f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
         f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
