@@ -46,9 +46,10 @@ def test_an_export_of_the_same_calls_is_the_same_bytes(tmp_path):
 @pytest.mark.parametrize(
     "content, expected",
     [
-        (gzip.compress(b'{"key": "a", "value": {}}\n{"value": {}}\n'), "line 2 is not a cached call"),
+        (gzip.compress(b'{"key": "a", "value": {}}\n{"value": {}}\n', mtime=0), "line 2 is not a cached call"),
         (b"plain text", "not a gzipped file of calls"),
     ],
+    ids=["gzipped-not-calls", "not-gzipped"],  # the same ids in every xdist worker, whatever second it collects in
 )
 def test_a_file_that_is_not_calls_adds_nothing_and_says_which_line(tmp_path, capsys, content, expected):
     bad = tmp_path / "bad.jsonl.gz"
