@@ -145,7 +145,7 @@ def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path
     if not cfg.view.enabled:
         return []
     from dialectica.sim.view.registry import view_for  # lazy: start-up (16 ms)
-    from dialectica.sim.view.write import write_graph_pages
+    from dialectica.sim.view.write import write_graph_pages  # lazy: start-up (16 ms)
 
     changed = _changed_endings(run, slims)
     options = replace(cfg.view, metric=cfg.view.metric or view_for(run.spec.name).metric) if changed else cfg.view
@@ -235,6 +235,15 @@ def graph_config(run: GraphRun, cfg: RunConfig) -> dict[str, Any]:
     return config
 
 
+def _say_unplayed(name: str, episodes: int, scenarios: int, echo: Callable[[str], None]) -> None:
+    """Fewer episodes than scenarios leave some unplayed (episodes take the scenarios in turn): said."""
+    if episodes < scenarios:
+        echo(
+            f"{name}: episodes={episodes} plays the first {episodes} of its {scenarios} scenarios (they take turns); "
+            f"episodes={scenarios} plays each once"
+        )
+
+
 def _run_one(
     run: GraphRun,
     cfg: RunConfig,
@@ -261,11 +270,7 @@ def _run_one(
         tracker.end_stale(tags["run_dir"], name)
     checkpoint.mark_done(cfg.out_dir / name, done=False)  # an earlier run's marker in this folder
     scenarios = [s["name"] for s in run.scenarios]
-    if cfg.episodes < len(scenarios):  # episodes take the scenarios in turn
-        echo(
-            f"{name}: episodes={cfg.episodes} plays the first {cfg.episodes} of its {len(scenarios)} scenarios "
-            f"(they take turns); episodes={len(scenarios)} plays each once"
-        )
+    _say_unplayed(name, cfg.episodes, len(scenarios), echo)
     note = (
         f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
         f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
