@@ -13,6 +13,24 @@ from dialectica.sim.adapter.users import ScriptedUser
 from dialectica.sim.authoring.params import ConfigError, did_you_mean
 
 
+def package_module(module: str) -> tuple[str, str] | None:
+    """For ``path/to/pkg/mod.py``, ``path/to/pkg/__init__.py`` or the folder ``path/to/pkg`` inside a package (its
+    folders hold ``__init__.py``): the folder above the top package and the dotted module (``pkg.mod``, ``pkg``);
+    None for anything else (a lone script, a dotted module name)."""
+    path = Path(module)
+    if not (module.endswith(".py") and path.is_file()) and not (path.is_dir() and (path / "__init__.py").is_file()):
+        return None
+    path = path.resolve()
+    parts = [] if path.is_dir() or path.name == "__init__.py" else [path.stem]
+    folder = path if path.is_dir() else path.parent
+    if not (folder / "__init__.py").is_file():
+        return None
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return str(folder), ".".join(parts)
+
+
 def import_object(target: str) -> Any:
     """The object an import string names: ``package.module:attr`` or ``path/to/file.py:attr``.
 
@@ -27,7 +45,13 @@ def import_object(target: str) -> Any:
     if not sep or not module_name or not attr:
         raise ConfigError(f"{target!r} is not an import string; write package.module:attr or path/to/file.py:attr")
     try:
-        if module_name.endswith(".py"):
+        packaged = package_module(module_name)
+        if packaged is not None:  # a file or folder inside a package: imported as the package's module
+            root, dotted = packaged
+            if root not in sys.path:
+                sys.path.insert(0, root)
+            module = importlib.import_module(dotted)
+        elif module_name.endswith(".py"):
             path = Path(module_name).resolve()
             if not path.is_file():
                 raise ConfigError(f"{target}: no such file {path}")

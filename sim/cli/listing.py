@@ -79,6 +79,8 @@ def describe(spec: GraphSpec) -> str:
         else f"plugin {discovery.plugins()[spec.name].value}"
         if spec.name in discovery.plugins()
         else "used as it is"
+        if adapted
+        else "native, by import string; not registered: dialectica list and graph=all leave it out"
     )
     lines = [
         f"{spec.name}  ({origin})",

@@ -62,8 +62,14 @@ def is_import_string(name: str) -> bool:
 
 def display_name(target: str) -> str:
     """The name records, folders and MLflow give a graph named by an import string: ``package.module.attr``
-    (``path/to/file.py:attr`` gives ``file.attr``), no colon or slash in a folder name."""
+    (``path/to/file.py:attr`` gives ``file.attr``; a file or folder inside a package its dotted module's,
+    ``path/to/pkg/__init__.py:attr`` gives ``pkg.attr``), no colon or slash in a folder name."""
+    from dialectica.sim.adapter.strings import package_module  # lazy: start-up (langchain-core)
+
     module, _, attr = target.partition(":")
+    packaged = package_module(module)
+    if packaged is not None:
+        return f"{packaged[1]}.{attr}"
     return f"{Path(module).stem if module.endswith('.py') else module}.{attr}"
 
 
@@ -85,6 +91,7 @@ def _load(name: str) -> GraphSpec:
 
         obj = import_object(name)
         if isinstance(obj, GraphSpec):
+            register(obj)  # its pages, endings and views found by the name its records carry
             return obj
         spec = App(obj, name=display_name(name)).spec()
         register(spec)  # pages and reports find it by the name its records carry
@@ -104,7 +111,8 @@ def _load(name: str) -> GraphSpec:
     else:
         raise ConfigError(
             f"unknown graph={name!r}{did_you_mean(name, names(), 'graph=')}; valid choices: all, {', '.join(names())}, "
-            "or package.module:attr for a LangGraph graph used as it is"
+            "or a graph of your own: package.module:attr or path/to/file.py:attr (a GraphSpec, or a LangGraph graph "
+            "used as it is)"
         )
     if not isinstance(spec, GraphSpec) or spec.name != name:
         raise ConfigError(f"graph {name!r} does not export a GraphSpec named {name!r} (got {type(spec).__name__})")

@@ -68,7 +68,7 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
         if turn > 0 and run.spec.play is None and run.spec.turns is None:
             raise ConfigError(
                 f"graph {run.spec.name} cannot be forked after a turn (its spec has neither play nor turns); "
-                "valid: replay.from_turn=0"
+                "valid: from_turn=0"
             )
         raw = json.loads(config.read_text())["graph"]
         before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
@@ -90,7 +90,7 @@ def _same_start(run: Any, before: Any) -> None:
         if moved:
             raise ConfigError(
                 f"{run.spec.name}'s starting state holds {', '.join(moved)}, which the changed graph.* keys set; a fork "
-                "after a turn keeps the original's state, so the change would not reach it; valid: replay.from_turn=0"
+                "after a turn keeps the original's state, so the change would not reach it; valid: from_turn=0"
             )
 
 
@@ -120,6 +120,6 @@ def _same_graph(graph: str, before: Any, after: Any) -> None:
         if f.metadata.get(REBUILDS_GRAPH) and getattr(before, f.name) != getattr(after, f.name):
             raise ConfigError(
                 f"graph.{f.name} builds {graph}'s graph, so a fork after a turn cannot change it "
-                f"({getattr(before, f.name)!r} -> {getattr(after, f.name)!r}); valid: replay.from_turn=0 for it, "
+                f"({getattr(before, f.name)!r} -> {getattr(after, f.name)!r}); valid: from_turn=0 for it, "
                 "or fork over the graph's context knobs"
             )

@@ -15,6 +15,7 @@ sweeps use, and for each episode whose ending changed, both endings.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,18 @@ def _check_out(run: Path, out: Path, resume: bool) -> None:
         )
 
 
+def _default_out(run: Path, turn: str, given: list[str]) -> str:
+    """``RUN-replay-tT``, and what the overrides change (``RUN-replay-t2-accept_within_0.1``), so that two replays
+    of one run from one turn under other configs land apart (no ``=``: Hydra reads the folder as a value)."""
+    changed = []
+    for override in given:
+        key, _, value = override.lstrip("+~").partition("=")
+        if not key.startswith("hydra."):
+            changed.append(f"{key.rsplit('.', 1)[-1]}_{value}")
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(changed))[:80]
+    return f"{run.as_posix().rstrip('/')}-replay-t{turn}" + (f"-{slug}" if slug else "")
+
+
 def arguments(args: list[str]) -> list[str]:
     """The Hydra arguments of ``dialectica replay RUN ...``: the original's overrides, the given ones, the
     replay keys and the output directory.
@@ -57,9 +70,9 @@ def arguments(args: list[str]) -> list[str]:
         raise ConfigError(f"{run} holds no summary.json: replay a finished run's directory ({USAGE})")
     if {"-m", "--multirun"} & set(rest):
         raise ConfigError("dialectica replay forks one run; to compare several configs, replay once per config")
-    turn = next((a.partition("=")[2] for a in rest if a.startswith("from_turn=")), "0")
-    out = next((a.partition("=")[2] for a in rest if a.startswith("out=")), f"{run.as_posix().rstrip('/')}-replay-t{turn}")
-    given = [a for a in rest if not a.startswith(("from_turn=", "out="))]
+    turn = next((a.partition("=")[2] for a in rest if a.startswith(("from_turn=", "replay.from_turn="))), "0")
+    given = [a for a in rest if not a.startswith(("from_turn=", "replay.from_turn=", "out="))]
+    out = next((a.partition("=")[2] for a in rest if a.startswith("out=")), _default_out(run, turn, given))
     _check_out(run, Path(out), "resume=true" in given)
     keys = {a.lstrip("+~").partition("=")[0] for a in given}
     original = [
@@ -74,7 +87,8 @@ def replay(
     run: str | Path, from_turn: int = 0, overrides: list[str] | tuple[str, ...] = (), out_dir: str | Path | None = None
 ) -> dict[str, Any]:
     """``dialectica replay`` from Python: forks every episode of ``run`` after ``from_turn`` under the original
-    command with ``overrides`` on top, into ``out_dir`` (default ``RUN-replay-tT``).
+    command with ``overrides`` on top, into ``out_dir`` (default ``RUN-replay-tT-<what the overrides set>``:
+    ``RUN-replay-t1-budget_6``).
 
     Returns:
         The paired report (also in ``replay.json``): per graph the pairs, both rates, the difference with its

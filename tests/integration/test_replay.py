@@ -155,6 +155,18 @@ def test_bad_replays_are_one_line(original, tmp_path, args, words):
     assert not (tmp_path / "x").exists()
 
 
+def test_the_replay_arguments_read_either_spelling_of_the_turn_and_name_the_folder_by_the_change(tmp_path):
+    from dialectica.sim.engine.replay import arguments
+
+    run = tmp_path / "base"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({"overrides": ["graph=interview", "episodes=3"]}))
+    args = arguments([str(run), "replay.from_turn=2", "graph.budget=6"])
+    assert args[-2:] == ["replay.from_turn=2", f"hydra.run.dir={run}-replay-t2-budget_6"]
+    assert "graph.budget=6" in args and "graph=interview" in args
+    assert arguments([str(run), "from_turn=1"])[-1] == f"hydra.run.dir={run}-replay-t1"  # nothing changed
+
+
 def test_a_replay_never_writes_into_an_existing_run(original, tmp_path):
     files = {p.name: p.read_bytes() for p in original.iterdir() if p.is_file()}
     for out in (original, tmp_path / "other"):
@@ -229,13 +241,14 @@ def test_a_fork_of_a_run_that_kept_its_checkpoints_goes_on_from_the_recorded_sta
         assert proc.returncode == 0, proc.stderr[-3000:]
         fork = _run(tmp_path, "replay", str(tmp_path / name), "from_turn=2", "participants.failure_rate=0.4")
         assert fork.returncode == 0, fork.stderr[-3000:]
-    before, kept, plain = (_records(tmp_path / n) for n in ("kept", "kept-replay-t2", "plain-replay-t2"))
+    kept_dir, plain_dir = (tmp_path / f"{n}-replay-t2-failure_rate_0.4" for n in ("kept", "plain"))  # named by the change
+    before, kept, plain = _records(tmp_path / "kept"), _records(kept_dir), _records(plain_dir)
     reached = [k for k, r in before.items() if max(t["round"] for t in _prefix(r, 99)) > 2]  # forked after turn 2
     assert reached
     assert all(kept[k]["fork"].get("restored") and _prefix(kept[k], 2) == _prefix(before[k], 2) for k in reached)
     assert any(_prefix(plain[k], 2) != _prefix(before[k], 2) for k in reached), "the override changed no prefix"
     assert not any(r["fork"].get("restored") for r in plain.values())
-    report = json.loads((tmp_path / "kept-replay-t2" / "replay.json").read_text())["graphs"][graph]
+    report = json.loads((kept_dir / "replay.json").read_text())["graphs"][graph]
     assert sorted(report["restored"]) == sorted(k[1] for k in reached)
 
 

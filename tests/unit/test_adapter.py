@@ -352,8 +352,22 @@ def test_a_fork_after_a_turn_refuses_a_knob_the_graph_copies_into_its_starting_s
 
     spec = SimpleNamespace(name="copier", initial_state=lambda scenario, p: {"topic": scenario["name"], "left": p.budget})
     _same_start(SimpleNamespace(spec=spec, scenarios=[{"name": "a"}], params=Knobs(threshold=0.9)), Knobs())  # read later
-    with pytest.raises(ConfigError, match=r"copier's starting state holds left, .* valid: replay.from_turn=0"):
+    with pytest.raises(ConfigError, match=r"copier's starting state holds left, .* valid: from_turn=0"):
         _same_start(SimpleNamespace(spec=spec, scenarios=[{"name": "a"}], params=Knobs(budget=6.0)), Knobs())
+
+
+def test_a_path_inside_a_package_imports_as_the_packages_module(tmp_path: Path):
+    from dialectica.sim.adapter.strings import import_object
+    from dialectica.sim.config.discovery import display_name
+
+    package = tmp_path / "src" / "pathpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from pathpkg.parts import ANSWER\n")  # an absolute import, as packages do
+    (package / "parts.py").write_text("ANSWER = 42\n")
+    for where in (package / "__init__.py", package, package / "parts.py"):
+        assert import_object(f"{where}:ANSWER") == 42
+    assert display_name(f"{package / '__init__.py'}:ANSWER") == "pathpkg.ANSWER"
+    assert display_name(f"{package / 'parts.py'}:ANSWER") == "pathpkg.parts.ANSWER"
 
 
 def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
