@@ -157,6 +157,7 @@ def _pages(run: GraphRun, cfg: RunConfig, slims: rec.SlimRecords, episodes: Path
         full=rec.GraphRecords(episodes, run.spec.name).pick,
         episodes=changed or None,
         traces=traces,
+        asked="ending changed",
     )
 
 

@@ -30,13 +30,14 @@ def select_episodes(
     errors: int,
     episodes: Collection[int] = (),
     every: bool = False,
+    asked: str = "asked for",
 ) -> list[Selected]:
     """Picks episodes, each once with every reason it was picked, in episode order.
 
     Best is the highest value of ``metric``, or the lowest for ``-metric``; ties go to the earlier
     episode. Episodes without a finite value are not ranked. ``episodes``: episode indices (the records'
-    ``episode``) that get a page whatever else is picked. ``every``: every episode is picked (those that
-    nothing else picks with no reason).
+    ``episode``) that get a page whatever else is picked, for the reason ``asked``. ``every``: every episode is
+    picked (those that nothing else picks with no reason).
     """
     why: dict[int, list[str]] = {i: [] for i in range(len(records))} if every else {}
     for i in range(min(first, len(records))):
@@ -47,16 +48,17 @@ def select_episodes(
         if ranked:
             best = max(ranked, key=lambda p: (p[0], -p[1]))[1]
             worst = min(ranked, key=lambda p: (p[0], p[1]))[1]
-            why.setdefault(best, []).append(f"best by {name}")
+            low = " (lowest)" if sign < 0 else ""  # lower is better: said, since "best by rounds" reads as the most
+            why.setdefault(best, []).append(f"best by {name}{low}")
             if worst != best:
-                why.setdefault(worst, []).append(f"worst by {name}")
+                why.setdefault(worst, []).append(f"worst by {name}{' (highest)' if low else ''}")
     failed = [i for i, r in enumerate(records) if r.get("error") or r.get("termination_reason") == "error"]
     for i in failed[:errors]:
         why.setdefault(i, []).append("error")
     if episodes:
         for i, r in enumerate(records):
             if r.get("episode") in episodes:
-                why.setdefault(i, []).append("asked for")
+                why.setdefault(i, []).append(asked)
     picked = {i: records[i] for i in why}  # each record parsed once (records may be parsed on access)
     return [Selected(picked[i], tuple(why[i])) for i in sorted(why, key=lambda i: (picked[i].get("episode", i), i))]
 

@@ -41,6 +41,7 @@ def write_graph_pages(
     episodes: Collection[int] | None = None,
     remake: str | None = None,
     traces: Mapping[int, str] | None = None,
+    asked: str = "asked for",
 ) -> list[Path]:
     """Pages for the episodes ``options`` selects (every one with ``pages: all``), ``index.html`` over every
     episode of ``records`` (linking each one whose page is in ``out_dir``, from this call or an earlier one), and
@@ -54,13 +55,14 @@ def write_graph_pages(
         remake: The command that, given ``--episode N``, writes episode N's page here (default: the run
             folder above ``out_dir`` with ``--graph``), shown on the index's rows without a page.
         traces: Episode index -> the URL of its MLflow trace, linked from its page.
+        asked: Why ``episodes`` got a page, as the index says (a replay's: ``ending changed``).
     """
     if not records:
         return []
     graph = str(records[0].get("graph", "graph"))
     default = view_for(graph).metric
     rank = options.metric or (default if episodes is None else None)
-    picked = select_episodes(records, options.first, rank, options.errors, episodes or (), options.pages == "all")
+    picked = select_episodes(records, options.first, rank, options.errors, episodes or (), options.pages == "all", asked)
     if full is not None:
         whole = full({int(item.record["episode"]) for item in picked})
         picked = [Selected(whole.get(int(item.record["episode"]), item.record), item.why) for item in picked]

@@ -35,7 +35,7 @@ def test_first_best_and_worst_each_once_with_every_reason():
 
 def test_minus_prefix_means_lower_is_better_and_ties_go_to_the_earlier_episode():
     picked = _picked(select_episodes(_records([0.3, 0.1, 0.1, 0.9, 0.9]), first=0, metric="-score", errors=0))
-    assert picked == {1: ("best by score",), 3: ("worst by score",)}
+    assert picked == {1: ("best by score (lowest)",), 3: ("worst by score (highest)",)}
 
 
 def test_episodes_without_the_metric_are_not_ranked_and_errors_are_added():
