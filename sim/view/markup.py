@@ -34,13 +34,14 @@ def number(value: Any) -> float | None:
 
 
 def fmt(value: Any) -> str:
-    """Short display text: 3 significant digits for floats, yes/no for booleans, a dash for missing."""
+    """Short display text: 3 significant digits for floats (whole digits kept up to a million: 3780, not 3.78e+03),
+    yes/no for booleans, a dash for missing."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.3g}"
+        return f"{value:.0f}" if 1000 <= abs(value) < 1e6 else f"{value:.3g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(fmt(v) for v in value)
     return str(value)
