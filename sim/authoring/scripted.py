@@ -29,6 +29,10 @@ class ScriptedChatModel(BaseChatModel):
     The policy sees exactly what an LLM would see (the messages) and returns
     natural-language text, so the graph must parse its output like any model's.
     Usage metadata counts whitespace tokens so accounting works the same way.
+
+    Attributes:
+        policy: ``(messages) -> str``, the participant's reply to what it was shown.
+        role: The role its calls are counted under (``role/<role>/calls_mean``...); ``scripted`` by default.
     """
 
     policy: Any
