@@ -101,7 +101,7 @@ def describe(spec: GraphSpec) -> str:
     ]
     lines.append(
         "  metrics: "
-        + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics))
+        + ", ".join(m.__name__ for m in (*COMMON, *spec.metrics) if spec.agreement or m.__name__ != "undefined_agreement")
         + ("; embedding_agreement" if spec.agreement else "")
     )
     return "\n".join(line for line in lines if line)
