@@ -49,7 +49,7 @@ def _default_out(run: Path, turn: str, given: list[str]) -> str:
     changed = []
     for override in given:
         key, _, value = override.lstrip("+~").partition("=")
-        if not key.startswith("hydra."):
+        if not key.startswith("hydra.") and key not in ("resume", "progress"):  # a resumed replay finds its folder
             changed.append(f"{key.rsplit('.', 1)[-1]}_{value}")
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(changed))[:80]
     return f"{run.as_posix().rstrip('/')}-replay-t{turn}" + (f"-{slug}" if slug else "")

@@ -166,6 +166,8 @@ def test_the_replay_arguments_read_either_spelling_of_the_turn_and_name_the_fold
     assert args[-2:] == ["replay.from_turn=2", f"hydra.run.dir={run}-replay-t2-budget_6"]
     assert "graph.budget=6" in args and "graph=interview" in args
     assert arguments([str(run), "from_turn=1"])[-1] == f"hydra.run.dir={run}-replay-t1"  # nothing changed
+    again = arguments([str(run), "from_turn=2", "graph.budget=6", "resume=true"])  # the folder it was stopped in
+    assert again[-1] == f"hydra.run.dir={run}-replay-t2-budget_6"
 
 
 def test_a_replay_never_writes_into_an_existing_run(original, tmp_path):
