@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 from dialectica.metrics import FullRecord, Record
 from dialectica.sim import records as rec
 from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.config import discovery
 from dialectica.sim.view.topology import Topology
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -57,6 +59,18 @@ def _topology(path: Path) -> Topology | None:
         return None
 
 
+def _load_named_graphs(summary: Path) -> None:
+    """Loads a graph the run named by import string (``graph=pkg.mod:SPEC`` in its summary's overrides), so that its
+    pages get its own panel and endings; one that does not import from here is drawn with the generic view."""
+    if not summary.is_file():
+        return
+    for override in json.loads(summary.read_text()).get("overrides", []):
+        key, _, value = override.partition("=")
+        if key.lstrip("+~") == "graph" and ":" in value:
+            with contextlib.suppress(ConfigError):
+                discovery.load(value)
+
+
 def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology | None]) -> list[GraphRecords]:
     """A run directory (``episodes.jsonl`` of every graph) or one graph's folder in it; pages go to
     ``<graph folder>/view/`` unless ``out`` is given. ``shape(graph)`` is asked when no topology was saved."""
@@ -67,6 +81,7 @@ def from_directory(path: Path, out: Path | None, shape: Callable[[str], Topology
         source, only, folder = folder.parent / "episodes.jsonl", folder.name, folder.parent
     if not source.exists():
         raise ViewError(f"no episodes.jsonl in {folder}")
+    _load_named_graphs(folder / "summary.json")
     groups = []
     for graph, records in read_slim(source).items():
         if only is not None and graph != only:

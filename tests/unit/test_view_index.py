@@ -145,3 +145,19 @@ def test_a_bad_episode_or_graph_is_one_line_exit_2_and_writes_nothing(run_dir, c
     assert code == 2 and err.startswith("dialectica: error: ") and err.count("\n") == 1
     assert words.replace("RUN", str(run_dir)) in err
     assert not (run_dir / "interview" / "view").exists() and not (run_dir / "view.html").exists()
+
+
+def test_a_native_graph_the_run_named_by_import_string_is_loaded_for_its_pages(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from dialectica.sim.config import discovery
+    from dialectica.sim.view.source import _load_named_graphs
+
+    monkeypatch.setattr(discovery, "_REGISTERED", {})  # this process has not loaded it yet
+    package = Path(__file__).resolve().parents[2] / "examples" / "custom_graph" / "src" / "haggle"
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps({"overrides": [f"graph={package}:SPEC", "episodes=2"]}))
+    _load_named_graphs(summary)
+    assert discovery.load("haggle").name == "haggle"  # its view and endings found by the name its records carry
+    summary.write_text(json.dumps({"overrides": ["graph=no_such_module:SPEC"]}))
+    _load_named_graphs(summary)  # one that no longer imports: the generic view, no error
