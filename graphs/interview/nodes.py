@@ -72,8 +72,12 @@ class InterviewNodes:
         errors = [{"node": "formulate_question", "error": error}] if error else []
         return {"messages": [message], "target_field": field.name, "errors": errors}
 
+    def spent(self, state: InterviewState) -> float:
+        """The budget spent so far (a state kept before it was counted so holds what was left instead)."""
+        return state.get("budget_used", self.p.budget - state.get("budget_left", self.p.budget))
+
     def check_budget(self, state: InterviewState) -> dict[str, Any]:
-        return {"budget_used": state["budget_used"] + self.p.question_cost}
+        return {"budget_used": self.spent(state) + self.p.question_cost}
 
     def get_answer(self, state: InterviewState) -> dict[str, Any]:
         # the whole interview so far, the interviewer's turns as the user's: the expert remembers what it said, and
@@ -109,7 +113,7 @@ class InterviewNodes:
                     "field": state["target_field"],
                     "scr": scr,
                     "wasted": not scr,
-                    "budget_left": self.p.budget - state["budget_used"],
+                    "budget_left": self.p.budget - self.spent(state),
                 }
             ],
         }
@@ -118,7 +122,7 @@ class InterviewNodes:
         ascr = state.get("ascr", {})
         if self.deps.schema.complete(ascr):
             return {"complete": True, "end_reason": "criteria"}
-        if self.p.budget - state["budget_used"] < self.p.question_cost:
+        if self.p.budget - self.spent(state) < self.p.question_cost:
             return {"complete": True, "end_reason": "budget"}
         return {"complete": False}
 

@@ -13,6 +13,7 @@ class InterviewState(TypedDict, total=False):
     project_id: str
     conversation_id: str
     budget_used: float  # spent so far; the budget is a param (Episode.params), so a replay can change it
+    budget_left: float  # what checkpoints kept before 2026-11-29 hold instead (InterviewNodes.spent reads it)
     complete: bool
     end_reason: str  # criteria | budget
     target_field: str

@@ -51,6 +51,14 @@ def import_object(target: str) -> Any:
             if root not in sys.path:
                 sys.path.insert(0, root)
             module = importlib.import_module(dotted)
+            wanted = Path(module_name).resolve()
+            wanted = wanted / "__init__.py" if wanted.is_dir() else wanted
+            found = Path(getattr(module, "__file__", "") or "").resolve()
+            if found != wanted:  # another copy of the package (an installed plugin) was imported first
+                raise ConfigError(
+                    f"{target}: {dotted} is imported already from {found}, not {wanted}; give graph={dotted}:{attr} "
+                    "to run that copy, or uninstall it to run this one"
+                )
         elif module_name.endswith(".py"):
             path = Path(module_name).resolve()
             if not path.is_file():

@@ -429,8 +429,8 @@ def write(run: GraphRun, result: Mapping[str, Any]) -> list[Path]:
 
         from dialectica.sim.tracking.runs import MlflowRun  # lazy: start-up (omegaconf, yaml)
 
-        client = MlflowClient(run.tracking_uri)
-        log = MlflowRun(RetryingClient(client), run.mlflow_run_id)
+        client = RetryingClient(MlflowClient(run.tracking_uri))
+        log = MlflowRun(client, run.mlflow_run_id)
         corrected = result["corrected_convergence_rate"] or {}
         figures = {
             "agreement/labels": float(result["labels"]),
@@ -521,7 +521,10 @@ def sweep_jobs(directory: Path) -> dict[str, list[Path]]:
     from dialectica.sim.tracking.sweep import job_files  # lazy: start-up (hydra, omegaconf)
 
     jobs = [(s.parent, json.loads(s.read_text()).get("overrides", [])) for s in job_files(directory, "summary.json")]
-    shared = set.intersection(*(set(o) for _, o in jobs)) if len(jobs) > 1 else set()
+    unseeded = [{o for o in overrides if not o.lstrip("+~").startswith("seed=")} for _, overrides in jobs]
+    shared = set.intersection(*unseeded) if len(jobs) > 1 else set()
+    if all(kept == shared for kept in unseeded):  # one configuration (over seeds): named by all it set
+        shared = set()
     for job, overrides in jobs:
         kept = [o for o in overrides if o not in shared and not o.lstrip("+~").startswith("seed=")]
         groups[" ".join(kept) or "(defaults)"].append(job)

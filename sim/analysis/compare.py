@@ -143,16 +143,31 @@ def suite_overrides(overrides: Sequence[str]) -> list[str]:
     return sorted(o for o in overrides if any(_key(o) == k or _key(o).startswith(f"{k}.") for k in SUITE_KEYS))
 
 
-def _is_default(override: str) -> bool:
-    """Whether a top-level override (``seed=0``) sets what ``conf/config.yaml`` has already: a baseline made
-    without it was made with that value."""
+def suite_defaults() -> dict[str, Any]:
+    """The top-level values and group choices a check runs with when not given: ``conf/config.yaml``'s, then the
+    suite's (``conf/experiment/ci_suite.yaml``: ``seed: 20261121``, ``participants: scripted``...)."""
     import yaml
 
     from dialectica.sim.config.resources import CONF_DIR  # lazy: start-up (omegaconf)
 
+    values: dict[str, Any] = {}
+    for path in (CONF_DIR / "config.yaml", CONF_DIR / "experiment" / f"{SUITE}.yaml"):
+        data = yaml.safe_load(path.read_text()) or {}
+        for entry in data.pop("defaults", []):  # a group's choice: {"participants": "scripted"}
+            if isinstance(entry, dict):
+                values |= {k.removeprefix("override /"): v for k, v in entry.items()}
+        values |= {k: v for k, v in data.items() if not isinstance(v, dict | list)}
+    return values
+
+
+def _is_default(override: str) -> bool:
+    """Whether a top-level override (``seed=20261121``) sets what the suite runs with anyway: a baseline made
+    without it was made with that value."""
+    import yaml
+
     key, _, value = override.lstrip("+~").partition("=")
-    defaults = yaml.safe_load((CONF_DIR / "config.yaml").read_text()) or {}
-    if "." in key or key not in defaults or isinstance(defaults[key], dict | list):
+    defaults = suite_defaults()
+    if "." in key or key not in defaults:
         return False
     try:
         return bool(yaml.safe_load(value) == defaults[key])

@@ -41,7 +41,7 @@ def fmt(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.0f}" if 1000 <= abs(value) < 1e6 else f"{value:.3g}"
+        return f"{value:.0f}" if 999.5 <= abs(value) < 1e6 else f"{value:.3g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(fmt(v) for v in value)
     return str(value)

@@ -136,6 +136,11 @@ def test_a_fork_under_a_smaller_budget_stops_each_interview_at_it(original):
         assert metrics["rounds"] <= 3 and metrics["budget_used"] == metrics["rounds"], key  # the new budget holds
         if before[key]["metrics"]["rounds"] > 3:
             assert record["termination_reason"] == "budget_exhausted", key
+    # a budget of exactly the fork's turn: the interview decides in a node of its own after the turn, under the replay
+    at = original.parent / "budget-at-fork"
+    proc = _run(original.parent, "replay", str(original), "from_turn=2", "graph=interview", "graph.budget=2", f"out={at}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert all(r["metrics"]["rounds"] == min(2, before[k]["metrics"]["rounds"]) for k, r in _records(at).items())
 
 
 @pytest.mark.parametrize(

@@ -354,6 +354,10 @@ def test_a_fork_after_a_turn_refuses_a_knob_the_graph_copies_into_its_starting_s
     _same_start(SimpleNamespace(spec=spec, scenarios=[{"name": "a"}], params=Knobs(threshold=0.9)), Knobs())  # read later
     with pytest.raises(ConfigError, match=r"copier's starting state holds left, .* valid: from_turn=0"):
         _same_start(SimpleNamespace(spec=spec, scenarios=[{"name": "a"}], params=Knobs(budget=6.0)), Knobs())
+    noisy = SimpleNamespace(name="noisy", initial_state=lambda scenario, p: {"id": random.random(), "left": p.budget})
+    _same_start(SimpleNamespace(spec=noisy, scenarios=[{"name": "a"}], params=Knobs()), Knobs())  # no knob changed
+    with pytest.raises(ConfigError, match=r"noisy's starting state holds left,"):  # the id differs every time: not named
+        _same_start(SimpleNamespace(spec=noisy, scenarios=[{"name": "a"}], params=Knobs(budget=6.0)), Knobs())
 
 
 def test_a_path_inside_a_package_imports_as_the_packages_module(tmp_path: Path):
@@ -368,6 +372,11 @@ def test_a_path_inside_a_package_imports_as_the_packages_module(tmp_path: Path):
         assert import_object(f"{where}:ANSWER") == 42
     assert display_name(f"{package / '__init__.py'}:ANSWER") == "pathpkg.ANSWER"
     assert display_name(f"{package / 'parts.py'}:ANSWER") == "pathpkg.parts.ANSWER"
+    copy = tmp_path / "elsewhere" / "pathpkg"  # another copy of the same package, after the first was imported
+    copy.mkdir(parents=True)
+    (copy / "__init__.py").write_text("ANSWER = 7\n")
+    with pytest.raises(ConfigError, match=r"pathpkg is imported already from .*src/pathpkg/__init__.py, not .*elsewhere"):
+        import_object(f"{copy}:ANSWER")
 
 
 def test_an_import_string_names_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -191,7 +191,10 @@ def test_a_check_runs_the_baselines_suite_and_refuses_another(tmp_path):
     with pytest.raises(ConfigError, match=differs):
         check_suite("g", kept, ["episodes=40", "graph.scenarios=s.yaml", "seed=3"], path)
     assert check_suite("g", {}, ["episodes=40"], path) == ["episodes=40"]  # a baseline from before suites were kept
-    assert check_suite("g", kept, ["seed=0"], path) == ["seed=0", "episodes=20", "graph.scenarios=s.yaml"]  # the default
+    assert check_suite("g", kept, ["seed=20261121"], path)[0] == "seed=20261121"  # the suite's own seed: agreed
+    assert check_suite("g", kept, ["participants=scripted"], path)[0] == "participants=scripted"  # its own group
+    with pytest.raises(ConfigError, match=r"seed=0, the baseline's default"):
+        check_suite("g", kept, ["seed=0"], path)  # conf/config.yaml's seed, not the suite's
 
 
 def test_a_graph_without_a_baseline_is_bad_input_before_any_run(tmp_path, capsys):

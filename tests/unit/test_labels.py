@@ -169,3 +169,17 @@ def test_labeling_a_sweep_names_its_jobs(tmp_path):
         (tmp_path / job / "summary.json").write_text(json.dumps({"overrides": [f"seed={job}"], "graphs": {}}))
     with pytest.raises(ConfigError, match=r"is a sweep; give one of its jobs' folders: .*0, .*1$"):
         graph_runs(tmp_path)
+
+
+def test_a_sweeps_configurations_are_named_by_what_tells_them_apart(tmp_path):
+    from dialectica.sim.analysis.agreement import sweep_jobs
+
+    def job(number: int, *overrides: str) -> None:
+        (tmp_path / str(number)).mkdir()
+        (tmp_path / str(number) / "summary.json").write_text(json.dumps({"overrides": list(overrides)}))
+
+    job(0, "graph.x=5", "episodes=6", "seed=0")
+    job(1, "graph.x=5", "episodes=6", "seed=1")
+    assert sweep_jobs(tmp_path) == {"graph.x=5 episodes=6": [tmp_path / "0", tmp_path / "1"]}  # one configuration
+    job(2, "graph.x=7", "episodes=6", "seed=0")
+    assert set(sweep_jobs(tmp_path)) == {"graph.x=5", "graph.x=7"}

@@ -20,7 +20,8 @@ def test_table_formats_numbers_and_escapes_cells():
     html = table(["a", "b"], [[0.123456, "<x>"], [float("nan"), Markup("<em>ok</em>")]])
     assert "0.123" in html and "&lt;x&gt;" in html and "–" in html and "<em>ok</em>" in html
     assert fmt(True) == "yes" and fmt(None) == "–" and fmt([1, 0.5]) == "1, 0.5"
-    assert fmt(3781.4) == "3781" and fmt(0.1234) == "0.123" and fmt(2.5e7) == "2.5e+07"  # a price reads as a price
+    assert fmt(3781.4) == "3781" and fmt(999.7) == "1000"  # a price reads as a price
+    assert fmt(0.1234) == "0.123" and fmt(2.5e7) == "2.5e+07"
 
 
 def test_markdown_renders_tables_but_never_raw_html():
