@@ -146,12 +146,12 @@ class Race:
 
     @property
     def settled(self) -> bool:
-        """Whether the bounds decided the choice: one configuration left (``best``), or the first one left is above
-        the floor (``floor``)."""
+        """Whether the bounds decided the choice: one configuration left (``best``); the first one left is above
+        the floor, or every one is below it (``floor``)."""
         active = self.active
         if self.rule == "best":
             return len(active) <= 1
-        return bool(active) and self._side(active[0]) > 0
+        return not active or self._side(active[0]) > 0
 
     @property
     def decided(self) -> bool:

@@ -19,6 +19,7 @@ import logging
 import sys
 import threading
 import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.strings import import_object, judge_from, user_from
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.history import Keeper
-from dialectica.sim.authoring.params import HARNESS, REBUILDS_GRAPH, ConfigError, bounded, closest
+from dialectica.sim.authoring.params import HARNESS, REBUILDS_GRAPH, WHY, ConfigError, bounded, closest
 from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
@@ -72,22 +73,38 @@ def _plain(value: Any) -> bool:
     return isinstance(value, PLAIN) and not (isinstance(value, float) and value != value)
 
 
+def _knob(annotation: Any, default: Any) -> tuple[type, Any]:
+    """A knob's type: its annotation where that is a plain type (``x: float = 1`` takes 0.5), else its default's."""
+    return (annotation if annotation in (bool, int, float, str) else type(default)), default
+
+
+def _hints(target: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(target)
+    except (NameError, TypeError, AttributeError, SyntaxError):  # an annotation that does not resolve: defaults' types
+        return {}
+
+
 def _context_knobs(schema: Any) -> dict[str, tuple[type, Any]]:
     """The fields of a context schema (dataclass or pydantic model) that have plain defaults."""
     if schema is None:
         return {}
     if dataclasses.is_dataclass(schema):
-        return {f.name: (type(f.default), f.default) for f in dataclasses.fields(schema) if _plain(f.default)}
+        hints = _hints(schema)
+        return {f.name: _knob(hints.get(f.name), f.default) for f in dataclasses.fields(schema) if _plain(f.default)}
     fields = getattr(schema, "model_fields", None)  # pydantic
     if isinstance(fields, dict):
-        return {name: (type(f.default), f.default) for name, f in fields.items() if _plain(f.default)}
+        return {name: _knob(f.annotation, f.default) for name, f in fields.items() if _plain(f.default)}
     return {}
 
 
 def _factory_knobs(factory: Callable[..., Any]) -> dict[str, tuple[type, Any]]:
-    """A factory's keyword arguments that have plain defaults."""
+    """A factory's keyword arguments that have plain defaults (an unannotated ``x=80`` is an int knob)."""
+    hints = _hints(factory)
     return {
-        name: (type(p.default), p.default) for name, p in inspect.signature(factory).parameters.items() if _plain(p.default)
+        name: _knob(hints.get(name), p.default)
+        for name, p in inspect.signature(factory).parameters.items()
+        if _plain(p.default)
     }
 
 
@@ -199,16 +216,19 @@ class App:
         # a factory knob builds another graph: a replay cannot move an episode's thread onto it after a turn
         fields = [
             *((k, t, _harness(d)) for k, t, d in own),
-            *(
-                (k, t, field(default=d, metadata={REBUILDS_GRAPH: True} if k in self.factory_knobs else {}))
-                for k, (t, d) in knobs.items()
-            ),
+            *((k, t, field(default=d, metadata=self._knob_metadata(k, t, d))) for k, (t, d) in knobs.items()),
         ]
 
         def check_run(params: Any, *args: Any) -> None:  # a function, so that params binds as self
             self._check_run(params, *args)
 
         return dataclasses.make_dataclass("AppParams", fields, frozen=True, namespace={"check_run": check_run})
+
+    def _knob_metadata(self, key: str, kind: type, default: Any) -> dict[str, Any]:
+        metadata: dict[str, Any] = {REBUILDS_GRAPH: True} if key in self.factory_knobs else {}
+        if kind is int:  # an int knob refuses 0.5: say where that came from, and how to take decimals
+            metadata[WHY] = f"(an integer knob, by its annotation or default; `{key}: float = {default}` takes decimals)"
+        return metadata
 
     def _check_run(self, params: Any, scenarios: list[dict[str, Any]], participants: str, voices: Any) -> None:
         """What an episode would find missing, said before any runs: the user's and judge's import strings, the

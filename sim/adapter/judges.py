@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -17,7 +17,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from dialectica.metrics import MetricFn, Record
-from dialectica.sim.adapter.users import Cast, _text, qualified
+from dialectica.sim.adapter.users import Cast, _text, arity, qualified, takes
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.authoring.structured import instruction, read_json, response_format
 
@@ -55,27 +55,23 @@ class RuleJudge:
     """A Python rule over the dialogue (and the graph's final state, if it takes a third argument)."""
 
     fn: Callable[..., Any]
+    takes_state: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        try:
-            signature = inspect.signature(self.fn)
-        except (TypeError, ValueError):  # a builtin without one: its first call says
+        signature = arity(self.fn)
+        if signature is None:  # a builtin without one: its first call says
+            object.__setattr__(self, "takes_state", False)
             return
-        for arity in (2, 3):
-            try:
-                signature.bind(*range(arity))
-                return
-            except TypeError:
-                pass
-        raise ConfigError(
-            f"the judge {qualified(self.fn)}{signature} takes neither (messages, scenario) nor (messages, scenario, "
-            "state); valid judges: such a function returning a bool, a Verdict or (bool, reason), "
-            "dialectica.LLMJudge(...), an openevals/agentevals evaluator or an MLflow scorer"
-        )
+        if not (takes(signature, 2) or takes(signature, 3)):
+            raise ConfigError(
+                f"the judge {qualified(self.fn)}{signature} takes neither (messages, scenario) nor (messages, scenario, "
+                "state); valid judges: such a function returning a bool, a Verdict or (bool, reason), "
+                "dialectica.LLMJudge(...), an openevals/agentevals evaluator or an MLflow scorer"
+            )
+        object.__setattr__(self, "takes_state", not takes(signature, 2) or _wants_state(signature))
 
     def judge(self, messages: list[BaseMessage], scenario: dict[str, Any], state: dict[str, Any], cast: Cast) -> Verdict:
-        takes_state = len(inspect.signature(self.fn).parameters) >= 3
-        value = self.fn(messages, scenario, state) if takes_state else self.fn(messages, scenario)
+        value = self.fn(messages, scenario, state) if self.takes_state else self.fn(messages, scenario)
         try:
             return as_verdict(value)
         except TypeError:
@@ -83,6 +79,16 @@ class RuleJudge:
                 f"the judge {qualified(self.fn)} returned {value!r} ({type(value).__name__}); it must return a bool, "
                 "a dialectica.Verdict(passed, reason) or (bool, reason)"
             ) from None
+
+
+def _wants_state(signature: inspect.Signature) -> bool:
+    """A judge that may take two arguments or three gets the state only through a third positional parameter
+    without a default, one named ``state``, or ``*args``: an optional third parameter (``strict=False``) keeps its
+    default."""
+    positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 3:
+        return positional[2].name == "state"
+    return any(p.kind == p.VAR_POSITIONAL for p in signature.parameters.values())
 
 
 VERDICT_SCHEMA = {

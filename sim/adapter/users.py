@@ -6,6 +6,7 @@ A user is a factory: per episode, ``speaker(scenario, seed, cast)`` gives a func
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,15 @@ class ScriptedUser:
     fn: UserFn
     kind = "scripted"
 
+    def __post_init__(self) -> None:
+        signature = arity(self.fn)
+        if signature is not None and not takes(signature, 3):
+            raise ConfigError(
+                f"the user function {qualified(self.fn)}{signature} does not take (messages, scenario, rng); valid "
+                "users: such a function returning the next turn or None, a list of turns, a mapping of scenario "
+                "name -> turns, dialectica.LLMUser(...)"
+            )
+
     def speaker(self, scenario: dict[str, Any], seed: int, cast: Cast) -> Speaker:
         rng = random.Random(seed)
 
@@ -89,6 +99,23 @@ class ScriptedUser:
             return turn
 
         return say
+
+
+def arity(fn: Callable[..., Any]) -> inspect.Signature | None:
+    """``fn``'s signature; None for a builtin without one (its first call says what is wrong)."""
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def takes(signature: inspect.Signature, count: int) -> bool:
+    """Whether ``count`` positional arguments bind to ``signature``."""
+    try:
+        signature.bind(*range(count))
+    except TypeError:
+        return False
+    return True
 
 
 def qualified(fn: Any) -> str:

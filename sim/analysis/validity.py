@@ -30,7 +30,7 @@ import numpy as np
 
 from dialectica.metrics import converged
 from dialectica.metrics.stats import wilson_interval
-from dialectica.sim.authoring.params import ConfigError, did_you_mean
+from dialectica.sim.authoring.params import ConfigError, closest, did_you_mean
 from dialectica.sim.authoring.plots import save, subplots
 from dialectica.sim.config import calset, discovery
 from dialectica.sim.engine.embedding import Embedder
@@ -254,6 +254,8 @@ def grid_arguments(
             grid[key[5:]] = [yaml.safe_load(v) for v in value.split(",")]
         elif key in keys:
             own[key] = value
+        elif "." not in key and closest(key, keys):
+            raise ConfigError(f"unknown key {key}{did_you_mean(key, keys)}; {command}'s own keys: {', '.join(keys)}")
         else:
             rest.append(arg)
     if graph is None:
@@ -269,6 +271,10 @@ def grid_arguments(
         if key.split(".")[0] not in known:
             hint = did_you_mean(key.split(".")[0], known, "grid.")
             raise ConfigError(f"unknown key grid.{key}{hint}; valid keys: {', '.join(f'grid.{k}' for k in known)}")
+    for arg in rest:  # graph.KEY=a,b meant as the grid (Hydra would refuse it later, less plainly)
+        key, _, value = arg.partition("=")
+        if key.startswith("graph.") and key[6:].split(".")[0] in known and "," in value and value[:1] not in "[{":
+            raise ConfigError(f"{arg}: a grid's values go in grid.{key[6:]}={value}; graph.{key[6:]}= takes one value")
     grid = grid or {k: list(v) for k, v in spec.grid.items()}
     if not grid:
         raise ConfigError(f"graph {graph} declares no grid; give one, e.g. grid.<param>=a,b,c")
@@ -375,7 +381,7 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
     participants = any(kind == "participant" for kind in spec.roles.values())
     casts = {"scripted": ["participants=scripted"], "llm": llm_cast(llm_args, participants)}
     points = grid_points(grid)
-    out = cwd / "results" / "validity" / f"{graph}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
+    out = cwd / "results" / "validity" / f"{discovery.folder_name(graph)}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
     # fails fast on bad input: every grid point's config is checked before the first episode runs
     base = load([f"graph={graph}", *rest, *casts["llm"]], out_dir=out / "check", cwd=cwd)
     for point in points:

@@ -17,6 +17,7 @@ P = TypeVar("P", bound="DataclassInstance")
 # The metadata key marking a params field whose value builds another compiled graph (a graph used as it is: its
 # factory's arguments): ``dialectica replay`` cannot change it after a turn.
 REBUILDS_GRAPH = "rebuilds_graph"
+WHY = "why"  # a field's metadata: said after its type error (where the type came from)
 HARNESS = "harness"  # a field's metadata: a key the harness adds (a graph used as it is), not the graph's own knob
 
 
@@ -105,11 +106,13 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
             f"{', '.join(own) or 'none (no context field or factory argument with a plain default)'}; "
             f"the harness's keys: {', '.join(harness)}"
         )
-    kwargs = {
-        name: _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
-        for name in fields
-        if name in values
-    }
+    kwargs = {}
+    for name in [n for n in fields if n in values]:
+        try:
+            kwargs[name] = _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
+        except ConfigError as exc:
+            why = fields[name].metadata.get(WHY)
+            raise ConfigError(f"{exc} {why}" if why else str(exc)) from None
     params = cls(**kwargs)
     if hasattr(params, "validate"):
         params.validate()

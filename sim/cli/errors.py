@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, closest, did_you_mean
 from dialectica.sim.config.hydra_errors import input_error
 
 INPUT, FAULT = 2, 1  # exit codes: bad input (nothing ran), a fault during the run; 128 + signal when interrupted
@@ -30,10 +30,18 @@ class Parser(argparse.ArgumentParser):
         given = list(sys.argv[1:] if args is None else args)
         options = self._option_string_actions
 
+        keys = [o[2:].replace("-", "_") for o in options if o.startswith("--") and o != "--help"]
+
         def spelled(arg: str) -> list[str]:
             key, eq, value = arg.partition("=")
             flag = "--" + key.replace("_", "-")
-            return [flag, value] if eq and not arg.startswith("-") and flag in options else [arg]
+            if eq and not arg.startswith("-") and flag in options:
+                return [flag, value]
+            if eq and key.isidentifier() and closest(key, keys):  # a mistyped key, not a path or an override
+                raise ConfigError(
+                    f"unknown key {key}{did_you_mean(key, keys)}; valid keys: {', '.join(keys)}; see `{self.prog} --help`"
+                )
+            return [arg]
 
         return super().parse_known_args([part for arg in given for part in spelled(arg)], namespace)
 

@@ -49,26 +49,46 @@ def _parse(argv: list[str]) -> tuple[str, dict[str, list[Any]], dict[str, Any], 
     return graph, grid, keys, rest
 
 
+def rules_of(keys: dict[str, Any]) -> Any:
+    """The race's rules from the command's keys.
+
+    Raises:
+        ConfigError: one line naming the key and its valid values.
+    """
+    from dialectica.sim.engine.sequential import Rules  # lazy: start-up (scipy, omegaconf)
+
+    rules = Rules(**keys)
+    if rules.rule not in ("best", "floor"):
+        raise ConfigError(f"rule={rules.rule!r} is invalid; valid values: best, floor")
+    if rules.rule == "floor" and rules.floor is None:
+        raise ConfigError("rule=floor needs floor=RATE, the rate to reach, in (0, 1], e.g. floor=0.8")
+    if rules.rule == "best" and rules.floor is not None:
+        raise ConfigError(f"floor={rules.floor:g} applies to rule=floor only; add rule=floor, or drop floor=")
+    if rules.floor is not None and not 0 < rules.floor <= 1:
+        raise ConfigError(f"floor={rules.floor:g} is invalid; valid values: a rate in (0, 1], e.g. floor=0.8")
+    if not 0 < rules.delta < 1:
+        raise ConfigError(f"delta={rules.delta:g} is invalid; valid values: an error level in (0, 1), e.g. 0.05")
+    if rules.step < 1:
+        raise ConfigError(f"step={rules.step} is invalid; valid values: an integer >= 1")
+    if rules.max_episodes < rules.step:
+        raise ConfigError(f"max_episodes={rules.max_episodes} is invalid; valid values: an integer >= step ({rules.step})")
+    return rules
+
+
 def main(argv: list[str]) -> int:
     if {"--help", "-h"} & set(argv):
         print((__doc__ or "").strip())
         return 0
+    from dialectica.sim.config.discovery import folder_name
     from dialectica.sim.config.groups import option, register_plugin_configs  # lazy: start-up (yaml)
     from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
-    from dialectica.sim.engine.sequential import Rules, race, report, table  # lazy: start-up (scipy, omegaconf)
+    from dialectica.sim.engine.sequential import race, report, table  # lazy: start-up (scipy, omegaconf)
 
     graph, grid, keys, rest = _parse(argv)
     (key, values), out = next(iter(grid.items())), keys.pop("out", None)
-    try:
-        rules = Rules(**keys)
-        if rules.rule not in ("best", "floor") or (rules.rule == "floor") != (rules.floor is not None):
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ConfigError("rule=best, or rule=floor with floor=RATE; delta in (0, 1)") from None
-    if not 0 < rules.delta < 1 or rules.step < 1 or rules.max_episodes < rules.step:
-        raise ConfigError("delta in (0, 1), step >= 1 and max_episodes >= step")
+    rules = rules_of(keys)
     register_plugin_configs([graph] if ":" in graph else [])
-    root = Path(out) if out else Path("results/sequential") / f"{graph.replace(':', '.')}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
+    root = Path(out) if out else Path("results/sequential") / f"{folder_name(graph)}-{datetime.now():%Y-%m-%d_%H-%M-%S}"
     configs = {
         f"graph.{key}={value}": load([f"graph={option(graph)}", *rest, f"graph.{key}={value}"], out_dir=root / str(i))
         for i, value in enumerate(values)

@@ -73,6 +73,12 @@ def display_name(target: str) -> str:
     return f"{Path(module).stem if module.endswith('.py') else module}.{attr}"
 
 
+def folder_name(graph: str) -> str:
+    """``graph=``'s value as a folder name under ``results/...``: the name itself, or an import string's
+    ``display_name`` (a path in it would put the folder outside ``results``)."""
+    return display_name(graph).replace("/", ".") if is_import_string(graph) else graph
+
+
 def load(name: str) -> GraphSpec:
     """The spec of graph ``name``, importing only that graph.
 

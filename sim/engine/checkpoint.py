@@ -82,6 +82,14 @@ def _more_episodes(key: str, old: dict[str, str], new: dict[str, str]) -> bool:
     return key == "episodes" and key in old and key in new and float(json.loads(new[key])) > float(json.loads(old[key]))
 
 
+def _shown(stored: str | None) -> str:
+    """A fingerprint's value as a person wrote it: ``0`` for the stored ``0.0``, ``unset`` for none."""
+    if stored is None:
+        return "unset"
+    value = json.loads(stored)
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else stored
+
+
 def check(out_dir: Path, resolved: dict[str, Any]) -> None:
     """Raises a ConfigError naming the keys that differ from the run directory's fingerprint, if it has one; more
     ``episodes`` than before is not a difference (the missing episodes play)."""
@@ -91,7 +99,7 @@ def check(out_dir: Path, resolved: dict[str, Any]) -> None:
     old, new = json.loads(path.read_text()), fingerprint(resolved)
     keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k) and not _more_episodes(k, old, new))
     if keys:
-        shown = ", ".join(f"{k} ({old.get(k, 'unset')} -> {new.get(k, 'unset')})" for k in keys[:6])
+        shown = ", ".join(f"{k} ({_shown(old.get(k))} -> {_shown(new.get(k))})" for k in keys[:6])
         more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
         raise ConfigError(
             f"resume=true in {out_dir}, made with another config: {shown}{more}; rerun with the same "

@@ -144,8 +144,11 @@ def table(values: dict[str, Any]) -> str:
         rate = "" if c["rate"] is None else f"{c['rate']:.2f}"
         at = "" if c["decided_at"] is None else str(c["decided_at"])
         rows.append(f"| {c['overrides']} | {c['episodes']} | {rate} | {c['status']} | {at} |")
+    floor = values["rule"].get("floor")
     decided = (
-        "decided"
+        f"decided: none reaches the floor {floor:g}"
+        if values["decided"] and values["chosen"] is None
+        else "decided"
         if values["decided"]
         else f"not decided: {values['stopped_by']} spent (point estimates)"
         if values.get("stopped_by")

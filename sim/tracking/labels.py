@@ -86,8 +86,14 @@ def read_file(path: Path, graphs: Sequence[str]) -> list[Label]:
     """
     if not path.is_file():
         raise ConfigError(f"labels={path}: no such file; give a CSV or JSONL file with columns {', '.join(COLUMNS)}")
-    labels = []
-    for number, row in _rows(path):
+    labels, rows = [], list(_rows(path))
+    given = sorted({key for _, row in rows for key in row if key})
+    if rows and "label" not in given:
+        raise ConfigError(
+            f"labels file {path}: no label column (it has {', '.join(given) or 'none'}); columns: {', '.join(COLUMNS)} "
+            "(episode and label needed)"
+        )
+    for number, row in rows:
         where = f"labels file {path} line {number}"
         if row.get("label") in (None, "") and row.get("episode") not in (None, ""):
             continue  # not labeled yet (a `dialectica label` template's row)

@@ -681,6 +681,7 @@ def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys
             "unknown key graph.budgt (did you mean graph.budget?); valid keys: budget",
         ),
         ("calibrate", ["graph=interview", "mode=per_persona"], "mode='per_persona' is not a fit mode; valid modes: shared"),
+        ("plan", ["results", "dif=0.05"], "unknown key dif (did you mean diff?); valid keys: diff, power, alpha, json"),
     ],
 )
 def test_a_bad_subcommand_override_is_one_line_before_anything_runs(tmp_path, capsys, command, args, fragment):

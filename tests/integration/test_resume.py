@@ -55,7 +55,7 @@ def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_direc
     proc = subprocess.run([*run, "seed=2", "graph.budget=4", "resume=true"], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
-    assert "graph.budget (10.0 -> 4.0), seed (1.0 -> 2.0)" in line and "Traceback" not in proc.stderr
+    assert "graph.budget (10 -> 4), seed (1 -> 2)" in line and "Traceback" not in proc.stderr
     after = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir() if p.is_file() and p.name != "run.log"}
     assert after == {k: v for k, v in before.items() if k != "run.log"}
 

@@ -58,8 +58,10 @@ def test_a_budget_bounds_the_whole_race_and_says_it_stopped_it(tmp_path, capsys)
         (["graph=interview", "grid.budget=3,10", "episodes=5"], "max_episodes"),
         (["graph=interview", "grid.budget=3,10", "rule=floor"], "floor=RATE"),
         (["graph=interview", "grid.budget=3"], "two values or more"),
-        (["graph=interview", "grid.budget=3,10", "delta=2"], "delta in"),
+        (["graph=interview", "grid.budget=3,10", "delta=2"], "delta=2 is invalid"),
         (["graph=interview", "grid.budget=3,10", "graph.nope=1"], "nope"),
+        (["graph=interview", "grid.budget=3,10", "maxepisodes=8"], "unknown key maxepisodes (did you mean max_episodes?)"),
+        (["graph=interview", "graph.budget=3,10"], "a grid's values go in grid.budget=3,10"),
     ],
 )
 def test_bad_input_is_one_line_before_any_episode(args, message, tmp_path, capsys):

@@ -20,6 +20,7 @@ from langgraph.types import interrupt
 
 import dialectica
 from dialectica import LLMJudge, LLMUser, Verdict
+from dialectica.sim.adapter.judges import RuleJudge
 from dialectica.sim.authoring.params import ConfigError
 
 
@@ -613,3 +614,46 @@ def test_only_a_graph_that_calls_a_model_leaves_a_call_cache(tmp_path: Path):
     _run(tmp_path, "modelless", app=one_node(_clerk), params={"cache": str(tmp_path / "rule.sqlite")})
     _run(tmp_path, "model", params={"cache": str(tmp_path / "model.sqlite")})  # SHOP's agent asks its chat model
     assert not (tmp_path / "rule.sqlite").exists() and (tmp_path / "model.sqlite").exists()
+
+
+def _judge_strict(messages: list[BaseMessage], scenario: dict[str, Any], strict: bool = False) -> bool:
+    return not strict
+
+
+def _judge_state(messages: list[BaseMessage], scenario: dict[str, Any], state: Any = None) -> bool:
+    return state is not None
+
+
+def _judge_needs(messages: list[BaseMessage], scenario: dict[str, Any], final: Any) -> bool:
+    return final is not None
+
+
+@pytest.mark.parametrize(("fn", "gets_state"), [(_judge_strict, False), (_judge_state, True), (_judge_needs, True)])
+def test_a_rule_judge_gets_the_state_only_through_a_parameter_meant_for_it(fn: Any, gets_state: bool):
+    judge = RuleJudge(fn)
+    assert judge.takes_state is gets_state
+    assert judge.judge([], {}, {"messages": []}, cast=None).passed is True  # type: ignore[arg-type]
+
+
+def test_a_user_function_of_the_wrong_arity_is_refused_before_anything_runs(tmp_path: Path):
+    with pytest.raises(ConfigError, match=r"user function .*\(messages, scenario\) does not take"):
+        _run(tmp_path, "two", user=lambda messages, scenario: None)
+    assert not (tmp_path / "two").exists()
+
+
+def test_a_knobs_annotation_gives_its_type_and_an_inferred_integer_says_so(tmp_path: Path):
+    seen: list[Any] = []
+
+    def annotated(floor: float = 80) -> Any:
+        seen.append(floor)
+        return one_node(lambda state: {"messages": [AIMessage("ok")]})
+
+    def bare(floor=80) -> Any:  # type: ignore[no-untyped-def]
+        return annotated(floor)
+
+    turns = [{"name": "s", "turns": ["a"]}]
+    kw: dict[str, Any] = {"scenarios": turns, "episodes": 1, "tracking": "none", "progress": False}
+    dialectica.evaluate(annotated, params={"floor": 62.5}, out_dir=tmp_path / "a", **kw)
+    assert seen[-1] == 62.5
+    with pytest.raises(ConfigError, match=r"floor must be an integer, got 62.5 \(an integer knob, .*`floor: float = 80`"):
+        dialectica.evaluate(bare, params={"floor": 62.5}, out_dir=tmp_path / "b", **kw)

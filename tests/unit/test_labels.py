@@ -41,6 +41,7 @@ def test_a_csv_and_a_jsonl_file_give_the_same_labels(tmp_path):
         ("label\ntrue\n", ["bot"], ["line 2", "no episode"]),
         ("episode,label\n0,true\n", ["bot", "other"], ["several graphs", "graph column", "bot, other"]),
         ("episode,label,graph\n0,true,nope\n", ["bot"], ["graph='nope'", "valid values: bot"]),
+        ("episode,converged\n7,yes\n", ["bot"], ["no label column", "it has converged, episode"]),
     ],
 )
 def test_a_bad_labels_file_is_one_line_naming_the_line(tmp_path, text, graphs, words):

@@ -92,3 +92,11 @@ def test_the_llm_cast_runs_on_the_reference_model_unless_told_otherwise(given, r
     assert sum(a.startswith("llm=") for a in cast) == 1
     assert "llm.system_roles=scripted" in cast
     assert "llm.system_roles=scripted" not in llm_cast(given, participants=False)
+
+
+def test_a_graph_named_by_a_path_gets_a_folder_inside_results():
+    from dialectica.sim.config.discovery import folder_name
+
+    assert folder_name("committee") == "committee"
+    assert "/" not in folder_name("/tmp/somewhere/src/haggle:SPEC")
+    assert folder_name("mybot.graphs:build") == "mybot.graphs.build"

@@ -113,3 +113,37 @@ def test_a_choice_the_cap_made_has_no_decided_at(tmp_path):
     values = report(state, ["a=1", "a=2"], Rules(max_episodes=20), tmp_path)
     chosen = next(c for c in values["configurations"] if c["status"] == "chosen")
     assert values["decided"] is False and chosen["decided_at"] is None
+
+
+def test_a_floor_no_configuration_reaches_is_decided_with_none_chosen(tmp_path):
+    from dialectica.sim.engine.sequential import Rules, report, table
+
+    state = Race(2, "floor", 0.05, max_episodes=100, floor=0.9)
+    for k in (0, 1):
+        state.add(k, [False] * 20)
+    state.update()
+    assert not state.active and state.settled and state.decided and state.choice() is None
+    values = report(state, ["a=1", "a=2"], Rules(rule="floor", floor=0.9, max_episodes=100), tmp_path)
+    assert values["decided"] is True and values["chosen"] is None
+    assert "(decided: none reaches the floor 0.9)" in table(values)
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        ({"rule": "flor"}, "rule='flor' is invalid; valid values: best, floor"),
+        ({"rule": "floor"}, "rule=floor needs floor=RATE"),
+        ({"floor": 0.8}, "floor=0.8 applies to rule=floor only"),
+        ({"rule": "floor", "floor": 80.0}, "floor=80 is invalid; valid values: a rate in (0, 1]"),
+        ({"rule": "floor", "floor": -0.2}, "floor=-0.2 is invalid"),
+        ({"delta": 1.5}, "delta=1.5 is invalid"),
+        ({"max_episodes": 4, "step": 10}, "max_episodes=4 is invalid; valid values: an integer >= step (10)"),
+    ],
+)
+def test_the_races_keys_are_refused_by_name(keys, words):
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.cli.sequential import rules_of
+
+    with pytest.raises(ConfigError) as err:
+        rules_of(keys)
+    assert words in str(err.value)

@@ -511,7 +511,7 @@ def _write_report(
 ) -> tuple[Path, str]:
     """Writes ``calibration.json``, ``.md`` and ``.png`` under ``results/calibration/<graph>-<time>/``; returns
     that folder and the markdown."""
-    out = cwd / "results" / "calibration" / f"{args.graph}-{now:%Y-%m-%d_%H-%M-%S}"
+    out = cwd / "results" / "calibration" / f"{discovery.folder_name(args.graph)}-{now:%Y-%m-%d_%H-%M-%S}"
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(report, indent=2))
     text = markdown(args.graph, report, dict(calibration.docs))
