@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
+import re
 import sys
 import threading
 import types
@@ -23,7 +24,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
 
@@ -73,36 +74,54 @@ def _plain(value: Any) -> bool:
     return isinstance(value, PLAIN) and not (isinstance(value, float) and value != value)
 
 
-def _knob(annotation: Any, default: Any) -> tuple[type, Any]:
-    """A knob's type: its annotation where that is a plain type (``x: float = 1`` takes 0.5), else its default's."""
-    return (annotation if annotation in (bool, int, float, str) else type(default)), default
+class Knob(NamedTuple):
+    """A graph's own knob: its type, its default, and whether the type was read from the default alone."""
+
+    kind: type
+    default: Any
+    inferred: bool
 
 
-def _hints(target: Any) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(target)
-    except (NameError, TypeError, AttributeError, SyntaxError):  # an annotation that does not resolve: defaults' types
-        return {}
+PLAIN_TYPES = {"bool": bool, "int": int, "float": float, "str": str}
 
 
-def _context_knobs(schema: Any) -> dict[str, tuple[type, Any]]:
+def _annotated(annotation: Any) -> type | None:
+    """The plain type an annotation names (``float``, ``"float"``, ``float | None``, ``Optional[float]``), else None.
+    A string is read as text, never evaluated: a name imported only for type checking does not resolve."""
+    if isinstance(annotation, str):
+        text = re.sub(r"^(typing\.)?Optional\[(.*)\]$", r"\2", annotation.replace(" ", "").strip("'\""))
+        names = [part for part in text.split("|") if part != "None"]
+        return PLAIN_TYPES.get(names[0]) if len(names) == 1 else None
+    if annotation in PLAIN_TYPES.values():
+        return annotation  # type: ignore[no-any-return]
+    types_ = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return types_[0] if len(types_) == 1 and types_[0] in PLAIN_TYPES.values() else None
+
+
+def _knob(annotation: Any, default: Any) -> Knob:
+    """A knob typed by its annotation where that names a plain type (``x: float = 1`` takes 0.5), else by its
+    default (an unannotated ``x=80`` is an int knob)."""
+    kind = _annotated(annotation)
+    return Knob(kind or type(default), default, kind is None)
+
+
+def _context_knobs(schema: Any) -> dict[str, Knob]:
     """The fields of a context schema (dataclass or pydantic model) that have plain defaults."""
     if schema is None:
         return {}
     if dataclasses.is_dataclass(schema):
-        hints = _hints(schema)
-        return {f.name: _knob(hints.get(f.name), f.default) for f in dataclasses.fields(schema) if _plain(f.default)}
+        return {f.name: _knob(f.type, f.default) for f in dataclasses.fields(schema) if _plain(f.default)}
     fields = getattr(schema, "model_fields", None)  # pydantic
     if isinstance(fields, dict):
         return {name: _knob(f.annotation, f.default) for name, f in fields.items() if _plain(f.default)}
     return {}
 
 
-def _factory_knobs(factory: Callable[..., Any]) -> dict[str, tuple[type, Any]]:
-    """A factory's keyword arguments that have plain defaults (an unannotated ``x=80`` is an int knob)."""
-    hints = _hints(factory)
+def _factory_knobs(factory: Callable[..., Any]) -> dict[str, Knob]:
+    """A factory's keyword arguments that have plain defaults (its signature: a class's ``__init__``, a callable's
+    ``__call__``)."""
     return {
-        name: _knob(hints.get(name), p.default)
+        name: _knob(p.annotation, p.default)
         for name, p in inspect.signature(factory).parameters.items()
         if _plain(p.default)
     }
@@ -190,7 +209,7 @@ class App:
 
     def graph(self, knobs: Mapping[str, Any]) -> Any:
         """The compiled graph for these factory knobs, with the harness's checkpointer; built once per values."""
-        values = {k: knobs.get(k, default) for k, (_, default) in getattr(self, "factory_knobs", {}).items()}
+        values = {k: knobs.get(k, knob.default) for k, knob in getattr(self, "factory_knobs", {}).items()}
         key = tuple(sorted(values.items()))
         with self._lock:
             if key not in self._graphs:
@@ -216,7 +235,7 @@ class App:
         # a factory knob builds another graph: a replay cannot move an episode's thread onto it after a turn
         fields = [
             *((k, t, _harness(d)) for k, t, d in own),
-            *((k, t, field(default=d, metadata=self._knob_metadata(k, t, d))) for k, (t, d) in knobs.items()),
+            *((k, kn.kind, field(default=kn.default, metadata=self._knob_metadata(k, kn))) for k, kn in knobs.items()),
         ]
 
         def check_run(params: Any, *args: Any) -> None:  # a function, so that params binds as self
@@ -224,10 +243,11 @@ class App:
 
         return dataclasses.make_dataclass("AppParams", fields, frozen=True, namespace={"check_run": check_run})
 
-    def _knob_metadata(self, key: str, kind: type, default: Any) -> dict[str, Any]:
+    def _knob_metadata(self, key: str, knob: Knob) -> dict[str, Any]:
         metadata: dict[str, Any] = {REBUILDS_GRAPH: True} if key in self.factory_knobs else {}
-        if kind is int:  # an int knob refuses 0.5: say where that came from, and how to take decimals
-            metadata[WHY] = f"(an integer knob, by its annotation or default; `{key}: float = {default}` takes decimals)"
+        if knob.kind is int and knob.inferred:  # it refuses 0.5: say where that came from, and how to take decimals
+            shown = f"{key}: float = {knob.default}"
+            metadata[WHY] = f"(an integer knob, as its default {knob.default} is; `{shown}` takes decimals)"
         return metadata
 
     def _check_run(self, params: Any, scenarios: list[dict[str, Any]], participants: str, voices: Any) -> None:

@@ -82,13 +82,15 @@ class RuleJudge:
 
 
 def _wants_state(signature: inspect.Signature) -> bool:
-    """A judge that may take two arguments or three gets the state only through a third positional parameter
-    without a default, one named ``state``, or ``*args``: an optional third parameter (``strict=False``) keeps its
-    default."""
-    positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    """Whether a judge that may take two arguments or three wants the state: through a third positional
+    parameter named ``state`` or defaulting to None, or ``*rest`` after two named ones. A third parameter with
+    another default (``strict=False``) keeps it, and a bare ``(*args, **kwargs)`` wrapper gets two, as it always
+    did."""
+    params = list(signature.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if len(positional) >= 3:
-        return positional[2].name == "state"
-    return any(p.kind == p.VAR_POSITIONAL for p in signature.parameters.values())
+        return positional[2].name == "state" or positional[2].default is None
+    return len(positional) == 2 and any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
 VERDICT_SCHEMA = {

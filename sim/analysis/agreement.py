@@ -372,8 +372,9 @@ def collect(run: GraphRun, files: Sequence[Path], graphs: Sequence[str]) -> list
     folder (filled in by people), and ``files``."""
     found = from_mlflow(run.tracking_uri, run.mlflow_run_id, run.graph) if run.tracking_uri and run.mlflow_run_id else []
     own = sorted(run.folder.glob("labels_*.csv"))
-    for path in [*own, *(p for p in files if p.resolve() not in {o.resolve() for o in own})]:
-        found += [lab for lab in read_file(path, graphs) if lab.graph == run.graph]
+    given = [p for p in files if p.resolve() not in {o.resolve() for o in own}]
+    for path in [*own, *given]:
+        found += [lab for lab in read_file(path, graphs, given=path in given) if lab.graph == run.graph]
     return merged(found)
 
 

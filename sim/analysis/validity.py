@@ -229,6 +229,17 @@ def plot(graph: str, report: dict[str, Any], path: Path) -> Path:
     return save(fig, path)
 
 
+def _sweeps(override: str) -> bool:
+    """Whether Hydra reads ``override`` as a sweep (``a,b``), not one value (``'a, b'``, ``a\\, b``, ``${...}``)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    try:
+        return bool(OverridesParser.create().parse_override(override).is_sweep_override())
+    except HydraException:  # not an override Hydra reads: the loader says so
+        return False
+
+
 def grid_arguments(
     argv: Sequence[str], command: str = "validity", keys: Sequence[str] = ()
 ) -> tuple[str, dict[str, list[Any]], dict[str, str], list[str]]:
@@ -273,7 +284,7 @@ def grid_arguments(
             raise ConfigError(f"unknown key grid.{key}{hint}; valid keys: {', '.join(f'grid.{k}' for k in known)}")
     for arg in rest:  # graph.KEY=a,b meant as the grid (Hydra would refuse it later, less plainly)
         key, _, value = arg.partition("=")
-        if key.startswith("graph.") and key[6:].split(".")[0] in known and "," in value and value[:1] not in "[{":
+        if key.startswith("graph.") and "," in value and _sweeps(arg):
             raise ConfigError(f"{arg}: a grid's values go in grid.{key[6:]}={value}; graph.{key[6:]}= takes one value")
     grid = grid or {k: list(v) for k, v in spec.grid.items()}
     if not grid:

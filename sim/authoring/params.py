@@ -111,7 +111,7 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
         try:
             kwargs[name] = _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
         except ConfigError as exc:
-            why = fields[name].metadata.get(WHY)
+            why = fields[name].metadata.get(WHY) if "must be an integer" in str(exc) else None
             raise ConfigError(f"{exc} {why}" if why else str(exc)) from None
     params = cls(**kwargs)
     if hasattr(params, "validate"):

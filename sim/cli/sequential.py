@@ -9,7 +9,7 @@ Keys:
   grid.KEY=a,b,c      the values of ``graph.KEY`` to compare, in order (default: the graph's own grid)
   rule=best|floor     best: the highest convergence rate; floor: the first configuration, in the grid's order
                       (cheapest first), whose rate is at least ``floor``
-  floor=RATE          the rate ``rule=floor`` asks for
+  floor=RATE          the rate ``rule=floor`` asks for, in (0, 1]
   delta=0.05          the chance, over the whole sweep and at every look, that a decision is wrong
   max_episodes=300    the fixed design it replaces: no configuration plays more
   step=10             episodes a configuration plays each round

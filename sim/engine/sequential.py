@@ -93,7 +93,7 @@ def race(
                 spend.add(record)
             state.add(k, [is_converged(r) for r in new])
         state.update()
-        echo(f"round: {played} episodes; left: {', '.join(labels[k] for k in state.active)}")
+        echo(f"round: {played} episodes; left: {', '.join(labels[k] for k in state.active) or 'none'}")
     entries = {}
     for k, label in enumerate(labels):  # once, over what it played: its MLflow run, pages and summary
         cfg = configs[label]

@@ -78,8 +78,9 @@ def _rows(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         yield from enumerate(csv.DictReader(handle), 2)
 
 
-def read_file(path: Path, graphs: Sequence[str]) -> list[Label]:
-    """The labels in a CSV or JSONL file, for a run holding ``graphs``.
+def read_file(path: Path, graphs: Sequence[str], given: bool = True) -> list[Label]:
+    """The labels in a CSV or JSONL file, for a run holding ``graphs``; a file found in the run's folder rather
+    than ``given`` (``labels_*.csv``) holds none when it has no ``label`` column.
 
     Raises:
         ConfigError: one line naming the file, the line and the bad column, with the valid values.
@@ -87,10 +88,12 @@ def read_file(path: Path, graphs: Sequence[str]) -> list[Label]:
     if not path.is_file():
         raise ConfigError(f"labels={path}: no such file; give a CSV or JSONL file with columns {', '.join(COLUMNS)}")
     labels, rows = [], list(_rows(path))
-    given = sorted({key for _, row in rows for key in row if key})
-    if rows and "label" not in given:
+    columns = sorted({key for _, row in rows for key in row if key})
+    if rows and "label" not in columns:
+        if not given:
+            return []
         raise ConfigError(
-            f"labels file {path}: no label column (it has {', '.join(given) or 'none'}); columns: {', '.join(COLUMNS)} "
+            f"labels file {path}: no label column (it has {', '.join(columns) or 'none'}); columns: {', '.join(COLUMNS)} "
             "(episode and label needed)"
         )
     for number, row in rows:

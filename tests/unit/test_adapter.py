@@ -628,7 +628,30 @@ def _judge_needs(messages: list[BaseMessage], scenario: dict[str, Any], final: A
     return final is not None
 
 
-@pytest.mark.parametrize(("fn", "gets_state"), [(_judge_strict, False), (_judge_state, True), (_judge_needs, True)])
+def _judge_final(messages: list[BaseMessage], scenario: dict[str, Any], final: Any = None) -> bool:
+    return final is not None
+
+
+def _wrapped(*args: Any, **kwargs: Any) -> bool:  # a decorator's wrapper around a two-argument rule
+    _messages, _scenario = args
+    return True
+
+
+def _judge_rest(messages: list[BaseMessage], scenario: dict[str, Any], *rest: Any) -> bool:
+    return bool(rest)
+
+
+@pytest.mark.parametrize(
+    ("fn", "gets_state"),
+    [
+        (_judge_strict, False),
+        (_judge_state, True),
+        (_judge_needs, True),
+        (_judge_final, True),
+        (_wrapped, False),
+        (_judge_rest, True),
+    ],
+)
 def test_a_rule_judge_gets_the_state_only_through_a_parameter_meant_for_it(fn: Any, gets_state: bool):
     judge = RuleJudge(fn)
     assert judge.takes_state is gets_state

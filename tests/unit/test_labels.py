@@ -184,3 +184,11 @@ def test_a_sweeps_configurations_are_named_by_what_tells_them_apart(tmp_path):
     assert sweep_jobs(tmp_path) == {"graph.x=5 episodes=6": [tmp_path / "0", tmp_path / "1"]}  # one configuration
     job(2, "graph.x=7", "episodes=6", "seed=0")
     assert set(sweep_jobs(tmp_path)) == {"graph.x=5", "graph.x=7"}
+
+
+def test_a_file_found_in_the_runs_folder_without_a_label_column_holds_no_labels(tmp_path):
+    path = tmp_path / "labels_notes.csv"
+    path.write_text("episode,note\n3,check the refund\n")
+    assert read_file(path, ["bot"], given=False) == []
+    with pytest.raises(ConfigError, match="no label column"):
+        read_file(path, ["bot"])

@@ -100,3 +100,15 @@ def test_a_graph_named_by_a_path_gets_a_folder_inside_results():
     assert folder_name("committee") == "committee"
     assert "/" not in folder_name("/tmp/somewhere/src/haggle:SPEC")
     assert folder_name("mybot.graphs:build") == "mybot.graphs.build"
+
+
+@pytest.mark.parametrize(
+    ("arg", "refused"),
+    [("graph.budget=3,10", True), ("graph.why_query_template='against, {thesis}'", False), ("graph.x=[1,2]", False)],
+)
+def test_only_a_graph_override_hydra_reads_as_a_sweep_is_sent_to_the_grid(arg, refused):
+    if refused:
+        with pytest.raises(ConfigError, match="a grid's values go in grid.budget=3,10"):
+            grid_arguments(["graph=interview", arg])
+    else:
+        assert arg in grid_arguments(["graph=maieutic", arg])[3]
