@@ -160,6 +160,13 @@ def suite_defaults() -> dict[str, Any]:
     return values
 
 
+def _suite_value(override: str) -> str:
+    """What the suite runs ``override``'s key with when it is not given: ``seed=20261121 (the suite's default)``."""
+    key = _key(override)
+    value = suite_defaults().get(key)
+    return f"{key}={value} (the suite's default)" if value is not None else f"{key} unset (the suite's default)"
+
+
 def _is_default(override: str) -> bool:
     """Whether a top-level override (``seed=20261121``) sets what the suite runs with anyway: a baseline made
     without it was made with that value."""
@@ -190,9 +197,7 @@ def check_suite(graph: str, baseline: dict[str, Any], overrides: Sequence[str], 
     given = {_key(o): o for o in suite_overrides(overrides)}
     differ = [o for k, o in given.items() if theirs.get(k) != o and not (k not in theirs and _is_default(o))]
     if differ:
-        said = "; ".join(
-            f"{o}, the baseline's {theirs[_key(o)]}" if _key(o) in theirs else f"{o}, the baseline's default" for o in differ
-        )
+        said = "; ".join(f"{o} given, the baseline's {theirs.get(_key(o)) or _suite_value(o)}" for o in differ)
         raise ConfigError(
             f"{path} was measured with another suite ({said}); leave those overrides out to check with the "
             f"baseline's ({' '.join(kept) or 'the defaults'}), or remake it with --update"

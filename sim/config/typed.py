@@ -109,6 +109,31 @@ def redact_overrides(overrides: Iterable[str]) -> list[str]:
     ]
 
 
+# Keys (or prefixes before a dot) that change how a run looks or where it reports, never what its records hold:
+# a resume's fingerprint, a replay's folder name and the analyses that count each config once leave them out.
+RUN_CONTROL = (
+    "progress",
+    "resume",
+    "view",
+    "tracking",
+    "traces",
+    "embedding_cache",
+    "max_concurrency",
+    "max_error_rate",
+    "budget",
+    "llm.max_in_flight",
+    "llm.requests_per_minute",
+    "llm.rate_limit_retries",
+    "hydra",
+)
+
+
+def run_control(key: str) -> bool:
+    """Whether config key ``key`` (``view.enabled``, ``resume``) is one of ``RUN_CONTROL``."""
+    key = key.lstrip("+~")
+    return any(key == k or key.startswith(f"{k}.") for k in RUN_CONTROL)
+
+
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
     """{"a": {"b": 1}} -> {"a.b": 1}; lists stay values."""
     if not isinstance(tree, dict):

@@ -25,22 +25,6 @@ from dialectica.sim.secrets import scrub_tree
 
 FILE = "fingerprint.json"
 DONE = "done"  # in a graph's folder: the graph finished, MLflow run included
-# Keys (or key prefixes) that change how a run looks or where it reports, never what its records hold.
-IGNORED = (
-    "progress",
-    "resume",
-    "view",
-    "tracking",
-    "traces",
-    "embedding_cache",
-    "max_concurrency",
-    "max_error_rate",
-    "budget",
-    "llm.max_in_flight",
-    "llm.requests_per_minute",
-    "llm.rate_limit_retries",
-    "hydra",
-)
 
 
 def _number(value: Any) -> Any:
@@ -50,12 +34,10 @@ def _number(value: Any) -> Any:
 
 def fingerprint(resolved: dict[str, Any]) -> dict[str, str]:
     """The flattened config that decides a run's results, and the package version (``dialectica.__version__``)."""
-    from dialectica.sim.config.typed import flatten  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.config.typed import flatten, run_control  # lazy: start-up (omegaconf, yaml)
 
     kept = {
-        k: json.dumps(_number(v), sort_keys=True)
-        for k, v in flatten(scrub_tree(resolved)).items()
-        if not any(k == ignored or k.startswith(f"{ignored}.") for ignored in IGNORED)
+        k: json.dumps(_number(v), sort_keys=True) for k, v in flatten(scrub_tree(resolved)).items() if not run_control(k)
     }
     return {**kept, "dialectica_version": json.dumps(_version())}
 

@@ -43,16 +43,15 @@ def _check_out(run: Path, out: Path, resume: bool) -> None:
         )
 
 
-RUN_CONTROL = ("hydra.", "resume", "progress", "max_concurrency", "traces", "tracking", "view.", "checkpoints")
-
-
 def _default_out(run: Path, turn: str, given: list[str]) -> str:
     """``RUN-replay-tT``, and what the overrides change (``RUN-replay-t2-accept_within_0.1``), so that two replays
     of one run from one turn under other configs land apart (no ``=``: Hydra reads the folder as a value)."""
+    from dialectica.sim.config.typed import run_control  # lazy: start-up (omegaconf, yaml)
+
     changed = []
     for override in given:
         key, _, value = override.lstrip("+~").partition("=")
-        if not key.startswith(RUN_CONTROL):  # how it runs, not what: a resumed replay finds its folder
+        if not (run_control(key) or key.startswith("checkpoints")):  # how it runs: a resumed replay finds its folder
             changed.append(f"{key.rsplit('.', 1)[-1]}_{value}")
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", "-".join(sorted(changed)))[:80]
     return f"{run.as_posix().rstrip('/')}-replay-t{turn}" + (f"-{slug}" if slug else "")

@@ -298,7 +298,8 @@ class SweepCallback(Callback):
         sweep_dir = Path(config.hydra.sweep.dir)
         table = comparison(sweep_dir)
         if not table.empty:
-            table.to_csv(sweep_dir / "comparison.csv", index=False)
+            counts = {c: table[c].astype("Int64") for c in INTEGRAL if c in table and (table[c].dropna() % 1 == 0).all()}
+            table.assign(**counts).to_csv(sweep_dir / "comparison.csv", index=False)  # 12, not 12.0; blank for none
             (sweep_dir / "comparison.md").write_text(markdown(table))
             print(shown(table).to_string(index=False))
         parent = parent_run_id(sweep_dir)

@@ -30,7 +30,8 @@ class Sweep:
         swept: The columns of the keys whose value differs between jobs (``graph.convergence_threshold``;
             a swept ``seed`` is the column ``run_seed``, apart from each episode's own ``seed``).
         episodes: One row per episode of every job (``dialectica.load_episodes`` columns), with ``job`` and
-            one column per swept key (numbers where every value is one).
+            one column per key the jobs' command lines set (numbers where every value is one; keys that only say
+            how a job ran, such as ``resume``, left out).
         comparison: The sweep's comparison table (paired tests against the best configuration).
     """
 
@@ -92,6 +93,7 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
     """
     import pandas as pd
 
+    from dialectica.sim.config.typed import run_control  # lazy: start-up (omegaconf, yaml)
     from dialectica.sim.tracking.sweep import PARENT_FILE, comparison, job_files  # lazy: start-up (hydra, omegaconf)
 
     path = Path(target)
@@ -119,6 +121,8 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         frame["job"] = job.name
         for override in overrides:
             key, _, value = override.lstrip("+~").partition("=")
+            if run_control(key):  # how a job ran (resume=true after an interruption), not what it measured
+                continue
             column = keys.setdefault(key, "run_seed" if key == "seed" else key)
             frame[column] = value
         frames.append(frame)
@@ -130,6 +134,6 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         raise SweepError(f"sweep {directory} has no finished episodes yet (no job folder with records in {FILE})")
     episodes = pd.concat(frames, ignore_index=True)
     swept = [column for column in keys.values() if episodes[column].nunique(dropna=False) > 1]
-    for column in swept:
+    for column in keys.values():
         episodes[column] = _typed(episodes[column])
     return Sweep(directory, parent, tracking_uri, swept, episodes, comparison(directory))

@@ -98,3 +98,14 @@ def test_each_configurations_mlflow_run_is_named_by_it_under_one_parent(tmp_path
     assert sorted(r.info.run_name for r in children) == ["interview budget=10", "interview budget=3"]
     assert parent.info.status == "FINISHED"
     assert [a.path for a in client.list_artifacts(parent.info.run_id)] == ["sequential.json"]
+
+
+def test_a_sweep_job_resumed_after_an_interruption_is_read_back_as_its_configuration(tmp_path):
+    import dialectica
+
+    for job, budget, extra in (("0", 3, []), ("1", 10, ["resume=true"])):
+        run(load(["graph=interview", f"graph.budget={budget}", "episodes=4", *QUIET, *extra], out_dir=tmp_path / job))
+    sweep = dialectica.load_sweep(tmp_path)
+    assert sweep.swept == ["graph.budget"]  # resume=true says how job 1 ran, not what it measured
+    assert list(sweep.configurations().cat.categories) == ["3", "10"]
+    assert (sweep.episodes["episodes"] == 4).all()  # every key's column numeric, not '4'

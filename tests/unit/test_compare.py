@@ -187,13 +187,16 @@ def test_a_check_runs_the_baselines_suite_and_refuses_another(tmp_path):
         "episodes=20",
     ]
     assert check_suite("g", kept, ["episodes=20"], path) == ["episodes=20", "graph.scenarios=s.yaml"]  # one agrees
-    differs = r"another suite \(episodes=40, the baseline's episodes=20; seed=3, the baseline's default\)"
+    differs = (
+        r"another suite \(episodes=40 given, the baseline's episodes=20; "
+        r"seed=3 given, the baseline's seed=20261121 \(the suite's default\)\)"
+    )
     with pytest.raises(ConfigError, match=differs):
         check_suite("g", kept, ["episodes=40", "graph.scenarios=s.yaml", "seed=3"], path)
     assert check_suite("g", {}, ["episodes=40"], path) == ["episodes=40"]  # a baseline from before suites were kept
     assert check_suite("g", kept, ["seed=20261121"], path)[0] == "seed=20261121"  # the suite's own seed: agreed
     assert check_suite("g", kept, ["participants=scripted"], path)[0] == "participants=scripted"  # its own group
-    with pytest.raises(ConfigError, match=r"seed=0, the baseline's default"):
+    with pytest.raises(ConfigError, match=r"seed=0 given, the baseline's seed=20261121 \(the suite's default\)"):
         check_suite("g", kept, ["seed=0"], path)  # conf/config.yaml's seed, not the suite's
 
 
