@@ -260,7 +260,10 @@ def _cell(value: Any) -> str:
 
 
 def _text(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A config comment as a table cell: pipes escaped, and ``<placeholder>`` kept as text outside code spans
+    (Markdown would pass it on as an HTML tag, which the browser hides)."""
+    parts = text.replace("|", "\\|").split("`")
+    return "`".join(part if i % 2 else part.replace("<", "&lt;").replace(">", "&gt;") for i, part in enumerate(parts))
 
 
 def table(keys: list[Key], prefix: str = "") -> str:

@@ -61,13 +61,13 @@ def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
         failed = failed_checks(row)
         if failed:
             checks = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in failed.items())
-            cap = "; the cap was reached" if row.get("cap_reached") else ""
-            mine.append(
-                note(
-                    f"Critic rejected {fmt(row.get('critic_loops'))} draft(s) before this reply: failed {checks}{cap}",
-                    "reject",
-                )
+            loops = fmt(row.get("critic_loops"))
+            said = (
+                f"Critic rejected {loops} draft(s), this reply the last of them, released at the cap: failed {checks}"
+                if row.get("cap_reached")
+                else f"Critic rejected {loops} draft(s) before this reply: failed {checks}"
             )
+            mine.append(note(said, "reject"))
         if row.get("retrieved"):
             found = f"{row.get('hits')} passage(s) above the floor" if row.get("hits") else "no passage above the floor"
             mine.append(note(f"Librarian: {found}, best similarity {fmt(row.get('best_similarity'))}"))

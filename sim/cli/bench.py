@@ -58,9 +58,11 @@ def measure(argv: list[str]) -> dict[str, Any]:
 def _parser() -> Parser:
     parser = Parser(prog="dialectica bench", description=DESCRIPTION)
     parser.add_argument("--episodes", type=int, default=40, help="episodes per throughput measurement")
-    parser.add_argument("--tracked-episodes", type=int, default=200)
+    parser.add_argument(
+        "--tracked-episodes", type=int, default=200, help="episodes of the job whose MLflow share is measured"
+    )
     parser.add_argument("--startup-runs", type=int, default=5, help="fresh processes a start-up figure is the median of")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the figures: latest.json and a timestamped copy")
     parser.add_argument(
         "--rss-episodes", type=int, default=20000, help="panel episodes for the peak-memory figure (0 skips it)"
     )

@@ -64,12 +64,20 @@ def arguments(args: list[str]) -> list[str]:
     Raises:
         ConfigError: for a missing run, a run without a summary, or a sweep flag.
     """
-    if not args or args[0].startswith("-") or "=" in args[0]:
-        raise ConfigError(USAGE)
+    flag = next((a for a in args if a.startswith("--") and a != "--multirun"), None)
+    if flag is not None:
+        key, _, value = flag[2:].partition("=")
+        raise ConfigError(f"{flag}: replay's keys are key=value, e.g. {key.replace('-', '_')}={value or '...'} ({USAGE})")
+    if not args or "=" in args[0]:
+        first = "" if not args else f"; RUN comes first, before {args[0]}"
+        raise ConfigError(f"give the run directory to replay{first} ({USAGE})")
     run, rest = Path(args[0]), args[1:]
-    summary = run / "summary.json"
-    if not summary.is_file():
-        raise ConfigError(f"{run} holds no summary.json: replay a finished run's directory ({USAGE})")
+    if not run.is_dir():
+        raise ConfigError(f"{run}: no such run directory ({USAGE})")
+    if not (run / "summary.json").is_file():
+        above = run.parent if (run.parent / "summary.json").is_file() else None
+        hint = f"; {run.name} is a graph's folder: give its run, {above}" if above else ": replay a finished run's directory"
+        raise ConfigError(f"{run} holds no summary.json{hint} ({USAGE})")
     if {"-m", "--multirun"} & set(rest):
         raise ConfigError("dialectica replay forks one run; to compare several configs, replay once per config")
     turn = next((a.partition("=")[2] for a in rest if a.startswith(("from_turn=", "replay.from_turn="))), "0")
@@ -79,7 +87,7 @@ def arguments(args: list[str]) -> list[str]:
     keys = {a.lstrip("+~").partition("=")[0] for a in given}
     original = [
         o
-        for o in json.loads(summary.read_text()).get("overrides", [])
+        for o in json.loads((run / "summary.json").read_text()).get("overrides", [])
         if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}
     ]
     return [*original, *given, f"replay.run='{run}'", f"replay.from_turn={turn}", f"hydra.run.dir={out}"]

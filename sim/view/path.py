@@ -18,8 +18,9 @@ def _label(node: str) -> str:
     return {START: "start", END: "end"}.get(node, node)
 
 
-def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
-    """Nodes in layers from the top, forward edges straight, loops as arcs on the right with their count."""
+def topology_svg(topology: Topology, visits: dict[str, int], path: list[str] | None = None) -> Markup:
+    """Nodes in layers from the top, forward edges straight, loops as arcs on the right with how often they were
+    taken (from the visit order ``path`` where there is one)."""
     depth = layers(topology)
     box = max(120.0, _CHAR * max(len(_label(n)) + 4 for n in topology["nodes"]) + 16)
     rows: dict[int, list[str]] = {}
@@ -33,7 +34,7 @@ def topology_svg(topology: Topology, visits: dict[str, int]) -> Markup:
         for i, node in enumerate(nodes):
             pos[node] = (offset + i * (box + _GAP_X) + _GAP_X / 2, d * (_H + _GAP_Y) + 6)
     loops = back_edges(topology)
-    counts = loop_counts(topology, visits)
+    counts = loop_counts(topology, visits, path)
     body = []
     for e in topology["edges"]:
         (x1, y1), (x2, y2) = pos[e["source"]], pos[e["target"]]
@@ -97,7 +98,7 @@ def path_section(record: FullRecord, topology: Topology | None) -> Markup:
     usage = record.get("usage") or {}
     parts = []
     if topology:
-        parts.append(topology_svg(topology, visits))
+        parts.append(topology_svg(topology, visits, list(timings.get("node_path") or []) or None))
         order = [n for n in topology["nodes"] if n in visits] + sorted(set(visits) - set(topology["nodes"]))
     else:
         order = sorted(visits, key=lambda n: (-visits[n], n))

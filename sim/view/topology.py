@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from dialectica.sim.authoring.params import ConfigError
@@ -75,10 +76,15 @@ def layers(topology: Topology) -> dict[str, int]:
     return depth
 
 
-def loop_counts(topology: Topology, visits: dict[str, int]) -> dict[tuple[str, str], int]:
-    """How often each back edge was taken, read from visit counts: the target's visits beyond the most
-    that any forward predecessor accounts for (the start counts once)."""
+def loop_counts(topology: Topology, visits: dict[str, int], path: list[str] | None = None) -> dict[tuple[str, str], int]:
+    """How often each back edge was taken: from the visit order, where the record has one (``path``, the nodes in
+    the order they started: each step from a loop's source straight to its target), else estimated from visit
+    counts (the target's visits beyond the most that any forward predecessor accounts for; the start counts
+    once), which falls short where a node with an edge into the target left it the other way on its last visit."""
     loops = back_edges(topology)
+    if path:
+        steps = list(pairwise(path))
+        return {loop: steps.count(loop) for loop in loops}
     counts = {}
     for source, target in loops:
         forward = [e["source"] for e in topology["edges"] if e["target"] == target and (e["source"], target) not in loops]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -16,7 +17,7 @@ from dialectica.sim.view.index import HEADLINE, index_row, metric_columns, rende
 from dialectica.sim.view.markup import join, tag
 from dialectica.sim.view.page import document, render_page
 from dialectica.sim.view.registry import view_for
-from dialectica.sim.view.select import Selected, select_episodes
+from dialectica.sim.view.select import Selected, metric_value, select_episodes
 from dialectica.sim.view.topology import Topology
 
 TOPOLOGY = "topology.json"
@@ -62,6 +63,14 @@ def write_graph_pages(
     graph = str(records[0].get("graph", "graph"))
     default = view_for(graph).metric
     rank = options.metric or (default if episodes is None else None)
+    if options.metric and all(metric_value(r, options.metric) is None for r in records):
+        have = sorted({k for r in records for k, v in (r.get("metrics") or {}).items() if isinstance(v, int | float)})
+        logging.getLogger(__name__).warning(
+            "view.metric=%s: no episode of %s has that metric, so no page is best or worst by it; valid: %s",
+            options.metric,
+            graph,
+            ", ".join(have),
+        )
     picked = select_episodes(records, options.first, rank, options.errors, episodes or (), options.pages == "all", asked)
     if full is not None:
         whole = full({int(item.record["episode"]) for item in picked})

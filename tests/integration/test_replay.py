@@ -5,6 +5,7 @@ first turns and reports the pairs; bad input is one line."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,7 +148,7 @@ def test_a_fork_under_a_smaller_budget_stops_each_interview_at_it(original):
     ("args", "words"),
     [
         (["replay"], ("usage: dialectica replay RUN",)),
-        (["replay", "nowhere"], ("nowhere holds no summary.json",)),
+        (["replay", "nowhere"], ("nowhere: no such run directory",)),
         (["replay", "{orig}", "from_turn=-1"], ("replay.from_turn=-1 is invalid", "integers >= 0")),
         (["replay", "{orig}", "graph=interview", "replay.nope=1"], ("unknown key replay.nope",)),
     ],
@@ -266,3 +267,19 @@ def test_a_bad_checkpoints_value_is_one_line(tmp_path, value):
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and "checkpoints=" in lines[0] and "episode indices" in lines[0]
     assert not (tmp_path / "x").exists()
+
+
+def test_a_replay_given_the_wrong_folder_or_spelling_says_what_to_give(tmp_path):
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.engine.replay import arguments
+
+    run = tmp_path / "base"
+    (run / "interview").mkdir(parents=True)
+    (run / "summary.json").write_text(json.dumps({"overrides": ["graph=interview"]}))
+    for args, words in [
+        ([str(run / "interview"), "from_turn=1"], f"interview is a graph's folder: give its run, {run}"),
+        ([str(run), "--from-turn", "1"], "--from-turn: replay's keys are key=value, e.g. from_turn=..."),
+        (["from_turn=1", str(run)], "RUN comes first, before from_turn=1"),
+    ]:
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            arguments(args)

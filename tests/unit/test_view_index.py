@@ -161,3 +161,9 @@ def test_a_native_graph_the_run_named_by_import_string_is_loaded_for_its_pages(t
     assert discovery.load("haggle").name == "haggle"  # its view and endings found by the name its records carry
     summary.write_text(json.dumps({"overrides": ["graph=no_such_module:SPEC"]}))
     _load_named_graphs(summary)  # one that no longer imports: the generic view, no error
+
+
+def test_a_page_metric_no_episode_has_is_warned_of_with_the_valid_names(interview_record, tmp_path, caplog):
+    write_graph_pages(_episodes(interview_record), tmp_path / "view", ViewOptions(first=1, metric="dpeth"))
+    (warning,) = [r.getMessage() for r in caplog.records if "view.metric" in r.getMessage()]
+    assert "view.metric=dpeth: no episode of interview has that metric" in warning and "depth" in warning

@@ -46,3 +46,17 @@ def test_a_recorded_visit_order_is_shown_with_repeats_marked(tribunal_record):
     html = path_section(tribunal_record, LOOP)
     assert html.count('class="again"') == 2 and "timings.node_path" not in html
     assert node_sequence(["a", "a"]).count("<li") == 2
+
+
+def test_a_recorded_visit_order_counts_the_loops_the_visit_counts_would_miss():
+    edges = [("__start__", "analyst"), ("analyst", "tutor"), ("analyst", "synth"), ("tutor", "critic")]
+    edges += [("critic", "tutor"), ("critic", "analyst"), ("synth", "__end__")]
+    topology = {
+        "nodes": ["__start__", "analyst", "tutor", "critic", "synth", "__end__"],
+        "edges": [{"source": s, "target": t, "conditional": False} for s, t in edges],
+    }
+    assert back_edges(topology) == {("critic", "tutor"), ("critic", "analyst")}
+    path = ["analyst", "tutor", "critic", "tutor", "critic", "analyst", "synth"]
+    visits = {"analyst": 2, "tutor": 2, "critic": 2, "synth": 1}
+    assert loop_counts(topology, visits)[("critic", "tutor")] == 0  # the analyst's two visits explain the tutor's
+    assert loop_counts(topology, visits, path) == {("critic", "tutor"): 1, ("critic", "analyst"): 1}
