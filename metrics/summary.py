@@ -160,20 +160,23 @@ def timings() -> MetricFn:
 
 
 def usage() -> MetricFn:
-    """Model calls and tokens per episode; parse failures and empty replies in all; the share of calls
+    """Model calls and tokens per episode, failed episodes included (their calls were made; tokens left out when
+    calls were made and no model reported any); parse failures and empty replies in all; the share of calls
     the call cache answered (only when some model had a cache); the share of episode time spent in
     model calls; and calls, tokens and seconds per episode for each role."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
+        calls, tokens = [r["usage"]["llm_calls"] for r in records], [r["usage"]["tokens_total"] for r in records]
         out = {
-            "llm_calls_mean": mean([r["usage"]["llm_calls"] for r in records]),
-            "tokens_total_mean": mean([r["usage"]["tokens_total"] for r in records]),
+            "llm_calls_mean": mean(calls),
+            **({} if sum(calls) and not sum(tokens) else {"tokens_total_mean": mean(tokens)}),  # no usage reported
             "parse_failures": float(sum(r["usage"].get("parse_failures", 0) for r in records)),
             "empty_replies": float(sum(r["usage"].get("empty_replies", 0) for r in records)),
         }
-        lookups = sum(r["timings"].get("cache_lookups", 0) for r in records)
-        if lookups:
-            out["cache_hit_rate"] = sum(r["timings"].get("cache_hits", 0) for r in records) / lookups
+        lookups = sum(r["timings"].get(k, 0) for r in records for k in ("cache_lookups", "graph_cache_lookups"))
+        if lookups:  # the run's models' calls and a graph's own (one used as it is)
+            hits = sum(r["timings"].get(k, 0) for r in records for k in ("cache_hits", "graph_cache_hits"))
+            out["cache_hit_rate"] = hits / lookups
         wall = sum(r["timings"]["episode_seconds"] for r in records)
         if wall > 0:
             out["llm_seconds_share"] = sum(r["timings"].get("llm_seconds", 0.0) for r in records) / wall

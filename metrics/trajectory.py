@@ -2,8 +2,10 @@
 
 Pure functions over plain data. A call is ``{"name": str, "args": mapping}``; an expected call may leave its
 arguments out (any arguments match) or give some of them (those must be equal, others may be there too). The
-match modes are agentevals' (``create_trajectory_match_evaluator``; by name, and in ``strict`` and ``superset``
-with ``tool_args_match_mode="superset"``, they agree call for call, ``tests/unit/test_trajectory.py``):
+match modes are agentevals' (``create_trajectory_match_evaluator``), applied to the calls alone: given the
+assistant's tool-call messages only, by name, and in ``strict`` and ``superset`` with
+``tool_args_match_mode="superset"``, the two agree call for call (``tests/unit/test_trajectory.py``); agentevals'
+``strict`` and ``unordered`` on a whole conversation compare its user and tool messages too:
 
 - ``strict``: the same calls in the same order;
 - ``unordered``: the same calls in any order;

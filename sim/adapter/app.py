@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
+import math
 import re
 import sys
 import threading
@@ -189,7 +190,7 @@ class App:
                 "scenario's turns)"
             )
         if ecosystem.is_evaluator(self.judge):
-            self.judge = ecosystem.EvaluatorJudge(self.judge)
+            self.judge = ecosystem.EvaluatorJudge(ecosystem.check(self.judge))
         elif callable(self.judge) and not hasattr(self.judge, "judge"):
             self.judge = RuleJudge(self.judge)
         elif self.judge is not None and not hasattr(self.judge, "judge"):
@@ -199,11 +200,13 @@ class App:
                 "(no judge)"
             )
         for extra in self.metrics:
-            if not (ecosystem.is_evaluator(extra) or hasattr(extra, "judge")):
+            if ecosystem.is_evaluator(extra):
+                ecosystem.check(extra)
+            elif not hasattr(extra, "judge"):
                 raise ConfigError(
                     f"metrics=[..., {extra!r}, ...]: not an evaluator; valid values: dialectica.rubric(NAME), "
-                    "LLMJudge(...), openevals/agentevals evaluators (called with outputs=..., reference_outputs=...) "
-                    "and MLflow scorers"
+                    "LLMJudge(...), openevals/agentevals evaluators (keyword-only: def m(*, inputs, outputs, "
+                    "reference_outputs)) and MLflow scorers"
                 )
         self.all_endings = {**ENDINGS, **declared(self.endings)}
 
@@ -330,7 +333,7 @@ class App:
                     f"graph.metrics: {target} is a {type(obj).__name__}, not an evaluator; valid values: "
                     f"{', '.join(RUBRICS)}, openevals/agentevals evaluators and MLflow scorers (package.module:name)"
                 )
-            named.append(obj)
+            named.append(ecosystem.check(obj) if ecosystem.is_evaluator(obj) else obj)
         return [*self.metrics, *named]
 
     def _scores(self, params: Any, dialogue: Dialogue, scenario: dict[str, Any], cast: Any) -> list[ecosystem.Score]:
@@ -338,14 +341,18 @@ class App:
         ``score/<key>`` for the ecosystem's evaluators."""
         out = []
         for metric in self._metrics(params):
-            if hasattr(metric, "judge"):
-                verdict = metric.judge(dialogue.messages, scenario, dialogue.state, cast)
-                out.append(
-                    ecosystem.Score(f"rubric/{getattr(metric, 'name', 'judge')}", float(verdict.passed), verdict.reason)
-                )
-            else:
-                for s in ecosystem.scores(metric, scenario, dialogue.messages, dialogue.state):
-                    out.append(ecosystem.Score(f"score/{s.key}", s.value, s.comment))
+            ours = hasattr(metric, "judge")
+            key = f"rubric/{getattr(metric, 'name', 'judge')}" if ours else f"score/{ecosystem.name_of(metric)}"
+            try:
+                if ours:
+                    verdict = metric.judge(dialogue.messages, scenario, dialogue.state, cast)
+                    out.append(ecosystem.Score(key, float(verdict.passed), verdict.reason))
+                else:
+                    for s in ecosystem.scores(metric, scenario, dialogue.messages, dialogue.state):
+                        out.append(ecosystem.Score(f"score/{s.key}", s.value, s.comment))
+            except Exception as exc:  # noqa: BLE001 - a metric's fault costs its score, not the episode and its verdict
+                _log.warning("%s: the metric %s raised on scenario %r: %s", self.name, key, scenario["name"], exc)
+                out.append(ecosystem.Score(key, math.nan, f"raised {type(exc).__name__}: {exc}"))
         return out
 
     def _judge(self, params: Any) -> Any:

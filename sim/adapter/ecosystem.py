@@ -11,7 +11,9 @@ Each is called once an episode ends, with:
   batch of which it reads the first: it gets MLflow's chat shape, ``{"messages": [...]}`` up to the graph's final
   reply, which it reads (``final_reply``);
 - ``reference_outputs`` (openevals) / ``expectations`` (MLflow): the scenario's ``reference_outputs``, else its
-  ``expected_tools`` as assistant tool-call messages (so a trajectory evaluator works on them as they are).
+  ``expected_tools`` as assistant tool-call messages (a name alone with arguments ``{}``: agentevals' ``superset``
+  and ``subset`` match them with ``tool_args_match_mode="ignore"``; its ``strict`` and ``unordered`` compare whole
+  trajectories, so they need ``reference_outputs``).
 
 What they return becomes ``Score`` s: a bool or yes/no is 1 or 0, a number stays a number, anything else is NaN
 with the value in the comment.
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dialectica.metrics.trajectory import expected_call
+from dialectica.sim.authoring.params import ConfigError
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,27 @@ def is_evaluator(obj: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return "outputs" in parameters and parameters["outputs"].kind == inspect.Parameter.KEYWORD_ONLY
+
+
+def check(evaluator: Any) -> Any:
+    """``evaluator``, once it is known to take what it is called with: ``inputs``, ``outputs`` and
+    ``reference_outputs`` by keyword (an MLflow scorer takes what it declares).
+
+    Raises:
+        ConfigError: naming the evaluator, its signature and what to add.
+    """
+    if is_mlflow_scorer(evaluator):
+        return evaluator
+    try:
+        inspect.signature(evaluator).bind(inputs={}, outputs=[], reference_outputs=None)
+    except TypeError:
+        raise ConfigError(
+            f"the evaluator {name_of(evaluator)}{inspect.signature(evaluator)} is called with inputs=, outputs= and "
+            "reference_outputs=; take all three by keyword, or add **kwargs for those it does not read"
+        ) from None
+    except ValueError:  # no signature to read: its first call says
+        pass
+    return evaluator
 
 
 def conversation(messages: Sequence[Any], state: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -66,8 +66,13 @@ class Evaluation:
             f"Evaluation({self.name}: {episodes} episodes, convergence_rate "
             f"{m.get('convergence_rate', float('nan')):.2f} ({m.get('convergence_rate_ci95_low', float('nan')):.2f}-"
             f"{m.get('convergence_rate_ci95_high', float('nan')):.2f}), "
-            f"{f'{failed} raised (see their error fields), ' if failed else ''}run_dir={self.run_dir})"
+            f"{f'{failed} raised (see their error fields), ' if failed else ''}"
+            f"{f'{m[CACHED]:.0%} of model calls replayed from the call cache, ' if m.get(CACHED) else ''}"
+            f"run_dir={self.run_dir})"
         )
+
+
+CACHED = "cache_hit_rate"  # said in the repr: a rerun after editing the graph's model code replays the old replies
 
 
 def _scenario_file(scenarios: Any, out_dir: Path) -> str:

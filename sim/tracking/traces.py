@@ -113,6 +113,8 @@ def _describe(span: Any, record: FullRecord, run_id: str, run_dir: str, digest: 
 
     span.set_inputs({"scenario": record["scenario"], "seed": record["seed"], "episode": record["episode"]})
     span.set_outputs(_outputs(record))
+    if record.get("error"):  # the trace's state says the episode raised, as its ending does
+        span.set_status("ERROR")
     mlflow.update_current_trace(
         tags=trace_tags(record, run_dir, digest), metadata={"mlflow.sourceRun": run_id}, session_id=session(record, run_dir)
     )

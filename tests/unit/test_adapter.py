@@ -680,3 +680,61 @@ def test_a_knobs_annotation_gives_its_type_and_an_inferred_integer_says_so(tmp_p
     assert seen[-1] == 62.5
     with pytest.raises(ConfigError, match=r"floor must be an integer, got 62.5 \(an integer knob, .*`floor: float = 80`"):
         dialectica.evaluate(bare, params={"floor": 62.5}, out_dir=tmp_path / "b", **kw)
+
+
+def test_a_metric_that_raises_costs_its_score_not_the_episode_or_its_verdict(tmp_path: Path, caplog):
+    def flaky(*, inputs: Any, outputs: Any, reference_outputs: Any = None) -> dict[str, Any]:
+        if inputs["name"] == "forgetful":
+            raise RuntimeError("cannot score this one")
+        return {"key": "flaky", "score": True}
+
+    plain = _run(tmp_path, "plain")
+    scored = _run(tmp_path, "scored", metrics=[flaky])
+    assert scored.metrics["convergence_rate"] == plain.metrics["convergence_rate"]
+    assert scored.metrics["error_rate"] == 0.0
+    records = _records(scored)
+    failed = [r["metrics"].get("score/flaky") for r in records if r["scenario"] == "forgetful"]
+    assert failed and all(v is None or v != v for v in failed)  # NaN (null in the file): no score
+    assert all(r["metrics"]["score/flaky"] == 1.0 for r in records if r["scenario"] == "refund")
+    assert any("the metric score/flaky raised on scenario 'forgetful'" in r.getMessage() for r in caplog.records)
+
+
+def test_traces_auto_traces_a_factory_that_takes_its_model_and_not_a_modelless_graph(tmp_path: Path):
+    from mlflow.tracing.client import TracingClient
+
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    counts = {}
+    for name, app in (("model", bot_factory), ("rules", one_node(_clerk))):
+        run = dialectica.evaluate(
+            app, scenarios=SCENARIOS, user=customer, episodes=2, tracking=uri, progress=False, out_dir=tmp_path / name
+        )
+        run_id = json.loads((run.run_dir / "summary.json").read_text())["graphs"][run.name]["mlflow_run_id"]
+        experiment = mlflow.tracking.MlflowClient(uri).get_run(run_id).info.experiment_id
+        counts[name] = len(TracingClient(uri).search_traces(locations=[experiment], run_id=run_id, max_results=10))
+    assert counts == {"model": 2, "rules": 0}
+
+
+def test_the_trace_of_an_episode_that_raised_is_in_error(tmp_path: Path):
+    from mlflow.tracing.client import TracingClient
+
+    def judge(messages: list[BaseMessage], scenario: dict[str, Any]) -> bool:
+        if scenario["name"] == "forgetful":
+            raise RuntimeError("no verdict")
+        return True
+
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    run = _run(tmp_path, "traced", judge=judge, episodes=2, tracking=uri, overrides=["traces=all", "max_error_rate=1"])
+    run_id = json.loads((run.run_dir / "summary.json").read_text())["graphs"][run.name]["mlflow_run_id"]
+    experiment = mlflow.tracking.MlflowClient(uri).get_run(run_id).info.experiment_id
+    traces = TracingClient(uri).search_traces(locations=[experiment], run_id=run_id, max_results=10)
+    states = {t.info.tags["dialectica.scenario"]: str(t.info.state) for t in traces}
+    assert states == {"refund": "OK", "forgetful": "ERROR"}
+
+
+def test_an_evaluator_that_cannot_take_what_it_is_called_with_is_refused_before_anything_runs(tmp_path: Path):
+    def outputs_only(*, outputs: Any) -> bool:
+        return True
+
+    with pytest.raises(ConfigError, match=r"outputs_only\(\*, outputs: 'Any'\) -> 'bool' is called with inputs="):
+        _run(tmp_path, "narrow", metrics=[outputs_only])
+    assert not (tmp_path / "narrow").exists()
