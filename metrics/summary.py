@@ -160,16 +160,15 @@ def timings() -> MetricFn:
 
 
 def usage() -> MetricFn:
-    """Model calls and tokens per episode, failed episodes included (their calls were made; tokens left out when
-    calls were made and no model reported any); parse failures and empty replies in all; the share of calls
+    """Model calls and tokens per episode, failed episodes included (their calls were made; tokens 0 where no model
+    reported any); parse failures and empty replies in all; the share of calls
     the call cache answered (only when some model had a cache); the share of episode time spent in
     model calls; and calls, tokens and seconds per episode for each role."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
-        calls, tokens = [r["usage"]["llm_calls"] for r in records], [r["usage"]["tokens_total"] for r in records]
         out = {
-            "llm_calls_mean": mean(calls),
-            **({} if sum(calls) and not sum(tokens) else {"tokens_total_mean": mean(tokens)}),  # no usage reported
+            "llm_calls_mean": mean([r["usage"]["llm_calls"] for r in records]),
+            "tokens_total_mean": mean([r["usage"]["tokens_total"] for r in records]),
             "parse_failures": float(sum(r["usage"].get("parse_failures", 0) for r in records)),
             "empty_replies": float(sum(r["usage"].get("empty_replies", 0) for r in records)),
         }

@@ -63,7 +63,10 @@ def _notes(record: FullRecord) -> dict[Any, list[Markup]]:
             checks = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in failed.items())
             loops = fmt(row.get("critic_loops"))
             said = (
-                f"Critic rejected {loops} draft(s), this reply the last of them, released at the cap: failed {checks}"
+                f"Critic rejected {loops} draft(s); the cap was reached, so Sophia asked the fallback question instead: "
+                f"failed {checks}"
+                if row.get("cap_reached") and row.get("fallback")
+                else f"Critic rejected {loops} draft(s), this reply the last of them, released at the cap: failed {checks}"
                 if row.get("cap_reached")
                 else f"Critic rejected {loops} draft(s) before this reply: failed {checks}"
             )

@@ -53,6 +53,7 @@ ENDINGS = {
 }
 PLAIN = (bool, int, float, str)
 # graph.<key>s that are not knobs
+RAISED = "raised"  # a score's comment when its metric raised (the score is NaN)
 HARNESS_KEYS = ("name", "max_turns", "user", "judge", "judge_every_turn", "metrics", "scenarios", "cache")
 _log = logging.getLogger(__name__)
 CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
@@ -161,6 +162,7 @@ class App:
     judge_every_turn: bool = False
     metrics: Sequence[Any] = ()
     _graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
+    _score_keys: dict[int, list[str]] = field(default_factory=dict, repr=False)  # metric -> the keys it scored under
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -289,11 +291,12 @@ class App:
                     f"{where} has no 'expected_tools'{_typo(scenario, 'expected_tools')} for the trajectory judge; "
                     "add the tool calls it should make"
                 )
-            if isinstance(judge, LLMJudge) and judge.rubric is None and not scenario.get("rubric"):
-                raise ConfigError(
-                    f"{where} has no 'rubric'{_typo(scenario, 'rubric')} for the LLM judge; add one, or give the judge "
-                    "its rubric"
-                )
+            for j in (judge, *self._metrics(params)):
+                if isinstance(j, LLMJudge) and j.rubric is None and not scenario.get("rubric"):
+                    what = "the LLM judge" if j is judge else f"the metric rubric/{getattr(j, 'name', 'judge')}"
+                    raise ConfigError(
+                        f"{where} has no 'rubric'{_typo(scenario, 'rubric')} for {what}; add one, or give it its rubric"
+                    )
         if any(isinstance(j, LLMJudge) and j.model is None for j in (judge, *self._metrics(params))):
             voices.require("judge")
         for role, default in self.model_roles.items():
@@ -342,17 +345,27 @@ class App:
         out = []
         for metric in self._metrics(params):
             ours = hasattr(metric, "judge")
-            key = f"rubric/{getattr(metric, 'name', 'judge')}" if ours else f"score/{ecosystem.name_of(metric)}"
             try:
                 if ours:
                     verdict = metric.judge(dialogue.messages, scenario, dialogue.state, cast)
-                    out.append(ecosystem.Score(key, float(verdict.passed), verdict.reason))
+                    scored = [
+                        ecosystem.Score(f"rubric/{getattr(metric, 'name', 'judge')}", float(verdict.passed), verdict.reason)
+                    ]
                 else:
-                    for s in ecosystem.scores(metric, scenario, dialogue.messages, dialogue.state):
-                        out.append(ecosystem.Score(f"score/{s.key}", s.value, s.comment))
+                    scored = [
+                        ecosystem.Score(f"score/{s.key}", s.value, s.comment)
+                        for s in ecosystem.scores(metric, scenario, dialogue.messages, dialogue.state)
+                    ]
+                self._score_keys[id(metric)] = [s.key for s in scored]
+            except ConfigError:
+                raise  # bad input: every episode would meet it
             except Exception as exc:  # noqa: BLE001 - a metric's fault costs its score, not the episode and its verdict
-                _log.warning("%s: the metric %s raised on scenario %r: %s", self.name, key, scenario["name"], exc)
-                out.append(ecosystem.Score(key, math.nan, f"raised {type(exc).__name__}: {exc}"))
+                keys = self._score_keys.get(id(metric)) or [
+                    f"rubric/{getattr(metric, 'name', 'judge')}" if ours else f"score/{ecosystem.name_of(metric)}"
+                ]
+                _log.warning("%s: the metric %s raised on scenario %r: %s", self.name, keys[0], scenario["name"], exc)
+                scored = [ecosystem.Score(k, math.nan, f"{RAISED} {type(exc).__name__}: {exc}") for k in keys]
+            out += scored
         return out
 
     def _judge(self, params: Any) -> Any:
@@ -449,6 +462,8 @@ class App:
         }
         scored: list[ecosystem.Score] = final.get("scores") or []
         metrics |= {s.key: s.value for s in scored}
+        if scored:  # scores an extra metric lost by raising: their means are over the episodes it scored
+            metrics["metric_errors"] = float(sum(s.comment.startswith(RAISED) and math.isnan(s.value) for s in scored))
         if verdict is not None:
             metrics["judge_passed"] = float(verdict.passed)
             if verdict.reasoned is not None:

@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
     if {"--help", "-h"} & set(argv):
         print((__doc__ or "").strip())
         return 0
-    from dialectica.sim.config.discovery import folder_name
+    from dialectica.sim.config.discovery import folder_name  # lazy: start-up (yaml)
     from dialectica.sim.config.groups import option, register_plugin_configs  # lazy: start-up (yaml)
     from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
     from dialectica.sim.engine.sequential import race, report, table  # lazy: start-up (scipy, omegaconf)

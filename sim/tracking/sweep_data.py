@@ -121,8 +121,6 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         frame["job"] = job.name
         for override in overrides:
             key, _, value = override.lstrip("+~").partition("=")
-            if run_control(key):  # how a job ran (resume=true after an interruption), not what it measured
-                continue
             column = keys.setdefault(key, "run_seed" if key == "seed" else key)
             frame[column] = value
         frames.append(frame)
@@ -133,6 +131,10 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
             raise SweepError(f"{directory} is a run, not a sweep{where}; read a run with dialectica.load_episodes")
         raise SweepError(f"sweep {directory} has no finished episodes yet (no job folder with records in {FILE})")
     episodes = pd.concat(frames, ignore_index=True)
+    for key, column in list(keys.items()):  # how some jobs ran (resume=true after an interruption), not what they
+        if run_control(key) and episodes[column].isna().any():  # measured; one every job sets is swept
+            episodes = episodes.drop(columns=column)
+            del keys[key]
     swept = [column for column in keys.values() if episodes[column].nunique(dropna=False) > 1]
     for column in keys.values():
         episodes[column] = _typed(episodes[column])

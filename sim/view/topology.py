@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
 from dialectica.sim.authoring.params import ConfigError
@@ -78,13 +77,26 @@ def layers(topology: Topology) -> dict[str, int]:
 
 def loop_counts(topology: Topology, visits: dict[str, int], path: list[str] | None = None) -> dict[tuple[str, str], int]:
     """How often each back edge was taken: from the visit order, where the record has one (``path``, the nodes in
-    the order they started: each step from a loop's source straight to its target), else estimated from visit
-    counts (the target's visits beyond the most that any forward predecessor accounts for; the start counts
-    once), which falls short where a node with an edge into the target left it the other way on its last visit."""
+    the order they started), else estimated from visit counts (the target's visits beyond the most that any
+    forward predecessor accounts for; the start counts once), which falls short where a node with an edge into
+    the target left it the other way on its last visit.
+
+    In the visit order, a visit of a loop's target came through the loop when, of the graph's nodes with an edge
+    into the target, the loop's source ran last before it: a parallel sibling, or a subgraph's own nodes, may run
+    between the two."""
     loops = back_edges(topology)
     if path:
-        steps = list(pairwise(path))
-        return {loop: steps.count(loop) for loop in loops}
+        into: dict[str, set[str]] = {}
+        for e in topology["edges"]:
+            into.setdefault(e["target"], set()).add(e["source"])
+        counts = dict.fromkeys(loops, 0)
+        last: dict[str, int] = {}  # node -> where it last ran
+        for i, node in enumerate(n for n in path if n in topology["nodes"]):
+            came = max(into.get(node, ()), key=lambda n: last.get(n, -1), default=None)
+            if came is not None and (came, node) in counts and came in last:
+                counts[(came, node)] += 1
+            last[node] = i
+        return counts
     counts = {}
     for source, target in loops:
         forward = [e["source"] for e in topology["edges"] if e["target"] == target and (e["source"], target) not in loops]

@@ -64,12 +64,15 @@ def write_graph_pages(
     default = view_for(graph).metric
     rank = options.metric or (default if episodes is None else None)
     if options.metric and all(metric_value(r, options.metric) is None for r in records):
+        name = options.metric.lstrip("-")
         have = sorted({k for r in records for k, v in (r.get("metrics") or {}).items() if isinstance(v, int | float)})
+        held = any(name in (r.get("metrics") or {}) for r in records)
         logging.getLogger(__name__).warning(
-            "view.metric=%s: no episode of %s has that metric, so no page is best or worst by it; valid: %s",
+            "view.metric=%s: %s, so no page of %s is best or worst by it%s",
             options.metric,
+            "no episode has a finite value of it" if held else f"no episode of {graph} has that metric",
             graph,
-            ", ".join(have),
+            "" if held else f"; valid: {', '.join(have)}",
         )
     picked = select_episodes(records, options.first, rank, options.errors, episodes or (), options.pages == "all", asked)
     if full is not None:

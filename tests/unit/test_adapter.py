@@ -438,6 +438,10 @@ def test_the_graphs_own_model_calls_are_cached_per_episode_seed(tmp_path: Path):
         ({"user": None}, "scenario 'refund' has no 'turns' for a scripted user"),
         ({"user": LLMUser(model=EchoModel())}, "scenario 'refund' has neither 'persona' nor 'instructions'"),
         ({"judge": LLMJudge(model=EchoModel())}, "scenario 'refund' has no 'rubric' for the LLM judge"),
+        (
+            {"metrics": [LLMJudge(model=EchoModel(), name="polite")]},
+            "scenario 'refund' has no 'rubric' for the metric rubric/polite",
+        ),
     ],
 )
 def test_what_the_user_or_judge_would_miss_is_said_before_anything_runs(tmp_path: Path, kw: dict[str, Any], message: str):
@@ -697,6 +701,7 @@ def test_a_metric_that_raises_costs_its_score_not_the_episode_or_its_verdict(tmp
     assert failed and all(v is None or v != v for v in failed)  # NaN (null in the file): no score
     assert all(r["metrics"]["score/flaky"] == 1.0 for r in records if r["scenario"] == "refund")
     assert any("the metric score/flaky raised on scenario 'forgetful'" in r.getMessage() for r in caplog.records)
+    assert scored.metrics["metric_errors_mean"] == sum(r["scenario"] == "forgetful" for r in records) / len(records)
 
 
 def test_traces_auto_traces_a_factory_that_takes_its_model_and_not_a_modelless_graph(tmp_path: Path):

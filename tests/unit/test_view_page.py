@@ -73,6 +73,8 @@ def test_notes_appear_inside_their_round(maieutic_record):
     assert "Critic rejected" not in html.split('data-round="2"')[0]
     maieutic_record["per_round"][1]["cap_reached"] = True  # the reply shown is the last draft the Critic failed
     assert "Critic rejected 2 draft(s), this reply the last of them, released at the cap" in render_page(maieutic_record)
+    maieutic_record["per_round"][1]["fallback"] = True  # at_cap=fallback: the plain question was asked instead
+    assert "the cap was reached, so Sophia asked the fallback question instead" in render_page(maieutic_record)
 
 
 def test_a_graph_without_a_view_gets_the_common_sections_only(panel_record):

@@ -60,3 +60,17 @@ def test_a_recorded_visit_order_counts_the_loops_the_visit_counts_would_miss():
     visits = {"analyst": 2, "tutor": 2, "critic": 2, "synth": 1}
     assert loop_counts(topology, visits)[("critic", "tutor")] == 0  # the analyst's two visits explain the tutor's
     assert loop_counts(topology, visits, path) == {("critic", "tutor"): 1, ("critic", "analyst"): 1}
+
+
+def test_a_parallel_sibling_or_a_subgraphs_nodes_between_a_loops_ends_do_not_hide_it():
+    edges = [("__start__", "draft"), ("draft", "critic"), ("draft", "checker"), ("critic", "draft")]
+    edges += [("checker", "__end__"), ("critic", "__end__")]
+    topology = {
+        "nodes": ["__start__", "draft", "critic", "checker", "__end__"],
+        "edges": [{"source": s, "target": t, "conditional": False} for s, t in edges],
+    }
+    assert back_edges(topology) == {("critic", "draft")}
+    # the sibling started after the critic, then the loop went back: twice; a subgraph's node is not in the graph
+    path = ["draft", "critic", "checker", "draft", "critic", "inner_search", "checker", "draft", "critic", "checker"]
+    visits = {"draft": 3, "critic": 3, "checker": 3}
+    assert loop_counts(topology, visits, path) == {("critic", "draft"): 2}
