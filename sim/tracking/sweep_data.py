@@ -28,7 +28,8 @@ class Sweep:
         parent_run_id: Its MLflow parent run, when it was tracked.
         tracking_uri: The store that run is in.
         swept: The columns of the keys whose value differs between jobs (``graph.convergence_threshold``;
-            a swept ``seed`` is the column ``run_seed``, apart from each episode's own ``seed``).
+            a key an episode has a column of its own for is ``run_<key>``: a swept ``seed`` is ``run_seed``, apart
+            from each episode's own ``seed``, and ``graph=all`` is ``run_graph``, each episode keeping its graph).
         episodes: One row per episode of every job (``dialectica.load_episodes`` columns), with ``job`` and
             one column per key the jobs' command lines set (numbers where every value is one; keys that only say
             how a job ran, such as ``resume``, left out).
@@ -111,7 +112,7 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         )
     jobs = [path.parent for path in job_files(directory, FILE)]
     frames = []
-    keys: dict[str, str] = {}  # override key -> its column (a sweep's seed is the run seed, not an episode's)
+    keys: dict[str, str] = {}  # override key -> its column (run_seed: the run's seed=, not an episode's seed)
     for job in jobs:
         frame = load_episodes(job)
         if frame.empty:
@@ -121,7 +122,7 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
         frame["job"] = job.name
         for override in overrides:
             key, _, value = override.lstrip("+~").partition("=")
-            column = keys.setdefault(key, "run_seed" if key == "seed" else key)
+            column = keys.setdefault(key, f"run_{key}" if key in frame.columns else key)  # seed, graph, scenario
             frame[column] = value
         frames.append(frame)
     if not frames:

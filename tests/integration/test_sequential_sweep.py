@@ -109,3 +109,13 @@ def test_a_sweep_job_resumed_after_an_interruption_is_read_back_as_its_configura
     assert sweep.swept == ["graph.budget"]  # resume=true says how job 1 ran, not what it measured
     assert list(sweep.configurations().cat.categories) == ["3", "10"]
     assert (sweep.episodes["episodes"] == 4).all()  # every key's column numeric, not '4'
+
+
+def test_a_sweep_of_every_graph_keeps_each_episodes_own_graph(tmp_path):
+    import dialectica
+
+    for job, seed in (("0", 0), ("1", 1)):
+        run(load(["graph=all", "episodes=1", f"seed={seed}", *QUIET], out_dir=tmp_path / job))
+    sweep = dialectica.load_sweep(tmp_path)
+    assert sweep.swept == ["run_seed"] and set(sweep.episodes["run_graph"]) == {"all"}
+    assert set(sweep.episodes["graph"]) == {"committee", "interview", "maieutic", "socratic_panel", "tribunal"}
