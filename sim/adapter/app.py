@@ -31,7 +31,7 @@ from langchain_core.language_models import BaseChatModel
 
 from dialectica.sim.adapter import ecosystem, trajectories
 from dialectica.sim.adapter.cache import episode_cache
-from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse
+from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse, keep_transcript
 from dialectica.sim.adapter.judges import LLMJudge, RuleJudge, Verdict, empty_reasons
 from dialectica.sim.adapter.roles import RoleModel, episode_models, model_arguments
 from dialectica.sim.adapter.rubrics import RUBRICS, rubric
@@ -417,11 +417,15 @@ class App:
                 start=scenario.get("input"),
                 stop=met if judge is not None and ending.judge_every_turn else None,
             )
-            if judged and judged[0][0] == len(dialogue.transcript):  # judged already, on this very dialogue
-                verdict: Verdict | None = judged[0][1]
-            else:
-                verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
-            scored = self._scores(ending, dialogue, scenario, cast)
+            try:
+                if judged and judged[0][0] == len(dialogue.transcript):  # judged already, on this very dialogue
+                    verdict: Verdict | None = judged[0][1]
+                else:
+                    verdict = judge.judge(dialogue.messages, scenario, dialogue.state, cast) if judge is not None else None
+                scored = self._scores(ending, dialogue, scenario, cast)
+            except Exception as exc:
+                keep_transcript(exc, dialogue)
+                raise
         own = self.ending(dialogue.state) if self.ending is not None else None
         timings = {"graph_cache_lookups": cached.lookups, "graph_cache_hits": cached.hits} if cached else {}
         ran_with = context_values(

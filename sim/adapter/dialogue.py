@@ -8,6 +8,7 @@ a graph waiting in ``interrupt()`` gets ``Command(resume=turn)``. The graph's re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import Callable
@@ -136,10 +137,24 @@ def converse(
     dialogue = Dialogue()
     session = _Session(app, cfg, context, dialogue, _Reader(dialogue))
     takes_messages = "messages" in getattr(app, "channels", {})
-    if not takes_messages and not _opened(session, start, stop):
-        return _closed(app, cfg, dialogue)
-    _user_turns(session, speaker, max_turns, takes_messages, start, stop)
+    try:
+        if not takes_messages and not _opened(session, start, stop):
+            return _closed(app, cfg, dialogue)
+        _user_turns(session, speaker, max_turns, takes_messages, start, stop)
+    except Exception as exc:
+        with contextlib.suppress(Exception):  # what the graph said before it raised (its last checkpoint)
+            session.read(dialogue.turns)
+        keep_transcript(exc, dialogue)
+        with contextlib.suppress(Exception):
+            _closed(app, cfg, dialogue)
+        raise
     return _closed(app, cfg, dialogue)
+
+
+def keep_transcript(exc: BaseException, dialogue: Dialogue) -> None:
+    """Puts the turns played before ``exc`` on it, for the episode's error record (``transcript``)."""
+    with contextlib.suppress(AttributeError):  # an exception that takes no attributes: the record has none
+        exc.transcript = list(dialogue.transcript)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)

@@ -275,6 +275,9 @@ def _run(
         graph_timings = outcome.timings
     except Exception as exc:  # noqa: BLE001 - one failing episode must not lose the others
         body = {"termination_reason": TerminationReason.ERROR.value, "error": _traceback(exc)}
+        played = getattr(exc, "transcript", None)  # the turns before the error (a graph used as it is)
+        if isinstance(played, list):
+            body["transcript"] = played
     timings = {
         "episode_seconds": time.perf_counter() - t0,
         "node_seconds": {node: list(times) for node, times in meter.node_seconds.items()},

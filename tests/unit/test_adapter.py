@@ -743,3 +743,13 @@ def test_an_evaluator_that_cannot_take_what_it_is_called_with_is_refused_before_
     with pytest.raises(ConfigError, match=r"outputs_only\(\*, outputs: 'Any'\) -> 'bool' is called with inputs="):
         _run(tmp_path, "narrow", metrics=[outputs_only])
     assert not (tmp_path / "narrow").exists()
+
+
+def test_an_episode_that_raised_keeps_the_turns_before_the_error(tmp_path: Path):
+    def judge(messages: list[BaseMessage], scenario: dict[str, Any]) -> bool:
+        raise RuntimeError("no verdict")
+
+    run = _run(tmp_path, "kept", judge=judge, episodes=2, overrides=["max_error_rate=1"])
+    for record in _records(run):
+        assert record["termination_reason"] == "error" and "no verdict" in record["error"]
+        assert [t["role"] for t in record["transcript"]][:2] == ["user", "assistant"]  # the dialogue it judged
