@@ -52,8 +52,8 @@ ENDINGS = {
     GRAPH: "The graph finished on its own before the judge found the user's goal met",
 }
 PLAIN = (bool, int, float, str)
-# graph.<key>s that are not knobs
 RAISED = "raised"  # a score's comment when its metric raised (the score is NaN)
+# graph.<key>s that are not knobs
 HARNESS_KEYS = ("name", "max_turns", "user", "judge", "judge_every_turn", "metrics", "scenarios", "cache")
 _log = logging.getLogger(__name__)
 CACHE = "${hydra:runtime.cwd}/results/cache/llm.sqlite"  # graph.cache: the graph's own model calls (null: off)
@@ -162,7 +162,7 @@ class App:
     judge_every_turn: bool = False
     metrics: Sequence[Any] = ()
     _graphs: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
-    _score_keys: dict[int, list[str]] = field(default_factory=dict, repr=False)  # metric -> the keys it scored under
+    _score_keys: dict[int, tuple[Any, list[str]]] = field(default_factory=dict, repr=False)  # evaluator's keys
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -356,13 +356,16 @@ class App:
                         ecosystem.Score(f"score/{s.key}", s.value, s.comment)
                         for s in ecosystem.scores(metric, scenario, dialogue.messages, dialogue.state)
                     ]
-                self._score_keys[id(metric)] = [s.key for s in scored]
+                if not ours:  # an evaluator's keys are its results' (an openevals closure's name says none)
+                    self._score_keys[id(metric)] = (metric, [s.key for s in scored])  # held: its id stays its own
             except ConfigError:
                 raise  # bad input: every episode would meet it
             except Exception as exc:  # noqa: BLE001 - a metric's fault costs its score, not the episode and its verdict
-                keys = self._score_keys.get(id(metric)) or [
-                    f"rubric/{getattr(metric, 'name', 'judge')}" if ours else f"score/{ecosystem.name_of(metric)}"
-                ]
+                keys = (
+                    [f"rubric/{getattr(metric, 'name', 'judge')}"]
+                    if ours
+                    else self._score_keys.get(id(metric), (None, [f"score/{ecosystem.name_of(metric)}"]))[1]
+                )
                 _log.warning("%s: the metric %s raised on scenario %r: %s", self.name, keys[0], scenario["name"], exc)
                 scored = [ecosystem.Score(k, math.nan, f"{RAISED} {type(exc).__name__}: {exc}") for k in keys]
             out += scored
