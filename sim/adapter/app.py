@@ -512,6 +512,7 @@ class App:
             datasets=datasets,
             prepare_scenario=prepare_scenario,
             roles=self._roles(),
+            own_models=bool(self.model_roles),
             agreement=False,
             metrics=(empty_reasons, trajectories.trajectories_by_scenario),
             terminations=self.all_endings,

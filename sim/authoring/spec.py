@@ -187,6 +187,8 @@ class GraphSpec:
             (:meth:`Episode.at_turn`); None: the graph cannot be replayed from a later turn.
         calibration: Behaviour statistics and persona knobs for ``dialectica calibrate`` and
             ``participants=calibrated``; None: the graph cannot be calibrated.
+        own_models: Whether the graph calls chat models it brings itself (a factory's model arguments), so
+            that its episodes call a model even with scripted participants (``traces=auto`` traces them).
     """
 
     name: str
@@ -213,6 +215,7 @@ class GraphSpec:
     converging: tuple[str, ...] = ("converged",)
     turns: Callable[[dict[str, Any]], int] | None = None
     calibration: Calibration | None = None
+    own_models: bool = False
 
     def __post_init__(self) -> None:
         endings = self.endings()

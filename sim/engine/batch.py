@@ -223,8 +223,7 @@ def _traces(
         return None
     # a model is called: the run's (llm=), or a graph's own that its factory takes as an argument (a model built
     # inside a graph's nodes cannot be seen before it runs: traces=all traces those)
-    app = getattr(run.spec.play, "__self__", None)  # a graph used as it is: its App plays each episode
-    models = cfg.voices.settings.backend != "scripted" or bool(getattr(app, "model_roles", None))
+    models = cfg.voices.settings.backend != "scripted" or run.spec.own_models
     picks = cfg.tracking.traces.picks(cfg.episodes, cfg.seed, models)
     picks -= set(done or {})
     if not picks:
