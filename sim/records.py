@@ -240,8 +240,10 @@ def write_selected(path: Path, graph: str, out: Path) -> Path:
 
 
 def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> pd.DataFrame:
-    """A run's episodes as a DataFrame: one row per episode, ``metrics`` flattened into ``metric.<name>``
-    columns, ``labels`` into ``label.<name>``, plus ``episode_seconds``, ``llm_calls`` and ``tokens_total``.
+    """A run's episodes as a DataFrame: one row per episode (``graph``, ``episode``, ``seed``, ``scenario``,
+    ``participants``, ``termination_reason``, ``converged``, ``rounds_played``: how many ``per_round`` entries the
+    episode recorded, ``error``), ``metrics`` flattened into ``metric.<name>`` columns, ``labels`` into
+    ``label.<name>``, plus ``episode_seconds``, ``llm_calls`` and ``tokens_total``.
     (``labels`` are the record's categories; people's pass/fail labels are read by ``dialectica.agreement_with_labels``.)
 
     Args:

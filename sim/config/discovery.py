@@ -120,8 +120,13 @@ def _load(name: str) -> GraphSpec:
             "or a graph of your own: package.module:attr or path/to/file.py:attr (a GraphSpec, or a LangGraph graph "
             "used as it is)"
         )
-    if not isinstance(spec, GraphSpec) or spec.name != name:
-        raise ConfigError(f"graph {name!r} does not export a GraphSpec named {name!r} (got {type(spec).__name__})")
+    if not isinstance(spec, GraphSpec):
+        raise ConfigError(f"graph {name!r} does not export a GraphSpec (got {type(spec).__name__})")
+    if spec.name != name:
+        raise ConfigError(
+            f"graph {name!r}: its entry point names a GraphSpec named {spec.name!r}; an entry point's name must be "
+            f"its spec's name: rename one of them"
+        )
     return spec
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,9 +26,11 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from dialectica.sim import secrets
 from dialectica.sim.authoring import cast
+from dialectica.sim.authoring.data import read_yaml
 from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.params import ConfigError, build_params
 from dialectica.sim.authoring.speakers import SYSTEM
+from dialectica.sim.authoring.spec import GraphSpec
 from dialectica.sim.config import calset, discovery
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.fork import fork_runs
@@ -37,7 +40,15 @@ from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
 from dialectica.sim.config.shape import check_shape, checkpoints, container, int_value, objective, traces, view_options
-from dialectica.sim.config.typed import GraphRun, RunConfig, TrackingConfig, redact, redact_overrides
+from dialectica.sim.config.typed import (
+    GraphRun,
+    RunConfig,
+    TrackingConfig,
+    as_override,
+    redact,
+    redact_overrides,
+    with_overrides,
+)
 from dialectica.sim.llm.casting import Voices, voices
 
 
@@ -73,7 +84,8 @@ def load(
             raise
         raise ConfigError(line) from exc
     run_dir = Path(out_dir) if out_dir is not None else default_out_dir()
-    return from_composed(cfg, run_dir, tuple(overrides), parent_run_id)
+    given = with_overrides(overrides, (as_override(key, value) for key, value in (values or {}).items()))
+    return from_composed(cfg, run_dir, given, parent_run_id)
 
 
 def default_out_dir() -> Path:
@@ -123,8 +135,7 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
     for graph_name, given in raws.items():
         spec = discovery.load(graph_name)
         raw = _merge({k: v for k, v in given.items() if k != "name"}, per_graph.get(graph_name) or {})
-        params = build_params(spec.params, {k: v for k, v in raw.items() if k != "cast"}, "graph")
-        options = build_params(spec.cast_options, raw.get("cast") or {}, "graph.cast")
+        params, options = _graph_params(spec, raw)
         data = Path(datasets_dir) / graph_name if datasets_dir else spec.datasets
         if hasattr(params, "scenarios"):  # a graph used as it is: graph.scenarios=FILE_OR_FOLDER
             data = _scenario_source(params.scenarios)
@@ -132,6 +143,45 @@ def _graph_runs(cfg: DictConfig) -> list[GraphRun]:
             GraphRun(spec, params, options, load_scenarios(data, spec, _scenarios(cfg.get("scenario", "all"))), raw, data)
         )
     return runs
+
+
+def _graph_params(spec: GraphSpec, raw: dict[str, Any]) -> tuple[Any, Any]:
+    """The graph's params (``graph.<key>``) and its cast's options (``graph.cast.<key>``), checked.
+
+    Raises:
+        ConfigError: naming the key, and the graph's config file where the key is set there.
+    """
+    cast_options = raw.get("cast") or {}
+    if not isinstance(cast_options, dict):
+        options = ", ".join(f.name for f in dataclasses.fields(spec.cast_options)) or "none"
+        raise ConfigError(
+            f"graph.cast={cast_options!r} is invalid; valid values: the cast's options as graph.cast.<key>=<value> "
+            f"(graph {spec.name}'s: {options})"
+        )
+    try:
+        params = build_params(spec.params, {k: v for k, v in raw.items() if k != "cast"}, "graph")
+        return params, build_params(spec.cast_options, cast_options, "graph.cast")
+    except ConfigError as exc:
+        written = read_yaml(spec.config) if spec.config is not None else None
+        named = re.match(r"(?:unknown key )?graph\.([\w.]+)", str(exc))
+        if named is None:
+            raise
+        in_file = _at(written, named[1])
+        if in_file is _ABSENT or in_file != _at(raw, named[1]):  # the command line's value, not the file's
+            raise
+        raise ConfigError(f"{exc} (set in {spec.config})") from None
+
+
+_ABSENT = object()
+
+
+def _at(tree: Any, dotted: str) -> Any:
+    """The value at the dotted key ``dotted`` of ``tree``, or ``_ABSENT``."""
+    for part in dotted.split("."):
+        if not isinstance(tree, dict) or part not in tree:
+            return _ABSENT
+        tree = tree[part]
+    return tree
 
 
 def _scenario_source(source: Any) -> Path:

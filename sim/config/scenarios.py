@@ -29,6 +29,8 @@ def _file_scenarios(path: Path, spec: GraphSpec) -> dict[str, dict[str, Any]]:
             item = spec.prepare_scenario(item, path.parent)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from exc
+        if not isinstance(item.get("name"), str):
+            raise ConfigError(f"{where}: missing or malformed key 'name' (expected a string)")
         if item["name"] in out:
             raise ConfigError(f"{where}: a second scenario named {item['name']!r}; names must be unique")
         out[item["name"]] = item
@@ -48,6 +50,9 @@ def load_scenario(path: Path, spec: GraphSpec) -> dict[str, Any]:
         raise ConfigError(
             f"malformed scenario file {path}: expected a mapping at the top level, got {type(data).__name__}; {hint}"
         )
+    if not isinstance(data.get("name"), str):
+        given = f"name {data['name']!r} is not a string" if "name" in data else "it has no 'name'"
+        raise ConfigError(f"malformed scenario file {path}: {given} (write name: '{path.stem}', its file's name); {hint}")
     try:
         data = spec.prepare_scenario(data, path.parents[1])
     except ConfigError as exc:

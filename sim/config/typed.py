@@ -5,7 +5,8 @@ fingerprinted."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,12 +82,16 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         """``resolved`` (what MLflow logs and resume fingerprints) says the scalar fields' values, also after a
-        ``dataclasses.replace``."""
-        resolved = dict(self.resolved)
+        ``dataclasses.replace``; so do ``overrides`` (the command a run's description gives)."""
+        resolved, overrides = dict(self.resolved), self.overrides
         for key in _SCALARS:
+            value = getattr(self, key)
+            if key in resolved and resolved[key] != value:  # replaced after the overrides were composed
+                overrides = with_overrides(overrides, [as_override(key, value)])
             if key in resolved or key in ("episodes", "seed"):
-                resolved[key] = getattr(self, key)
+                resolved[key] = value
         object.__setattr__(self, "resolved", resolved)
+        object.__setattr__(self, "overrides", overrides)
 
 
 # RunConfig fields that are one top-level config key each, with the same name.
@@ -107,6 +112,44 @@ def redact_overrides(overrides: Iterable[str]) -> list[str]:
     return [
         o.split("=", 1)[0] + "=***REDACTED***" if _SECRET.search(o.split("=", 1)[0]) else scrub_url(o) for o in overrides
     ]
+
+
+def as_override(key: str, value: Any) -> str:
+    """``key=value`` in Hydra's override grammar, as a command line sets ``value`` (secret-looking keys' values
+    redacted): ``as_override("graph.scenarios", Path("a b.yaml"))`` is ``graph.scenarios='a b.yaml'``."""
+    return f"{key}={_hydra_value(redact({key: value})[key])}"
+
+
+def with_overrides(overrides: Iterable[str], later: Iterable[str]) -> tuple[str, ...]:
+    """``overrides`` then ``later``, a later one replacing an earlier one of the same key."""
+    later = list(later)
+    keys = {_override_key(o) for o in later}
+    return (*(o for o in overrides if _override_key(o) not in keys), *later)
+
+
+def _override_key(override: str) -> str:
+    return override.split("=", 1)[0].lstrip("+~")
+
+
+_PLAIN = re.compile(r"[A-Za-z_/~][\w./:@~+-]*", re.ASCII)  # a string Hydra reads as itself, unquoted
+
+
+def _hydra_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{_hydra_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_hydra_value(v) for v in value) + "]"
+    text = str(value)
+    if _PLAIN.fullmatch(text) and text.lower() not in ("true", "false", "null", "nan", "inf"):
+        return text
+    escaped = re.sub(r"(\\*)('|\Z)", lambda m: m[1] * 2 + ("\\'" if m[2] else ""), text)  # \\ before ' or the end
+    return f"'{escaped}'"
 
 
 # Keys (or prefixes before a dot) that change how a run looks or where it reports, never what its records hold:

@@ -349,6 +349,8 @@ def _run_logged(
         entry = _entry(values, log.run_id, cut_short=len(slims) < cfg.episodes, spend=spend, traces=traces, traced=traced)
         t_out = time.perf_counter()
         kept.update(entry=entry, times=(t0, t1, t2, t_out))
+        if "stopped_by" in entry:  # not what was asked for: the run says so and does not end FINISHED
+            log.stopped(entry["stopped_by"], _stopped_note(entry["stopped_by"], len(slims), cfg.episodes, note))
         log.params({k: v for k, v in flatten(config).items() if run.fork or not k.startswith("replay.")})  # a replay's own
         log.metrics(values)
         log.metric_steps(by_round, "by_round")
@@ -359,6 +361,14 @@ def _run_logged(
     if "stopped_by" not in entry:  # its MLflow run is complete: resume keeps the graph whole
         checkpoint.mark_done(graph_dir)
     return t0, t1, t2, t_out, t3
+
+
+def _stopped_note(reason: str, played: int, asked: int, note: str) -> str:
+    """The description of a run a budget cut short: how many of its episodes were played, then its own note."""
+    return (
+        f"**Stopped by {reason} after {played} of {asked} episodes**: its metrics are those {played} episodes'. The "
+        f"same command with resume=true and a larger {reason} (or null) plays the rest, as a new run.\n\n{note}"
+    )
 
 
 def _log_datasets(log: Any, run: GraphRun) -> None:

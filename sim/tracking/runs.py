@@ -36,6 +36,7 @@ class RunLog(Protocol):
     def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None: ...
     def artifact(self, path: Path, folder: str | None = None) -> None: ...
     def dataset(self, name: str, files: list[Path], source: str) -> None: ...
+    def stopped(self, reason: str, description: str) -> None: ...
 
 
 class NullRun:
@@ -48,6 +49,7 @@ class NullRun:
     def metric_steps(self, rows: list[dict[str, float]], prefix: str) -> None: ...
     def artifact(self, path: Path, folder: str | None = None) -> None: ...
     def dataset(self, name: str, files: list[Path], source: str) -> None: ...
+    def stopped(self, reason: str, description: str) -> None: ...
 
 
 class MlflowRun:
@@ -56,6 +58,14 @@ class MlflowRun:
     def __init__(self, client: Any, run_id: str) -> None:
         self.client = client
         self.run_id = run_id
+        self.status = "FINISHED"  # how the run ends when nothing raised
+
+    def stopped(self, reason: str, description: str) -> None:
+        """The run played fewer episodes than asked (a budget, ``reason``, stopped it): it ends KILLED, so that
+        queries for finished runs leave it out, tagged ``stopped_by`` and described by ``description``."""
+        self.status = "KILLED"
+        self.client.set_tag(self.run_id, "stopped_by", reason)
+        self.client.set_tag(self.run_id, "mlflow.note.content", scrub(description))
 
     def params(self, values: dict[str, Any]) -> None:
         from mlflow.entities import Param
@@ -155,8 +165,8 @@ class Tracker:
 
     @contextmanager
     def run(self, name: str, tags: dict[str, str], description: str = "") -> Iterator[RunLog]:
-        """A run that ends FINISHED, FAILED on an exception, or KILLED on Ctrl-C; ``description`` is
-        the note MLflow shows on the run's page."""
+        """A run that ends FINISHED, FAILED on an exception, or KILLED on Ctrl-C or when a budget stopped it
+        (``RunLog.stopped``); ``description`` is the note MLflow shows on the run's page."""
         if not self.config.enabled:
             yield NullRun()
             return
@@ -165,14 +175,15 @@ class Tracker:
         note = {"mlflow.note.content": description} if description else {}
         run = client.create_run(experiment_id, run_name=name, tags=scrub_tree({**source_tags(), **parent, **note, **tags}))
         try:
-            yield MlflowRun(client, run.info.run_id)
+            log = MlflowRun(client, run.info.run_id)
+            yield log
         except KeyboardInterrupt:
             client.set_terminated(run.info.run_id, "KILLED")
             raise
         except BaseException:
             client.set_terminated(run.info.run_id, "FAILED")
             raise
-        client.set_terminated(run.info.run_id, "FINISHED")
+        client.set_terminated(run.info.run_id, log.status)
 
 
 def open_parent(config: TrackingConfig, name: str, note: str) -> str:

@@ -238,6 +238,11 @@ def job_label(sweep_dir: Path, overrides: list[str]) -> str:
     return " ".join(f"{_short(k)}={values[k]}" for k in swept if k in values)
 
 
+def _holds_runs(sweep_dir: Path) -> bool:
+    """Whether a job of an earlier sweep in ``sweep_dir`` wrote its records or summary."""
+    return any(sweep_dir.glob("*/summary.json")) or any(p.stat().st_size for p in sweep_dir.glob("*/episodes.jsonl"))
+
+
 class SweepCallback(Callback):
     """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
     started again in the same directory keeps its parent run."""
@@ -260,6 +265,8 @@ class SweepCallback(Callback):
         previous = parent_run_id(sweep_dir)
         if previous and config.get("resume"):
             client.update_run(previous, "RUNNING")
+            return
+        if previous and _holds_runs(sweep_dir):  # its jobs refuse to replace them (resume=true): its parent stays
             return
         from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (sqlite3)
         from dialectica.sim.tracking.runs import source_tags  # lazy: start-up (sqlite3)

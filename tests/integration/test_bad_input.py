@@ -86,6 +86,7 @@ INPUT_CASES = [
     case("graph-list", "graph=[socratic_panel,interview]", "a run plays one graph, or every one (graph=all); valid:"),
     case("typo-llm", "llm=llamcpp", "unknown llm='llamcpp' (did you mean llm=llamacpp?); valid choices:"),
     case("cast-key", f"{PANEL} +graph.cast.bogus=1", "unknown key graph.cast.bogus; valid keys:"),
+    case("cast-not-mapping", "graph=maieutic graph.cast=5", "graph.cast=5 is invalid; valid values: the cast's options"),
     case(
         "graph-key-for-all",
         "graph=all +graph.max_rounds=3",
@@ -444,6 +445,8 @@ SCENARIO_CASES = [
     pytest.param(
         "tribunal", "bare", b"name: bare\n", ("bare.yaml: missing or malformed key 'subject'",), id="tribunal-missing-fields"
     ),
+    pytest.param("tribunal", "nameless", b"subject: x\n", ("nameless.yaml: it has no 'name' (write name: 'nameless'",)),
+    pytest.param("interview", "12", b"name: 12\n", ("12.yaml: name 12 is not a string (write name: '12'",)),
     pytest.param(
         "interview",
         "stranger",

@@ -121,3 +121,10 @@ def test_a_lean_run_draws_no_figures_and_never_imports_matplotlib(tmp_path):
     assert lean.stdout.split()[-1] == "False" and drawn.stdout.split()[-1] == "True"
     assert not list((tmp_path / "lean" / "interview").glob("*.png"))
     assert {"by_round.png", "node_times.png"} <= {p.name for p in (tmp_path / "drawn" / "interview").glob("*.png")}
+
+
+def test_a_configs_overrides_rebuild_it_after_python_values_and_a_replace(tmp_path):
+    cfg = load([*BASE, "seed=0"], out_dir=tmp_path / "a", values={"graph.budget": 3, "episodes": 2})
+    changed = dataclasses.replace(cfg, seed=1, episodes=6)
+    assert "seed=1" in changed.overrides and "seed=0" not in changed.overrides
+    assert load(changed.overrides, out_dir=tmp_path / "b").resolved == changed.resolved

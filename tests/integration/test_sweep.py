@@ -14,7 +14,7 @@ from mlflow.tracking import MlflowClient
 BIN = Path(sys.executable).parent / "dialectica"
 
 
-def _sweep(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess:
+def _sweep(tmp: Path, name: str, *extra: str, code: int = 0) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [
             str(BIN),
@@ -34,7 +34,7 @@ def _sweep(tmp: Path, name: str, *extra: str) -> subprocess.CompletedProcess:
         cwd=tmp,
         timeout=600,
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.returncode == code, proc.stderr[-3000:]
     return proc
 
 
@@ -58,6 +58,12 @@ def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
     assert other["diff_ci95_low"] <= other["diff_vs_best"] <= other["diff_ci95_high"]
     assert other["p_holm"] == pytest.approx(other["p_vs_best"])  # one comparison: Holm changes nothing
     assert parents[0].data.metrics["socratic_panel/best_convergence_rate"] == best["convergence_rate"]
+
+    parent_file = (tmp_path / "seq" / "mlflow_parent.json").read_text()
+    refused = _sweep(tmp_path, "seq", code=2)  # again without resume=true: refused, and MLflow left as it was
+    assert "already holds a finished run" in refused.stderr and "resume=true" in refused.stderr
+    assert (tmp_path / "seq" / "mlflow_parent.json").read_text() == parent_file
+    assert len(client.search_runs([parents[0].info.experiment_id])) == len(runs)
 
 
 def test_sweep_runs_read_well_in_mlflow(tmp_path):

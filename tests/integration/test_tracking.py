@@ -54,3 +54,21 @@ def test_disabled_tracking_touches_nothing(tmp_path):
     with tracker.run("off", {}) as log:
         assert isinstance(log, NullRun) and log.run_id is None
     assert not any(tmp_path.iterdir())
+
+
+def test_a_run_a_budget_stopped_ends_killed_and_says_so_and_its_resumption_finishes(tmp_path):
+    import dataclasses
+
+    from dialectica.sim.config import load
+    from dialectica.sim.engine import run
+
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    base = ["graph=interview", "embeddings=false", "view.enabled=false", "progress=false", "episodes=4"]
+    cfg = load([*base, f"tracking.uri={uri}", "budget.episodes=2"], out_dir=tmp_path / "run")
+    run(cfg, echo=lambda _: None)
+    unlimited = dataclasses.replace(cfg, resume=True, budget=dataclasses.replace(cfg.budget, episodes=None))
+    run(unlimited, echo=lambda _: None)
+    runs = sorted(MlflowClient(uri).search_runs(["0", "1"]), key=lambda r: r.info.start_time)
+    assert [(r.info.status, r.data.metrics["episodes"]) for r in runs] == [("KILLED", 2), ("FINISHED", 4)]
+    assert runs[0].data.tags["stopped_by"] == "budget.episodes" and "stopped_by" not in runs[1].data.tags
+    assert runs[0].data.tags["mlflow.note.content"].startswith("**Stopped by budget.episodes after 2 of 4 episodes**")

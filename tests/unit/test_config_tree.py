@@ -94,3 +94,37 @@ def test_discovery_finds_the_graph_folders_and_refuses_an_unknown_name():
     assert all(load(name) is load(name) for name in GRAPH_NAMES)
     with pytest.raises(ConfigError, match="unknown graph='nope'; valid choices: all, committee, interview,"):
         load("nope")
+
+
+def test_an_entry_point_named_other_than_its_spec_says_both_names(monkeypatch):
+    import sys
+    from importlib.metadata import EntryPoint
+
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.config import discovery
+
+    monkeypatch.setattr(
+        sys.modules[__name__], "MISNAMED", dataclasses.replace(load("interview"), name="peer_review"), raising=False
+    )
+    entry = EntryPoint(name="peerreview", value=f"{__name__}:MISNAMED", group=discovery.GROUP)
+    monkeypatch.setattr(discovery, "entry_points", lambda group: [entry])
+    discovery.plugins.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="'peerreview'.*named 'peer_review'; an entry point's name must be"):
+            discovery.load("peerreview")
+    finally:
+        discovery.plugins.cache_clear()
+        discovery._load.cache_clear()
+
+
+def test_a_bad_key_in_a_graphs_own_config_file_names_the_file(tmp_path):
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.config.loader import _graph_params
+
+    conf = tmp_path / "graph.yaml"
+    conf.write_text("name: interview\nbudgett: 3\nbudget: 10\n")
+    spec = dataclasses.replace(load("interview"), config=conf)
+    with pytest.raises(ConfigError, match=rf"unknown key graph.budgett .*\(set in {conf}\)$"):
+        _graph_params(spec, {"budgett": 3, "budget": 10})
+    with pytest.raises(ConfigError, match=r"graph.budget=-1(\.0)? is out of range; valid range: [^(]*$"):
+        _graph_params(spec, {"budget": -1})  # the command line's value
