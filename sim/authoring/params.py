@@ -22,7 +22,12 @@ HARNESS = "harness"  # a field's metadata: a key the harness adds (a graph used 
 
 
 class ConfigError(ValueError):
-    """Bad user input; the message is one line naming the key and the valid choices."""
+    """Bad user input; the message is one line naming the key and the valid choices (``key``: the one config key
+    at fault, where one is, as ``build_params`` names it)."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
@@ -99,12 +104,15 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
         hint = did_you_mean(unknown[0], fields, f"{prefix}.")
         harness = sorted(n for n, f in fields.items() if f.metadata.get(HARNESS))
         if not harness:
-            raise ConfigError(f"unknown key {prefix}.{unknown[0]}{hint}; valid keys: {', '.join(sorted(fields))}")
+            raise ConfigError(
+                f"unknown key {prefix}.{unknown[0]}{hint}; valid keys: {', '.join(sorted(fields))}", f"{prefix}.{unknown[0]}"
+            )
         own = sorted(n for n in fields if n not in harness)
         raise ConfigError(
             f"unknown key {prefix}.{unknown[0]}{hint}; the graph's own knobs: "
             f"{', '.join(own) or 'none (no context field or factory argument with a plain default)'}; "
-            f"the harness's keys: {', '.join(harness)}"
+            f"the harness's keys: {', '.join(harness)}",
+            f"{prefix}.{unknown[0]}",
         )
     kwargs = {}
     for name in [n for n in fields if n in values]:
@@ -112,7 +120,7 @@ def build_params(cls: type[P], values: Mapping[str, Any], prefix: str) -> P:
             kwargs[name] = _check(f"{prefix}.{name}", values[name], hints[name], fields[name].metadata.get("range"))
         except ConfigError as exc:
             why = fields[name].metadata.get(WHY) if "must be an integer" in str(exc) else None
-            raise ConfigError(f"{exc} {why}" if why else str(exc)) from None
+            raise ConfigError(f"{exc} {why}" if why else str(exc), f"{prefix}.{name}") from None
     params = cls(**kwargs)
     if hasattr(params, "validate"):
         params.validate()

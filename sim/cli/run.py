@@ -30,7 +30,7 @@ from dialectica.sim.config.groups import (
     remember,
 )
 from dialectica.sim.config.paths import cannot_create
-from dialectica.sim.config.precheck import check_sweep
+from dialectica.sim.config.precheck import check_sweep, refuse_earlier_sweep
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
 from dialectica.sim.engine.replay import USAGE, arguments
 from dialectica.sim.engine.replay_report import markdown
@@ -300,6 +300,7 @@ def main(args: list[str]) -> None:
             from dialectica.sim.tracking.store import probe  # lazy: start-up (ssl, http)
 
             try:
+                refuse_earlier_sweep(args, Path.cwd())
                 check_sweep([a for a in args if not a.startswith("-")], Path.cwd(), probe)
             except ConfigError as exc:
                 fail(str(exc))

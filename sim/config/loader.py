@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -84,7 +83,7 @@ def load(
             raise
         raise ConfigError(line) from exc
     run_dir = Path(out_dir) if out_dir is not None else default_out_dir()
-    given = with_overrides(overrides, (as_override(key, value) for key, value in (values or {}).items()))
+    given = with_overrides(overrides, (as_override(key, value, add=True) for key, value in (values or {}).items()))
     return from_composed(cfg, run_dir, given, parent_run_id)
 
 
@@ -151,7 +150,7 @@ def _graph_params(spec: GraphSpec, raw: dict[str, Any]) -> tuple[Any, Any]:
     Raises:
         ConfigError: naming the key, and the graph's config file where the key is set there.
     """
-    cast_options = raw.get("cast") or {}
+    cast_options = {} if raw.get("cast") is None else raw["cast"]
     if not isinstance(cast_options, dict):
         options = ", ".join(f.name for f in dataclasses.fields(spec.cast_options)) or "none"
         raise ConfigError(
@@ -163,11 +162,11 @@ def _graph_params(spec: GraphSpec, raw: dict[str, Any]) -> tuple[Any, Any]:
         return params, build_params(spec.cast_options, cast_options, "graph.cast")
     except ConfigError as exc:
         written = read_yaml(spec.config) if spec.config is not None else None
-        named = re.match(r"(?:unknown key )?graph\.([\w.]+)", str(exc))
-        if named is None:
+        if exc.key is None:  # not one key's fault (the params' own check of several)
             raise
-        in_file = _at(written, named[1])
-        if in_file is _ABSENT or in_file != _at(raw, named[1]):  # the command line's value, not the file's
+        key = exc.key.removeprefix("graph.")
+        in_file = _at(written, key)
+        if in_file is _ABSENT or in_file != _at(raw, key):  # the command line's value, not the file's
             raise
         raise ConfigError(f"{exc} (set in {spec.config})") from None
 

@@ -36,6 +36,25 @@ def expand(args: list[str]) -> list[list[str]]:
     return [[*first[:i], value, *first[i + 1 :]] for i, values in enumerate(choices) for value in values]
 
 
+def refuse_earlier_sweep(args: list[str], cwd: Path) -> None:
+    """Raises a ConfigError if ``hydra.sweep.dir`` names a folder where an earlier sweep's jobs wrote their
+    records, and ``resume=true`` is not given: its jobs would refuse one by one (or, the new ones, run beside
+    them), after MLflow had been given a new parent run for a sweep that never runs."""
+    given = [a.partition("=")[2] for a in args if a.lstrip("+").partition("=")[0] == "hydra.sweep.dir"]
+    resume = [a.partition("=")[2].strip().lower() for a in args if a.lstrip("+").partition("=")[0] == "resume"]
+    if not given or "${" in given[-1] or (resume and resume[-1] in ("true", "yes", "on", "1")):
+        return
+    sweep_dir = cwd / given[-1]
+    jobs = {p.parent for p in sweep_dir.glob("*/summary.json")} | {
+        p.parent for p in sweep_dir.glob("*/episodes.jsonl") if p.stat().st_size
+    }
+    if jobs:
+        raise ConfigError(
+            f"{sweep_dir} already holds {len(jobs)} job{'s' * (len(jobs) != 1)} of an earlier sweep; add resume=true "
+            "to return or finish them (and run any new configurations beside them), or choose another hydra.sweep.dir"
+        )
+
+
 def check_sweep(args: list[str], cwd: Path, probe: Callable[[str], None]) -> None:
     """Raises a ConfigError naming the first job of the sweep over ``args`` whose config is invalid, and
     probes the tracking server the sweep would write to with ``probe(uri)`` (``tracking.store.probe``)."""

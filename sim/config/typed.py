@@ -5,6 +5,7 @@ fingerprinted."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from dialectica.sim.authoring.faults import FaultRates
 from dialectica.sim.authoring.spec import GraphSpec
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.fork import Fork
+from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.shape import Traces
 from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.llm.casting import Voices
@@ -90,6 +92,11 @@ class RunConfig:
                 overrides = with_overrides(overrides, [as_override(key, value)])
             if key in resolved or key in ("episodes", "seed"):
                 resolved[key] = value
+        limits, given = dataclasses.asdict(self.budget), dict(resolved.get("budget") or {})
+        changed = {kind: value for kind, value in limits.items() if given.get(kind) != value}
+        if changed:  # a budget replaced after loading (a resumed run's, a sequential race's)
+            overrides = with_overrides(overrides, [as_override(f"budget.{k}", v) for k, v in changed.items()])
+            resolved["budget"] = given | limits
         object.__setattr__(self, "resolved", resolved)
         object.__setattr__(self, "overrides", overrides)
 
@@ -114,33 +121,40 @@ def redact_overrides(overrides: Iterable[str]) -> list[str]:
     ]
 
 
-def as_override(key: str, value: Any) -> str:
+def as_override(key: str, value: Any, *, add: bool = False) -> str:
     """``key=value`` in Hydra's override grammar, as a command line sets ``value`` (secret-looking keys' values
-    redacted): ``as_override("graph.scenarios", Path("a b.yaml"))`` is ``graph.scenarios='a b.yaml'``."""
-    return f"{key}={_hydra_value(redact({key: value})[key])}"
+    redacted): ``as_override("graph.scenarios", Path("a b.yaml"))`` is ``graph.scenarios='a b.yaml'``; ``add``:
+    ``++key=value``, which sets a key the config may lack and merges a mapping into a group's (``load``'s values)."""
+    return f"{'++' * add}{key}={_hydra_value(redact({key: value})[key])}"
 
 
 def with_overrides(overrides: Iterable[str], later: Iterable[str]) -> tuple[str, ...]:
-    """``overrides`` then ``later``, a later one replacing an earlier one of the same key."""
+    """``overrides`` then ``later``, a later one replacing an earlier one of the same key; a config group's choice
+    (``llm=llamacpp``) stays, as what a later ``++llm={...}`` merges into."""
     later = list(later)
     keys = {_override_key(o) for o in later}
-    return (*(o for o in overrides if _override_key(o) not in keys), *later)
+    groups = {p.name for p in CONF_DIR.iterdir() if p.is_dir()}
+    return (*(o for o in overrides if _override_key(o) not in keys - groups), *later)
 
 
 def _override_key(override: str) -> str:
     return override.split("=", 1)[0].lstrip("+~")
 
 
-_PLAIN = re.compile(r"[A-Za-z_/~][\w./:@~+-]*", re.ASCII)  # a string Hydra reads as itself, unquoted
+_PLAIN = re.compile(r"[A-Za-z_/][\w./:@+-]*", re.ASCII)  # a string Hydra reads as itself, unquoted
 
 
 def _hydra_value(value: Any) -> str:
+    if hasattr(value, "item") and not isinstance(value, str | bytes):  # a numpy scalar: its Python value
+        value = value.item()
     if value is None:
         return "null"
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, int | float):
-        return repr(value)
+    if isinstance(value, int):
+        return repr(int(value))
+    if isinstance(value, float):
+        return repr(float(value))
     if isinstance(value, Mapping):
         return "{" + ",".join(f"{k}:{_hydra_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):

@@ -49,12 +49,15 @@ def parent_run_id(sweep_dir: Path) -> str | None:
 def config_keys(jobs: list[list[str]]) -> list[str]:
     """Each job's configuration as the overrides that vary across the sweep, seed left out so that
     repeated seeds pool into one row."""
+    from dialectica.sim.config.typed import run_control  # lazy: start-up (omegaconf, yaml)
+
+    jobs = [[o.lstrip("+") for o in overrides] for overrides in jobs]  # ++key=value (set from Python): key=value
     values: dict[str, set[str]] = defaultdict(set)
     for overrides in jobs:
         for o in overrides:
             key, _, value = o.partition("=")
             values[key].add(value)
-    varying = {k for k, v in values.items() if len(v) > 1 and k != "seed"}
+    varying = {k for k, v in values.items() if len(v) > 1 and k != "seed" and not run_control(k)}  # not how it ran
     return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
 
 
@@ -238,11 +241,6 @@ def job_label(sweep_dir: Path, overrides: list[str]) -> str:
     return " ".join(f"{_short(k)}={values[k]}" for k in swept if k in values)
 
 
-def _holds_runs(sweep_dir: Path) -> bool:
-    """Whether a job of an earlier sweep in ``sweep_dir`` wrote its records or summary."""
-    return any(sweep_dir.glob("*/summary.json")) or any(p.stat().st_size for p in sweep_dir.glob("*/episodes.jsonl"))
-
-
 class SweepCallback(Callback):
     """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
     started again in the same directory keeps its parent run."""
@@ -265,8 +263,6 @@ class SweepCallback(Callback):
         previous = parent_run_id(sweep_dir)
         if previous and config.get("resume"):
             client.update_run(previous, "RUNNING")
-            return
-        if previous and _holds_runs(sweep_dir):  # its jobs refuse to replace them (resume=true): its parent stays
             return
         from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (sqlite3)
         from dialectica.sim.tracking.runs import source_tags  # lazy: start-up (sqlite3)

@@ -14,14 +14,14 @@ from mlflow.tracking import MlflowClient
 BIN = Path(sys.executable).parent / "dialectica"
 
 
-def _sweep(tmp: Path, name: str, *extra: str, code: int = 0) -> subprocess.CompletedProcess:
+def _sweep(tmp: Path, name: str, *extra: str, code: int = 0, thresholds: str = "0.6,0.95") -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [
             str(BIN),
             "-m",
             *extra,
             "graph=socratic_panel",
-            "graph.convergence_threshold=0.6,0.95",
+            f"graph.convergence_threshold={thresholds}",
             "seed=0,1",
             "episodes=12",
             "progress=false",
@@ -60,8 +60,10 @@ def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
     assert parents[0].data.metrics["socratic_panel/best_convergence_rate"] == best["convergence_rate"]
 
     parent_file = (tmp_path / "seq" / "mlflow_parent.json").read_text()
-    refused = _sweep(tmp_path, "seq", code=2)  # again without resume=true: refused, and MLflow left as it was
-    assert "already holds a finished run" in refused.stderr and "resume=true" in refused.stderr
+    refused = _sweep(tmp_path, "seq", code=2, thresholds="0.6,0.8,0.95")  # again, with one value more
+    lines = refused.stderr.strip().splitlines()  # without resume=true: refused before any job, MLflow left alone
+    assert len(lines) == 1 and "already holds 4 jobs of an earlier sweep; add resume=true" in lines[0], refused.stderr
+    assert sorted(p.name for p in (tmp_path / "seq").iterdir() if p.is_dir()) == ["0", "1", "2", "3"]
     assert (tmp_path / "seq" / "mlflow_parent.json").read_text() == parent_file
     assert len(client.search_runs([parents[0].info.experiment_id])) == len(runs)
 

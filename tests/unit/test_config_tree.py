@@ -128,3 +128,13 @@ def test_a_bad_key_in_a_graphs_own_config_file_names_the_file(tmp_path):
         _graph_params(spec, {"budgett": 3, "budget": 10})
     with pytest.raises(ConfigError, match=r"graph.budget=-1(\.0)? is out of range; valid range: [^(]*$"):
         _graph_params(spec, {"budget": -1})  # the command line's value
+
+
+def test_a_check_of_several_keys_does_not_blame_the_graphs_file():
+    from dialectica.sim.authoring.params import ConfigError
+    from dialectica.sim.config.loader import _graph_params
+
+    spec = load("socratic_panel")
+    raw = {k: v for k, v in spec.defaults().items() if k != "name"} | {"max_rounds": 1}
+    with pytest.raises(ConfigError, match=r"must not exceed graph.max_rounds=1$"):  # the file is fine: no "(set in"
+        _graph_params(spec, raw)
