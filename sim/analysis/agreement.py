@@ -109,18 +109,24 @@ def _json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
+# Episode metrics that are a pass/fail verdict, by the verdict's name (1 passed, 0 failed). Not every metric named
+# ``*_passed`` is one: the tribunal's ``criteria_passed`` counts criteria.
+VERDICT_METRICS = {"judge_passed": "judge"}
+
+
 def verdict_values(record: Record) -> dict[str, bool]:
-    """The record's verdicts: ``converged``, and ``<name>`` for every episode metric ``<name>_passed``."""
+    """The record's verdicts: ``converged``, and ``judge`` where a judge gave one (``judge_passed``)."""
     out = {"converged": bool(record.get("converged"))}
-    for name, value in (record.get("metrics") or {}).items():
-        if name.endswith("_passed") and value is not None:
-            out[name.removesuffix("_passed")] = bool(value)
+    metrics = record.get("metrics") or {}
+    for metric, name in VERDICT_METRICS.items():
+        if metrics.get(metric) is not None:
+            out[name] = bool(metrics[metric])
     return out
 
 
 def _stats(c: Confusion) -> dict[str, Any]:
     k = kappa(c)
-    return {
+    stats = {
         "n": c.n,
         "confusion": c.counts(),
         "accuracy": _num(c.accuracy),
@@ -129,6 +135,9 @@ def _stats(c: Confusion) -> dict[str, Any]:
         "kappa": _num(k.estimate),
         "kappa_ci95": [_num(k.low), _num(k.high)],
     }
+    if _constant(stats):  # 0 by construction: an interval around it would say nothing of the verdict
+        stats["kappa_ci95"] = [None, None]
+    return stats
 
 
 def _num(value: float) -> float | None:
@@ -217,8 +226,10 @@ def agreement(
     by_episode = {int(r["episode"]): r for r in records}
     unknown = sorted({lab.episode for lab in labels} - set(by_episode))
     if unknown:
+        sources = sorted({lab.source for lab in labels if lab.episode == unknown[0]})
         raise ConfigError(
-            f"labels name episode {unknown[0]}, which the run does not hold (episodes 0-{max(by_episode, default=0)})"
+            f"labels ({', '.join(sources)}) name episode {unknown[0]}, which the run does not hold "
+            f"(episodes 0-{max(by_episode, default=0)})"
         )
     people = consensus(labels)
     skip = set(targeted)
@@ -563,7 +574,8 @@ def sweep_markdown(graph: str, rows: Mapping[str, Mapping[str, Any]], unlabeled:
     for name, row in rows.items():
         lines.append(
             f"| {name} | {row['jobs']} | {row['episodes']} | {row['labels']} | {_rate(row['convergence_rate'])} | "
-            f"{_rate(row['corrected_convergence_rate'])} | {_fmt(row['kappa'])} |"
+            f"{_rate(row['corrected_convergence_rate'])} | "
+            f"{'-' if _constant({'n': row['labels'], 'confusion': row['confusion']}) else _fmt(row['kappa'])} |"
         )
     if unlabeled:
         lines += ["", f"Not labeled, so not shown: {'; '.join(unlabeled)} (`dialectica label JOB` queues a job's episodes)."]

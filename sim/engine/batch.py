@@ -386,6 +386,9 @@ def _trace_links(graph_dir: Path, cfg: RunConfig, traces: EpisodeTraces | None, 
     """Each traced episode's link to its MLflow trace, the trace ids written to ``<graph>/traces.json``."""
     if not (traced and traces is not None):
         return {}
+    before = json.loads((graph_dir / TRACES).read_text()) if (graph_dir / TRACES).is_file() else {}
+    if before.get("experiment_id") == traces.experiment_id:  # a resumed run: the kept episodes' traces stay listed
+        traced = {int(i): t for i, t in before.get("traces", {}).items()} | traced
     (graph_dir / TRACES).write_text(json.dumps({"experiment_id": traces.experiment_id, "traces": traced}, indent=1))
     ui = mlflow_ui_url(cfg.tracking.uri)
     return {i: trace_url(ui, traces.experiment_id, t) for i, t in traced.items()}

@@ -10,7 +10,8 @@ come three ways and land in one list (``collect``):
   pass/fail), and optional ``note``, ``labeler`` and ``graph`` (needed when the run holds several graphs); a row
   whose ``label`` is empty is an episode not labeled yet.
 
-Each (graph, episode, labeler) holds one label, the last one read: two labelers of one episode are kept apart.
+Each (graph, episode, labeler) holds one label, the newest: a file's rows date from the file's last change, an
+MLflow label from its last update; two labelers of one episode are kept apart.
 ``dialectica agreement`` posts the labels it read from files to the episodes' traces (``post``), so MLflow's UI
 shows every label beside the verdicts, wherever it was given.
 """
@@ -42,6 +43,7 @@ class Label:
         labeler: Who (a file's ``labeler`` column, else the file's name; MLflow's source id).
         note: Why, in their words.
         source: ``mlflow`` or the file's path.
+        at: When it was given, in seconds since the epoch (a file's: its last change).
     """
 
     graph: str
@@ -50,6 +52,7 @@ class Label:
     labeler: str
     note: str = ""
     source: str = "mlflow"
+    at: float = 0.0
 
 
 def truth(value: Any) -> bool | None:
@@ -88,6 +91,7 @@ def read_file(path: Path, graphs: Sequence[str], given: bool = True) -> list[Lab
     if not path.is_file():
         raise ConfigError(f"labels={path}: no such file; give a CSV or JSONL file with columns {', '.join(COLUMNS)}")
     labels, rows = [], list(_rows(path))
+    seen: dict[tuple[str, int, str], tuple[int, Label]] = {}
     columns = sorted({key for _, row in rows for key in row if key})
     if rows and "label" not in columns:
         if not given:
@@ -108,7 +112,8 @@ def read_file(path: Path, graphs: Sequence[str], given: bool = True) -> list[Lab
         value = truth(row["label"])
         if value is None:
             raise ConfigError(
-                f"{where}: label={row['label']!r} is invalid; valid values: true/false, yes/no, 1/0, pass/fail"
+                f"{where}: label={row['label']!r} is invalid; valid values: true/false, yes/no, y/n, t/f, 1/0, "
+                "pass/fail, passed/failed (any case)"
             )
         try:
             episode = int(row["episode"])
@@ -122,32 +127,58 @@ def read_file(path: Path, graphs: Sequence[str], given: bool = True) -> list[Lab
                 else f"{where}: the run holds several graphs; add a graph column ({', '.join(graphs)})"
             )
         labeler = str(row.get("labeler") or path.stem)
-        labels.append(Label(graph, episode, value, labeler, str(row.get("note") or ""), str(path)))
+        label = Label(graph, episode, value, labeler, str(row.get("note") or ""), str(path), path.stat().st_mtime)
+        key = (graph, episode, labeler)
+        if key in seen and (seen[key][1].value, seen[key][1].note) != (value, label.note):
+            raise ConfigError(
+                f"labels file {path} lines {seen[key][0]} and {number}: two different labels of episode {episode} by "
+                f"{labeler}; keep one"
+            )
+        seen[key] = (number, label)
+        labels.append(label)
     return labels
 
 
 def from_mlflow(uri: str, run_id: str, graph: str) -> list[Label]:
-    """The ``human/converged`` feedback on the traces of MLflow run ``run_id`` (one graph's episodes)."""
+    """The ``human/converged`` feedback on the traces of MLflow run ``run_id`` (one graph's episodes), and on those
+    of the graph's earlier MLflow runs in the same run folder (a run resumed after an interruption or a budget
+    holds its first episodes' traces there)."""
     from mlflow.tracing.client import TracingClient
     from mlflow.tracking import MlflowClient
 
-    experiment_id = MlflowClient(uri).get_run(run_id).info.experiment_id
+    run = MlflowClient(uri).get_run(run_id)
+    experiment_id, run_dir = run.info.experiment_id, run.data.tags.get("run_dir")
+    earlier = (
+        MlflowClient(uri).search_runs([experiment_id], f"tags.run_dir = '{run_dir}' and tags.graph = '{graph}'")
+        if run_dir and "'" not in run_dir + graph
+        else []
+    )
     client = TracingClient(uri)
-    labels, token = [], None
-    while True:
-        page = client.search_traces(locations=[experiment_id], run_id=run_id, include_spans=False, page_token=token)
-        for trace in page:
-            episode = trace.info.tags.get(f"{TAG}episode")
-            if episode is None:
-                continue
-            for found in sorted(trace.info.assessments or [], key=lambda a: a.last_update_time_ms or 0):
-                value = truth(getattr(found, "value", None)) if found.name == HUMAN and found.valid is not False else None
-                if value is not None:
-                    who = (found.source.source_id if found.source else "") or "mlflow"
-                    labels.append(Label(graph, int(episode), value, who, found.rationale or ""))
-        token = page.token
-        if not token:
-            return labels
+    labels = []
+    for one in dict.fromkeys([*(r.info.run_id for r in earlier), run_id]):
+        token = None
+        while True:
+            page = client.search_traces(locations=[experiment_id], run_id=one, include_spans=False, page_token=token)
+            labels += [lab for trace in page for lab in _human(trace.info, graph)]
+            token = page.token
+            if not token:
+                break
+    return labels
+
+
+def _human(info: Any, graph: str) -> list[Label]:
+    """The ``human/converged`` labels on one trace (its ``TraceInfo``), oldest first; none on a trace of no episode."""
+    episode = info.tags.get(f"{TAG}episode")
+    if episode is None:
+        return []
+    labels = []
+    for found in sorted(info.assessments or [], key=lambda a: a.last_update_time_ms or 0):
+        value = truth(getattr(found, "value", None)) if found.name == HUMAN and found.valid is not False else None
+        if value is not None:
+            who = (found.source.source_id if found.source else "") or "mlflow"
+            at = (found.last_update_time_ms or 0) / 1000
+            labels.append(Label(graph, int(episode), value, who, found.rationale or "", at=at))
+    return labels
 
 
 def post(uri: str, traces: Mapping[int, str], labels: Iterable[Label]) -> tuple[int, list[int]]:
@@ -191,8 +222,13 @@ def post(uri: str, traces: Mapping[int, str], labels: Iterable[Label]) -> tuple[
 
 
 def merged(labels: Iterable[Label]) -> list[Label]:
-    """One label per (graph, episode, labeler), the last given; ordered by graph, episode, labeler."""
-    kept = {(lab.graph, lab.episode, lab.labeler): lab for lab in labels}
+    """One label per (graph, episode, labeler), the newest (``at``; of labels given at once, the last);
+    ordered by graph, episode, labeler."""
+    kept: dict[tuple[str, int, str], Label] = {}
+    for lab in labels:
+        key = (lab.graph, lab.episode, lab.labeler)
+        if key not in kept or lab.at >= kept[key].at:
+            kept[key] = lab
     return [kept[key] for key in sorted(kept)]
 
 

@@ -219,3 +219,25 @@ def test_a_native_graphs_convergence_is_a_verdict_people_label_the_same_way(tmp_
     )
     result = json.loads((run_dir / "interview" / "agreement.json").read_text())
     assert result["labels"] == 2  # the file's episode 0 (changed) and the trace's episode 1 (posted before)
+
+
+def test_a_resumed_runs_traces_and_labels_include_those_made_before_it_stopped(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    run_dir = tmp_path / "run"
+    base = (*ARGS, "traces=all", f"tracking.uri={uri}", f"hydra.run.dir={run_dir}")
+    assert _dialectica(tmp_path, *base, "budget.episodes=3").returncode == 0  # stopped by its budget after 3
+    first = json.loads((run_dir / "summary.json").read_text())["graphs"][NAME]["mlflow_run_id"]
+    mlflow.set_tracking_uri(uri)
+    for trace in _traces(uri, first).values():  # a person labels the first run's traces
+        mlflow.log_feedback(
+            trace_id=trace.info.trace_id,
+            name="human/converged",
+            value=True,
+            source=AssessmentSource(source_type="HUMAN", source_id="ann"),
+        )
+    proc = _dialectica(tmp_path, *base, "resume=true")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    listed = json.loads((run_dir / NAME / "traces.json").read_text())["traces"]
+    assert sorted(map(int, listed)) == list(range(10))  # the first run's three and the resumed run's seven
+    assert _dialectica(tmp_path, "agreement", str(run_dir)).returncode == 0
+    assert json.loads((run_dir / NAME / "agreement.json").read_text())["labels"] == 3

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from dialectica.sim.analysis.agreement import agreement, graph_runs, markdown
+from dialectica.sim.analysis.agreement import agreement, graph_runs, markdown, pooled, sweep_markdown, verdict_values
 from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose, queue_name
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.tracking.labels import Label, consensus, merged, read_file
@@ -42,6 +42,7 @@ def test_a_csv_and_a_jsonl_file_give_the_same_labels(tmp_path):
         ("episode,label\n0,true\n", ["bot", "other"], ["several graphs", "graph column", "bot, other"]),
         ("episode,label,graph\n0,true,nope\n", ["bot"], ["graph='nope'", "valid values: bot"]),
         ("episode,converged\n7,yes\n", ["bot"], ["no label column", "it has converged, episode"]),
+        ("episode,label,labeler\n2,true,dave\n2,false,dave\n", ["bot"], ["lines 2 and 3", "episode 2 by dave"]),
     ],
 )
 def test_a_bad_labels_file_is_one_line_naming_the_line(tmp_path, text, graphs, words):
@@ -192,3 +193,25 @@ def test_a_file_found_in_the_runs_folder_without_a_label_column_holds_no_labels(
     assert read_file(path, ["bot"], given=False) == []
     with pytest.raises(ConfigError, match="no label column"):
         read_file(path, ["bot"])
+
+
+def test_the_newest_label_of_a_labeler_wins_wherever_it_was_given():
+    posted_from_file = Label("bot", 8, False, "alice", source="labels.csv", at=100.0)
+    later_in_mlflow = Label("bot", 8, True, "alice", at=200.0)
+    assert merged([later_in_mlflow, posted_from_file]) == [later_in_mlflow]  # the file, read last, is older
+    edited_file = Label("bot", 8, False, "alice", source="labels.csv", at=300.0)
+    assert merged([later_in_mlflow, edited_file]) == [edited_file]
+
+
+def test_a_count_named_passed_is_no_verdict():
+    record = _record(0, "a", converged=False, judge=True) | {"metrics": {"judge_passed": 1.0, "criteria_passed": 3}}
+    assert verdict_values(record) == {"converged": False, "judge": True}
+
+
+def test_a_verdict_that_never_varied_has_no_kappa_interval_nor_a_kappa_in_a_sweeps_table():
+    records = [_record(i, "a", converged=True) for i in range(6)]
+    result = agreement(records, [Label("bot", i, i != 3, "ann") for i in range(4)])
+    assert result["verdicts"]["converged"]["kappa_ci95"] == [None, None]
+    assert result["verdicts"]["converged"]["by_scenario"]["a"]["kappa_ci95"] == [None, None]
+    row = next(line for line in sweep_markdown("bot", {"x=1": pooled([result])}).splitlines() if line.startswith("| x=1"))
+    assert row.endswith("| - |")
