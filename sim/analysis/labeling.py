@@ -59,6 +59,12 @@ def choose(records: Sequence[Record], n: int, seed: int, labeled: set[int], targ
     return chosen | dict.fromkeys(split[:targeted], TARGETED)
 
 
+def requeued(queued: dict[str, str], chosen: dict[int, str]) -> dict[str, str]:
+    """The queue file's episodes (episode -> why) with ``chosen`` added: an episode drawn at random once stays
+    ``random`` (a random draw chose it, whatever else did), so that the estimates keep it."""
+    return queued | {str(i): RANDOM if RANDOM in (why, queued.get(str(i))) else why for i, why in chosen.items()}
+
+
 def queue_name(run_dir: Path) -> str:
     """A run's default queue name: its folder's name, with the sweep's where the folder is a job number (a sweep's
     jobs are 0, 1, ...), so that two runs' queues do not merge."""
@@ -163,7 +169,7 @@ def make(run: GraphRun, chosen: dict[int, str], name: str) -> Queue:
         queue = Queue(name, chosen, {}, [], note="the run has no MLflow store (tracking=none): label in the file")
     path = run.folder / QUEUE
     before: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {"episodes": {}}
-    before["episodes"].update({str(i): why for i, why in chosen.items()})
+    before["episodes"] = requeued(before["episodes"], chosen)
     path.write_text(json.dumps(before, indent=1) + "\n")
     page_of = _pages(dataclasses.replace(run, experiment_id=queue.experiment_id, traces=queue.traces), chosen)
     template = run.folder / f"labels_{name}.csv"

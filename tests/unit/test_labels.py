@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from dialectica.sim.analysis.agreement import agreement, graph_runs, markdown, pooled, sweep_markdown, verdict_values
-from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose, queue_name
+from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose, queue_name, requeued
 from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.tracking.labels import Label, consensus, merged, read_file
 
@@ -215,3 +215,8 @@ def test_a_verdict_that_never_varied_has_no_kappa_interval_nor_a_kappa_in_a_swee
     assert result["verdicts"]["converged"]["by_scenario"]["a"]["kappa_ci95"] == [None, None]
     row = next(line for line in sweep_markdown("bot", {"x=1": pooled([result])}).splitlines() if line.startswith("| x=1"))
     assert row.endswith("| - |")
+
+
+def test_an_episode_drawn_at_random_stays_random_when_a_later_draw_targets_it():
+    queued = {"4": RANDOM, "5": TARGETED}
+    assert requeued(queued, {4: TARGETED, 5: RANDOM, 6: TARGETED}) == {"4": RANDOM, "5": RANDOM, "6": TARGETED}
