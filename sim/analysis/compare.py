@@ -36,18 +36,32 @@ def compared(metrics: dict[str, Any]) -> dict[str, float | None]:
     return {k: v for k, v in metrics.items() if not _TIMING.search(k) and (v is None or isinstance(v, (int, float)))}
 
 
+# a group's convergence rate: a scenario's, or a graph's own breakdown of its episodes (the interview's persona/ and
+# schema/)
+GROUP_RATE = re.compile(r"^([^/]+)/[^/]+/convergence_rate$")
 HIGHER = re.compile(
-    r"^(convergence_rate|scenario/[^/]+/convergence_rate|pass_hat/\d+|termination/converged|judge_passed_mean"
-    r"|rubric/.+_mean|trajectory/match_mean)$"
-)  # metrics whose rise is a gain; LOWER: whose fall is
-LOWER = re.compile(r"^(error_rate|termination/error|parse_failures|empty_replies)$")
+    r"^(convergence_rate|[^/]+/[^/]+/convergence_rate|pass_hat/\d+|judge_passed_mean|rubric/.+_mean"
+    r"|trajectory/match_mean)$"
+)  # metrics whose rise is a gain; LOWER: whose fall is (and for an ending's share: `direction`)
+LOWER = re.compile(r"^(error_rate|parse_failures|empty_replies)$")
 # shares of the episodes, and means of a pass (1) or fail (0) per episode: a rubric's, a trajectory match's, an
 # evaluator's score between 0 and 1 (the Wilson interval bounds any mean of values in [0, 1]: their variance is at
 # most p(1 - p))
 SHARES = re.compile(
-    r"^(scenario/[^/]+/convergence_rate|termination/[^/]+|pass_hat/\d+|error_rate|judge_passed_mean"
+    r"^([^/]+/[^/]+/convergence_rate|termination/[^/]+|pass_hat/\d+|error_rate|judge_passed_mean"
     r"|rubric/.+_mean|trajectory/match_mean|score/.+_mean)$"
 )
+
+
+def direction(name: str, converging: Sequence[str] = ("converged",)) -> int:
+    """+1 where a metric's rise is a gain, -1 where its fall is, 0 where neither: an ending's share rises as a gain
+    when the ending is one of the graph's converging ones, and falls as one otherwise (every other ending, error
+    among them, is a way of not converging)."""
+    if name.startswith("termination/"):
+        return 1 if name.removeprefix("termination/") in converging else -1
+    return 1 if HIGHER.match(name) else -1 if LOWER.match(name) else 0
+
+
 SUITE_KEY = "suite"  # in a baseline: the overrides of the suite that made it
 
 
@@ -64,14 +78,17 @@ def rate_interval(name: str, baseline: dict[str, Any]) -> tuple[float, float] | 
         return None
     from dialectica.metrics.stats import wilson_interval  # lazy: start-up (scipy)
 
-    scenarios = sum(1 for k in baseline if re.match(r"^scenario/[^/]+/convergence_rate$", k))
-    n = max(1, round(episodes / scenarios)) if name.startswith("scenario/") and scenarios else max(1, round(episodes))
+    group = GROUP_RATE.match(name)  # a group's share: over the episodes of one of its members, as if balanced
+    members = sum(1 for k in baseline if (m := GROUP_RATE.match(k)) and group and m[1] == group[1])
+    n = max(1, round(episodes / members)) if group and members else max(1, round(episodes))
     if name.startswith("pass_hat/"):  # all of k tries passing: as many independent looks as disjoint runs of k
         n = max(1, n // int(name.rsplit("/", 1)[1]))
     return wilson_interval(round(share * n), n)
 
 
-def _verdict(name: str, base: float | None, now: float | None, baseline: dict[str, Any], tolerance: float) -> str:
+def _verdict(
+    name: str, base: float | None, now: float | None, baseline: dict[str, Any], tolerance: float, better: int
+) -> str:
     if base is None and now is None:
         return "ok"
     if base is None or now is None:
@@ -83,8 +100,7 @@ def _verdict(name: str, base: float | None, now: float | None, baseline: dict[st
         inside = math.isclose(now, base, rel_tol=tolerance, abs_tol=1e-9)
     if inside:
         return "ok"
-    better = (HIGHER.match(name) and now > base) or (LOWER.match(name) and now < base)
-    return "improved" if better else "REGRESSION"
+    return "improved" if (better > 0 and now > base) or (better < 0 and now < base) else "REGRESSION"
 
 
 def check_tolerances(path: Path, metrics: set[str]) -> dict[str, float]:
@@ -206,10 +222,15 @@ def check_suite(graph: str, baseline: dict[str, Any], overrides: Sequence[str], 
 
 
 def compare(
-    graph: str, baseline: dict[str, Any], now: dict[str, Any], tolerances: dict[str, float], default: float
+    graph: str,
+    baseline: dict[str, Any],
+    now: dict[str, Any],
+    tolerances: dict[str, float],
+    default: float,
+    converging: Sequence[str] = ("converged",),
 ) -> list[tuple[str, float | None, float | None, str]]:
-    """Rows (metric, baseline, now, verdict) for one graph; a metric that disappeared is a regression,
-    a new one is reported as "new"."""
+    """Rows (metric, baseline, now, verdict) for one graph (whose ``converging`` endings count as convergence); a
+    metric that disappeared is a regression, a new one is reported as "new"."""
     base, cur = compared(baseline), compared(now)
     rows: list[tuple[str, float | None, float | None, str]] = []
     bounds = {f"{name}_ci95_{side}" for name in base.keys() | cur.keys() for side in ("low", "high")}
@@ -222,7 +243,14 @@ def compare(
                     name,
                     base[name],
                     cur.get(name),
-                    _verdict(name, base[name], cur.get(name), baseline, tolerances.get(name, default))
+                    _verdict(
+                        name,
+                        base[name],
+                        cur.get(name),
+                        baseline,
+                        tolerances.get(name, default),
+                        direction(name, converging),
+                    )
                     if name in cur
                     else "REGRESSION",
                 )

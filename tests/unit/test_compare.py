@@ -208,3 +208,19 @@ def test_a_graph_without_a_baseline_is_bad_input_before_any_run(tmp_path, capsys
     assert dispatch("compare", ["--baselines", str(tmp_path / "b"), "--graphs", "committee", "episodes=2"]) == 2
     err = capsys.readouterr().err
     assert f"no baseline for committee at {tmp_path / 'b' / 'committee.json'}" in err and "--update" in err
+
+
+def test_a_gain_in_convergence_fails_nothing_under_any_of_its_names():
+    base = {"episodes": 150, "convergence_rate": 0.95, "termination/converged": 0.95, "termination/budget_exhausted": 0.05}
+    base |= {f"persona/{p}/convergence_rate": 0.85 for p in "abcd"}  # a graph's own breakdown: 4 groups of ~38
+    now = base | {"convergence_rate": 0.99, "termination/converged": 0.99, "termination/budget_exhausted": 0.01}
+    now |= {"persona/a/convergence_rate": 0.975, "persona/b/convergence_rate": 0.75}
+    verdicts = {name: v for name, _, _, v in compare("g", base, now, {}, 0.05)}
+    assert verdicts["termination/budget_exhausted"] == "improved"  # a way of not converging, rarer
+    assert verdicts["persona/a/convergence_rate"] == "improved"
+    assert verdicts["persona/b/convergence_rate"] == "ok"  # 0.85 -> 0.75 of ~38 episodes: inside its Wilson interval
+    tutor = {"episodes": 150, "termination/synthesis": 0.5, "termination/converged": 0.0}
+    ended = {name: v for name, _, _, v in compare("g", tutor, tutor | {"termination/synthesis": 0.7}, {}, 0.05)}
+    assert ended["termination/synthesis"] == "REGRESSION"  # not a converging ending unless the graph says so
+    said = compare("g", tutor, tutor | {"termination/synthesis": 0.7}, {}, 0.05, converging=("synthesis", "aporia"))
+    assert dict((n, v) for n, _, _, v in said)["termination/synthesis"] == "improved"
