@@ -67,8 +67,9 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     the difference with its 95% interval and the p-value, paired (exact McNemar) over the episodes the two
     share by seed and scenario, else unpaired (Fisher), Holm-corrected over the graph's comparisons;
     ``differs_from_best`` when the corrected p < alpha (metrics/paired.py). These are fixed-sample statistics;
-    ``decided_at`` is the pairs after which an anytime-valid test (Bonferroni over the comparisons) decided: where a
-    sequential sweep could have stopped that comparison (NaN: not decided)."""
+    ``decided_at`` is the pairs after which an anytime-valid test decided, at the level a sequential sweep's
+    ``rule=best`` tests each pair (Bonferroni over every pair of configurations): where such a race could have
+    stopped that comparison (NaN: not decided)."""
     import pandas as pd
 
     from dialectica.sim import records  # lazy: start-up (pydantic)
@@ -139,7 +140,8 @@ def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any,
     for _, rows in frame.groupby("graph", sort=False):
         best = outcomes[rows.iloc[0]["graph"], rows.iloc[0]["config"]]
         others = list(rows.index[1:])
-        delta = alpha / max(1, len(others))  # the anytime-valid test, Bonferroni over the comparisons
+        configurations = len(others) + 1  # the anytime-valid test at the race's level: Bonferroni over every pair
+        delta = alpha / max(1, configurations * (configurations - 1) // 2)  # (dialectica sequential rule=best)
         results = [compare(outcomes[frame.at[i, "graph"], frame.at[i, "config"]], best, delta=delta) for i in others]
         for i, result, p_holm in zip(others, results, holm([r.p for r in results]), strict=True):
             tests[i] = result.test

@@ -98,3 +98,29 @@ def test_decided_at_counts_pairs_in_the_order_episodes_are_played(tmp_path):
     in_seed_order = first_decided(*(np.array([o[i] for i in np.argsort(seeds)]) for o in (bad, good)), 0.05)
     assert in_play_order is not None and in_play_order != in_seed_order  # the two orders differ here
     assert row["decided_at"] == in_play_order
+
+
+def test_decided_at_tests_at_the_races_level_over_every_pair(tmp_path):
+    """Three configurations: a race (rule=best) tests 3 pairs at 0.05 / 3, and so does the sweep's column."""
+    import json
+
+    import numpy as np
+
+    from dialectica.metrics.sequential import first_decided
+    from dialectica.sim.tracking.sweep import comparison
+
+    runs = {"30": [True] * 60, "7": [i % 4 != 0 for i in range(60)], "3": [i % 2 == 0 for i in range(60)]}
+    for job, (value, outcomes) in enumerate(runs.items()):
+        folder = tmp_path / str(job)
+        folder.mkdir()
+        (folder / "summary.json").write_text(json.dumps({"overrides": [f"graph.window={value}"], "seed": 0}))
+        records = [
+            {"graph": "bot", "episode": i, "seed": i, "scenario": "s", "termination_reason": "converged" if ok
+             else "user_stopped", "converged": ok, "metrics": {}}
+            for i, ok in enumerate(outcomes)
+        ]  # fmt: skip
+        (folder / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    row = comparison(tmp_path).set_index("config").loc["graph.window=3"]
+    at_race_level = first_decided(np.array(runs["3"]), np.array(runs["30"]), 0.05 / 3)
+    assert at_race_level is not None and at_race_level != first_decided(np.array(runs["3"]), np.array(runs["30"]), 0.05 / 2)
+    assert row["decided_at"] == at_race_level
