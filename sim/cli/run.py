@@ -166,8 +166,13 @@ def reported(task: Callable[[DictConfig], float | None]) -> Callable[[DictConfig
     def run(cfg: DictConfig) -> float | None:
         try:
             return task(cfg)
-        except Exception as exc:
-            if Run.full_error or HydraConfig.get().mode == RunMode.MULTIRUN:
+        except BaseException as exc:
+            hydra_cfg = HydraConfig.get()
+            if hydra_cfg.mode == RunMode.MULTIRUN and not (isinstance(exc, SystemExit) and not exc.code):
+                from dialectica.sim.tracking.sweep import end_sweep  # lazy: only sweeps need it
+
+                end_sweep(cfg, Path(hydra_cfg.sweep.dir), "KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
+            if not isinstance(exc, Exception) or Run.full_error or hydra_cfg.mode == RunMode.MULTIRUN:
                 raise
             message, code = describe(exc, Run.started)
             fail(message, None if Run.started else Run.out_dir, code)

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import yaml
+from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from dialectica.metrics import converged as is_converged
@@ -262,10 +264,6 @@ class SweepCallback(Callback):
         sweep_dir.mkdir(parents=True, exist_ok=True)
         tracker = Tracker(TrackingConfig(True, tracking["uri"], tracking["experiment"]))
         client, experiment_id = tracker.connect()  # creates the store now, before jobs race to
-        previous = parent_run_id(sweep_dir)
-        if previous and config.get("resume"):
-            client.update_run(previous, "RUNNING")
-            return
         from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (sqlite3)
         from dialectica.sim.tracking.runs import source_tags  # lazy: start-up (sqlite3)
 
@@ -281,22 +279,24 @@ class SweepCallback(Callback):
             f"A sweep of {', '.join(map(_short, swept)) or 'one configuration'}: "
             f"`dialectica -m {' '.join(overrides)}` in {sweep_dir}; each job is a child run."
         )
-        run = client.create_run(
-            experiment_id,
-            run_name=secrets.scrub(" ".join(["sweep", *shown]))[:250],
-            tags=secrets.scrub_tree(
-                {
-                    **source_tags(),
-                    "sweep": "true",
-                    "sweep_dir": str(sweep_dir),
-                    "overrides": " ".join(overrides),
-                    "mlflow.note.content": note,
-                }
-            ),
-        )
+        name = secrets.scrub(" ".join(["sweep", *shown]))[:250]
+        tags = secrets.scrub_tree({"overrides": " ".join(overrides), "mlflow.note.content": note})
+        previous = parent_run_id(sweep_dir)
+        if previous and config.get("resume"):  # named and described by the command that resumes it (a value added)
+            client.update_run(previous, "RUNNING", name=name)
+            for key, value in tags.items():
+                client.set_tag(previous, key, value)
+            run_id = previous
+        else:
+            tags |= {**source_tags(), "sweep": "true", "sweep_dir": str(sweep_dir)}
+            run_id = client.create_run(experiment_id, run_name=name, tags=tags).info.run_id
         (sweep_dir / PARENT_FILE).write_text(
-            json.dumps({"run_id": run.info.run_id, "uri": secrets.scrub(tracking["uri"]), "swept": swept})
+            json.dumps({"run_id": run_id, "uri": secrets.scrub(tracking["uri"]), "swept": swept})
         )
+
+    def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
+        if job_return.status == JobStatus.FAILED and config.hydra.mode == RunMode.MULTIRUN:
+            end_sweep(config, Path(config.hydra.sweep.dir))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         _scrub_secrets(config)
@@ -338,3 +338,17 @@ class SweepCallback(Callback):
             if best.get("best_value") is not None:
                 client.log_metric(parent, "best_objective", float(best["best_value"]))
         client.set_terminated(parent, "FINISHED")
+
+
+def end_sweep(config: DictConfig, sweep_dir: Path, status: str = "FAILED") -> None:
+    """Ends the parent run of the sweep in ``sweep_dir`` with ``status``: a job that failed, was refused or was
+    interrupted stops the sweep (its launcher raises), so its parent is not left RUNNING; ``resume=true`` sets it
+    running again."""
+    parent = parent_run_id(sweep_dir)
+    tracking = _tracking(config)
+    if parent is None or not tracking.get("enabled"):
+        return
+    from dialectica.sim.tracking.store import open_store  # lazy: start-up (ssl, http)
+
+    client, _ = open_store(tracking["uri"], tracking["experiment"])
+    client.set_terminated(parent, status)

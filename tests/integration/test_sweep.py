@@ -14,7 +14,9 @@ from mlflow.tracking import MlflowClient
 BIN = Path(sys.executable).parent / "dialectica"
 
 
-def _sweep(tmp: Path, name: str, *extra: str, code: int = 0, thresholds: str = "0.6,0.95") -> subprocess.CompletedProcess:
+def _sweep(
+    tmp: Path, name: str, *extra: str, code: int = 0, thresholds: str = "0.6,0.95", seeds: str = "0,1"
+) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [
             str(BIN),
@@ -22,7 +24,7 @@ def _sweep(tmp: Path, name: str, *extra: str, code: int = 0, thresholds: str = "
             *extra,
             "graph=socratic_panel",
             f"graph.convergence_threshold={thresholds}",
-            "seed=0,1",
+            f"seed={seeds}",
             "episodes=12",
             "progress=false",
             "embeddings=false",
@@ -66,6 +68,17 @@ def test_multirun_nests_jobs_under_one_parent_and_compares_configs(tmp_path):
     assert sorted(p.name for p in (tmp_path / "seq").iterdir() if p.is_dir()) == ["0", "1", "2", "3"]
     assert (tmp_path / "seq" / "mlflow_parent.json").read_text() == parent_file
     assert len(client.search_runs([parents[0].info.experiment_id])) == len(runs)
+
+    _sweep(tmp_path, "seq", "resume=true", thresholds="0.6,0.95,0.8")  # resumed with a value more: one parent
+    parent = client.get_run(parents[0].info.run_id)
+    assert parent.info.run_name == "sweep socratic_panel convergence_threshold=0.6,0.95,0.8 seed=0,1"
+    assert "0.6,0.95,0.8" in parent.data.tags["overrides"] and parent.info.status == "FINISHED"
+    children = client.search_runs([parent.info.experiment_id], f"tags.mlflow.parentRunId = '{parent.info.run_id}'")
+    assert len(children) == 6
+    _sweep(
+        tmp_path, "seq", "resume=true", code=2, thresholds="0.6,0.95,0.8", seeds="0,1,2"
+    )  # a job refuses (another seed in its folder)
+    assert client.get_run(parent.info.run_id).info.status == "FAILED"  # not left RUNNING
 
 
 def test_sweep_runs_read_well_in_mlflow(tmp_path):
