@@ -283,9 +283,16 @@ def grid_arguments(
             hint = did_you_mean(key.split(".")[0], known, "grid.")
             raise ConfigError(f"unknown key grid.{key}{hint}; valid keys: {', '.join(f'grid.{k}' for k in known)}")
     for arg in rest:  # graph.KEY=a,b meant as the grid (Hydra would refuse it later, less plainly)
-        key, _, value = arg.partition("=")
+        key, _, value = arg.lstrip("+").partition("=")
+        if key.startswith("graph.") and key[6:] in grid:  # the grid's values would replace it, or it them
+            raise ConfigError(f"{arg}: {key[6:]} is the grid's (grid.{key[6:]}=...); drop {key}=")
         if key.startswith("graph.") and "," in value and _sweeps(arg):
             raise ConfigError(f"{arg}: a grid's values go in grid.{key[6:]}={value}; graph.{key[6:]}= takes one value")
+        if "," in value and _sweeps(arg):
+            raise ConfigError(
+                f"{arg}: {command} takes one value of {key}; run it once per value (a sweep over {key} is "
+                f"dialectica -m {arg} ...)"
+            )
     grid = grid or {k: list(v) for k, v in spec.grid.items()}
     if not grid:
         raise ConfigError(f"graph {graph} declares no grid; give one, e.g. grid.<param>=a,b,c")

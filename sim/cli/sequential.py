@@ -111,11 +111,14 @@ def main(argv: list[str]) -> int:
         if parent is not None:
             end_parent(tracking, parent, None, "FAILED")
         raise
-    print(table(report(state, list(configs), rules, root, stopped_by)))
+    values = report(state, list(configs), rules, root, stopped_by)
+    print(table(values))
     print(f"outputs: {root}")
     if parent is not None:
         from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
 
-        end_parent(tracking, parent, root / "sequential.json")
+        said = {"chosen": str(values["chosen"]), "decided": str(values["decided"]).lower()}
+        used = {k: float(values[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
+        end_parent(tracking, parent, root / "sequential.json", tags=said, metrics=used)
         print(f"mlflow:  {mlflow_ui(tracking.uri)}   (a parent run, and a run per configuration named by it)")
     return 0

@@ -8,7 +8,7 @@ import math
 import re
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -196,9 +196,21 @@ def open_parent(config: TrackingConfig, name: str, note: str) -> str:
     return str(run.info.run_id)
 
 
-def end_parent(config: TrackingConfig, run_id: str, artifact: Path | None, status: str = "FINISHED") -> None:
-    """Logs ``artifact`` to the parent run and ends it with ``status``."""
+def end_parent(
+    config: TrackingConfig,
+    run_id: str,
+    artifact: Path | None,
+    status: str = "FINISHED",
+    tags: Mapping[str, str] | None = None,
+    metrics: Mapping[str, float] | None = None,
+) -> None:
+    """Logs ``artifact``, ``tags`` and ``metrics`` (what the runs under it decided) to the parent run and ends it
+    with ``status``."""
     client, _ = Tracker(config).connect()
     if artifact is not None:
         client.log_artifact(run_id, str(artifact))
+    for key, value in (tags or {}).items():
+        client.set_tag(run_id, key, scrub(value))
+    for key, number in (metrics or {}).items():
+        client.log_metric(run_id, key, number)
     client.set_terminated(run_id, status)

@@ -685,6 +685,13 @@ def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys
         ),
         ("calibrate", ["graph=interview", "mode=per_persona"], "mode='per_persona' is not a fit mode; valid modes: shared"),
         ("plan", ["results", "dif=0.05"], "unknown key dif (did you mean diff?); valid keys: diff, power, alpha, json"),
+        (
+            "sequential",
+            ["graph=interview", "grid.budget=4,8", "graph.budget=6"],
+            "graph.budget=6: budget is the grid's (grid.budget=...); drop graph.budget=",
+        ),
+        ("sequential", ["graph=interview", "grid.budget=4,8", "seed=0,1"], "seed=0,1: sequential takes one value of seed;"),
+        ("validity", ["graph=interview", "episodes=2,4"], "episodes=2,4: validity takes one value of episodes;"),
     ],
 )
 def test_a_bad_subcommand_override_is_one_line_before_anything_runs(tmp_path, capsys, command, args, fragment):
