@@ -275,8 +275,14 @@ def _run_one(
     checkpoint.mark_done(cfg.out_dir / name, done=False)  # an earlier run's marker in this folder
     scenarios = [s["name"] for s in run.scenarios]
     _say_unplayed(name, cfg.episodes, len(scenarios), echo)
+    played = scenarios[: cfg.episodes]  # episodes take the scenarios in turn
+    over = (
+        f"{len(scenarios)} scenarios"
+        if len(played) == len(scenarios)
+        else f"the first {len(played)} of its {len(scenarios)} scenarios"
+    )
     note = (
-        f"{name}: {cfg.episodes} episodes over {len(scenarios)} scenarios ({', '.join(scenarios)}), "
+        f"{name}: {cfg.episodes} episodes over {over} ({', '.join(played)}), "
         f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
         f"records in {tags['run_dir']}."
     )

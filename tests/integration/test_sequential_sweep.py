@@ -119,3 +119,16 @@ def test_a_sweep_of_every_graph_keeps_each_episodes_own_graph(tmp_path):
     sweep = dialectica.load_sweep(tmp_path)
     assert sweep.swept == ["run_seed"] and set(sweep.episodes["run_graph"]) == {"all"}
     assert set(sweep.episodes["graph"]) == {"committee", "interview", "maieutic", "socratic_panel", "tribunal"}
+
+
+def test_a_tracked_races_parent_run_says_what_it_chose_and_spent(tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    args = ["graph=interview", "grid.budget=3,10", "max_episodes=40", "step=10", f"tracking.uri={uri}"]
+    assert main([*args, f"out={tmp_path / 'seq'}", "embeddings=false", "view.enabled=false"]) == 0
+    values = json.loads((tmp_path / "seq" / "sequential.json").read_text())
+    parent = next(r for r in MlflowClient(uri).search_runs(["1"]) if r.info.run_name == "sequential budget")
+    assert parent.info.status == "FINISHED" and parent.data.tags["chosen"] == values["chosen"]
+    assert parent.data.tags["decided"] == str(values["decided"]).lower()
+    assert parent.data.metrics["episodes_used"] == values["episodes_used"]
