@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from dialectica.sim.engine.evaluate import evaluate as evaluate
     from dialectica.sim.engine.replay import replay as replay
     from dialectica.sim.records import load_episodes as load_episodes
+    from dialectica.sim.tracking.run_data import load_runs as load_runs
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
 
 try:
@@ -49,6 +50,7 @@ __all__ = [
     "evaluate",
     "judge_examples",
     "load_episodes",
+    "load_runs",
     "load_sweep",
     "replay",
     "rubric",
@@ -71,6 +73,7 @@ _LAZY = {
     "judge_examples": "dialectica.sim.analysis.agreement",
     "agreement_with_labels": "dialectica.sim.analysis.agreement",
     "load_sweep": "dialectica.sim.tracking.sweep_data",
+    "load_runs": "dialectica.sim.tracking.run_data",
 }
 
 

@@ -72,3 +72,14 @@ def test_a_run_a_budget_stopped_ends_killed_and_says_so_and_its_resumption_finis
     assert [(r.info.status, r.data.metrics["episodes"]) for r in runs] == [("KILLED", 2), ("FINISHED", 4)]
     assert runs[0].data.tags["stopped_by"] == "budget.episodes" and "stopped_by" not in runs[1].data.tags
     assert runs[0].data.tags["mlflow.note.content"].startswith("**Stopped by budget.episodes after 2 of 4 episodes**")
+
+    # read back for analysis: each configuration and seed once, the run holding the most episodes
+    import dialectica
+
+    tracked = [*base, f"tracking.uri={uri}"]
+    shorter = load([*tracked, "episodes=3", "progress=true"], out_dir=tmp_path / "shorter")  # its first 3 again
+    run(shorter, echo=lambda _: None)
+    run(load([*tracked, "graph.budget=3"], out_dir=tmp_path / "other"), echo=lambda _: None)
+    rows = dialectica.load_runs(uri)
+    assert sorted(zip(rows["params.graph.budget"], rows["metrics.episodes"], strict=True)) == [("10.0", 4), ("3", 4)]
+    assert set(rows["run_id"]) >= {runs[1].info.run_id}

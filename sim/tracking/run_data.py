@@ -1,0 +1,70 @@
+"""The graph runs of an MLflow experiment for analysis: ``dialectica.load_runs()``, one row per configuration and
+seed, each counted once (what the analysis notebook plots)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialectica.sim.config.typed import run_control
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DEFAULT_URI = "sqlite:///results/mlflow.db"
+_COLUMNS = (
+    "status",
+    "run_id",
+    "start_time",
+    "tags.graph",
+    "tags.seed",
+    "tags.run_dir",
+    "metrics.episodes",
+    "metrics.convergence_rate",
+)
+
+
+def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", graph: str | None = None) -> pd.DataFrame:
+    """The finished graph runs of ``experiment`` in the store ``tracking_uri``, each configuration and seed once.
+
+    A row is an MLflow run, as ``mlflow.search_runs`` gives it (``params.graph.<key>``, ``metrics.<name>``,
+    ``tags.graph``, ``tags.seed``, ``tags.run_dir``, ...). Left out: runs that did not finish (interrupted, failed,
+    or cut short by a budget: their resumed run holds their episodes), a sweep's parent runs (they hold its
+    comparison, not a graph's metrics) and replays (they play their original's seeds again). Of the runs of one
+    configuration and seed, only the one with the most episodes is kept (the latest, of equally long ones): one
+    seed plays the same episodes in the same order, so a shorter run's episodes are the first of the longer's
+    (a model's replies the same through the call cache). Keys that only say how a run ran (``resume``,
+    ``progress``, ...) do not make two configurations.
+
+    Args:
+        tracking_uri: The MLflow store (default: the project's embedded one, relative to the working directory).
+        experiment: The experiment (``tracking.experiment``).
+        graph: Only this graph's runs (default: every graph's).
+    """
+    import mlflow
+    import pandas as pd
+
+    previous = mlflow.get_tracking_uri()
+    mlflow.set_tracking_uri(tracking_uri)
+    try:
+        runs = mlflow.search_runs(experiment_names=[experiment])
+    finally:
+        mlflow.set_tracking_uri(previous)  # the caller's store, as it was
+    assert isinstance(runs, pd.DataFrame)
+    for column in _COLUMNS:
+        if column not in runs.columns:  # an empty store, or one without graph runs yet
+            runs[column] = pd.Series(dtype=object)
+    runs = runs[runs["status"] == "FINISHED"]
+    for tag in ("tags.sweep", "tags.replay_of"):
+        if tag in runs.columns:
+            runs = runs[runs[tag].isna() | (runs[tag] == "")]
+    if graph is not None:
+        runs = runs[runs["tags.graph"] == graph]
+    same = ["tags.graph", "tags.seed", *sorted(c for c in runs.columns if _configured(c))]
+    runs = runs.sort_values(["metrics.episodes", "start_time"], na_position="first").drop_duplicates(same, keep="last")
+    return runs.sort_values("start_time").reset_index(drop=True)
+
+
+def _configured(column: str) -> bool:
+    """Whether a column is a config key that tells configurations apart: not how a run ran, nor how long."""
+    key = column.removeprefix("params.")
+    return column.startswith("params.") and not run_control(key) and key != "episodes"
