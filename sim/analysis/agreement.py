@@ -33,7 +33,7 @@ from dialectica.metrics.verdicts import Confusion, confusion, corrected_rate, ka
 from dialectica.sim import records as rec
 from dialectica.sim.adapter.judges import Example
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.tracking.labels import Label, consensus, from_mlflow, merged, post, read_file
+from dialectica.sim.tracking.labels import Label, consensus, dated, from_mlflow, merged, post, read_file
 from dialectica.sim.tracking.store import RetryingClient, mlflow_ui_url
 from dialectica.sim.tracking.traces import HUMAN, trace_url
 
@@ -384,9 +384,8 @@ def collect(run: GraphRun, files: Sequence[Path], graphs: Sequence[str]) -> list
     found = from_mlflow(run.tracking_uri, run.mlflow_run_id, run.graph) if run.tracking_uri and run.mlflow_run_id else []
     own = sorted(run.folder.glob("labels_*.csv"))
     given = [p for p in files if p.resolve() not in {o.resolve() for o in own}]
-    for path in [*own, *given]:
-        found += [lab for lab in read_file(path, graphs, given=path in given) if lab.graph == run.graph]
-    return merged(found)
+    in_files = [lab for path in [*own, *given] for lab in read_file(path, graphs, given=path in given)]
+    return merged([*found, *dated([lab for lab in in_files if lab.graph == run.graph], found)])
 
 
 def measured(

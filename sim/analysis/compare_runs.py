@@ -1,8 +1,8 @@
 """``dialectica compare RUN_A RUN_B``: two finished runs, graph by graph.
 
 Every metric of each run's summary side by side with the difference (B - A), and each verdict (``converged``,
-and every episode metric ``<name>_passed``) compared over the episodes both runs played: matched by seed and
-scenario, the exact McNemar test and a paired bootstrap interval of the difference (``metrics.paired``). Two
+and ``judge`` where a judge ran: ``agreement.verdict_values``) compared over the episodes both runs played: matched
+by seed and scenario, the exact McNemar test and a paired bootstrap interval of the difference (``metrics.paired``). Two
 runs share episodes when they ran a graph of the same name with the same ``seed=`` (an episode's seed derives
 from the run seed, the graph's name and the episode's index); with none shared the verdicts are compared
 unpaired (Fisher's exact test, Newcombe's interval).

@@ -19,7 +19,7 @@ import csv
 import dataclasses
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,15 @@ QUESTION = (
 )
 
 
-def choose(records: Sequence[Record], n: int, seed: int, labeled: set[int], targeted: int = 0) -> dict[int, str]:
-    """Episode -> why it was chosen (``random`` or ``targeted``), from ``records`` less the ``labeled`` ones."""
+def choose(
+    records: Sequence[Record], n: int, seed: int, labeled: set[int], targeted: int = 0, redraw: Iterable[int] = ()
+) -> dict[int, str]:
+    """Episode -> why it was chosen (``random`` or ``targeted``), from ``records`` less the ``labeled`` ones; the
+    random draw may choose the ``redraw`` ones among them too (labeled because a draw targeted them: a random draw
+    that chooses one makes its label count)."""
     rng = random.Random(seed)
-    pool = [r for r in records if int(r["episode"]) not in labeled]
+    again = set(redraw)
+    pool = [r for r in records if int(r["episode"]) not in labeled or int(r["episode"]) in again]
     keys = {int(r["episode"]): rng.random() for r in pool}
     ordered = sorted(pool, key=lambda r: (str(r["scenario"]), str(r["termination_reason"]), keys[int(r["episode"])]))
     count = min(n, len(ordered))
@@ -54,7 +59,7 @@ def choose(records: Sequence[Record], n: int, seed: int, labeled: set[int], targ
     split = [
         int(r["episode"])
         for r in sorted(pool, key=lambda r: keys[int(r["episode"])])
-        if int(r["episode"]) not in chosen and len(set(verdict_values(r).values())) > 1
+        if int(r["episode"]) not in chosen and int(r["episode"]) not in labeled and len(set(verdict_values(r).values())) > 1
     ]
     return chosen | dict.fromkeys(split[:targeted], TARGETED)
 

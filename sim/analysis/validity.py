@@ -282,20 +282,24 @@ def grid_arguments(
         if key.split(".")[0] not in known:
             hint = did_you_mean(key.split(".")[0], known, "grid.")
             raise ConfigError(f"unknown key grid.{key}{hint}; valid keys: {', '.join(f'grid.{k}' for k in known)}")
-    for arg in rest:  # graph.KEY=a,b meant as the grid (Hydra would refuse it later, less plainly)
-        key, _, value = arg.lstrip("+").partition("=")
-        if key.startswith("graph.") and key[6:] in grid:  # the grid's values would replace it, or it them
-            raise ConfigError(f"{arg}: {key[6:]} is the grid's (grid.{key[6:]}=...); drop {key}=")
-        if key.startswith("graph.") and "," in value and _sweeps(arg):
-            raise ConfigError(f"{arg}: a grid's values go in grid.{key[6:]}={value}; graph.{key[6:]}= takes one value")
-        if "," in value and _sweeps(arg):
-            raise ConfigError(
-                f"{arg}: {command} takes one value of {key}; run it once per value (a sweep over {key} is "
-                f"dialectica -m {arg} ...)"
-            )
     grid = grid or {k: list(v) for k, v in spec.grid.items()}
     if not grid:
         raise ConfigError(f"graph {graph} declares no grid; give one, e.g. grid.<param>=a,b,c")
+    for arg in rest:  # graph.KEY=a,b meant as the grid (Hydra would refuse it later, less plainly)
+        key, _, value = arg.lstrip("+").partition("=")
+        listed = "," in value and not key.startswith("hydra.") and _sweeps(arg)
+        if key.startswith("graph.") and listed:
+            raise ConfigError(f"{arg}: a grid's values go in grid.{key[6:]}={value}; graph.{key[6:]}= takes one value")
+        if key.startswith("graph.") and key[6:] in grid:  # the grid's values would replace it, or it them
+            raise ConfigError(f"{arg}: {key[6:]} is the grid's (grid.{key[6:]}=...); drop {key}=")
+        if not listed:
+            continue
+        if key == "scenario":
+            raise ConfigError(f"{arg}: several scenarios are a list, scenario=[{value}]")
+        raise ConfigError(
+            f"{arg}: {command} takes one value of {key}; run it once per value (a sweep over {key} is "
+            f"dialectica -m {arg} ...)"
+        )
     return graph, grid, own, rest
 
 

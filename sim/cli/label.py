@@ -33,7 +33,8 @@ def main(argv: list[str]) -> int:
         raise ConfigError(f"{args.run} holds several graphs; give --graph, one of: {', '.join(r.graph for r in runs)}")
     run = runs[0]
     labeled = {lab.episode for lab in collect(run, [], [run.graph])}
-    chosen = choose(run.records(), args.n, args.seed, labeled, args.targeted)
+    targeted = {i for i, why in run.queued().items() if why == TARGETED}  # a random draw may choose them too
+    chosen = choose(run.records(), args.n, args.seed, labeled, args.targeted, redraw=targeted & labeled)
     if not chosen:
         raise ConfigError(f"every episode of {run.graph} in {args.run} is labeled already; nothing to queue")
     queue = make(run, chosen, args.name or queue_name(args.run))

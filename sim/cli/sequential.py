@@ -107,18 +107,19 @@ def main(argv: list[str]) -> int:
         }
     try:
         state, _, stopped_by = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
-    except BaseException:
+        values = report(state, list(configs), rules, root, stopped_by)
         if parent is not None:
-            end_parent(tracking, parent, None, "FAILED")
+            said = {"chosen": values["chosen"] or "none", "decided": str(values["decided"]).lower()}
+            used = {k: float(values[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
+            end_parent(tracking, parent, root / "sequential.json", tags=said, metrics=used)
+    except BaseException as exc:
+        if parent is not None:
+            end_parent(tracking, parent, None, "KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
         raise
-    values = report(state, list(configs), rules, root, stopped_by)
     print(table(values))
     print(f"outputs: {root}")
     if parent is not None:
         from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
 
-        said = {"chosen": str(values["chosen"]), "decided": str(values["decided"]).lower()}
-        used = {k: float(values[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
-        end_parent(tracking, parent, root / "sequential.json", tags=said, metrics=used)
         print(f"mlflow:  {mlflow_ui(tracking.uri)}   (a parent run, and a run per configuration named by it)")
     return 0

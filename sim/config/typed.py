@@ -132,9 +132,10 @@ def with_overrides(overrides: Iterable[str], later: Iterable[str]) -> tuple[str,
     """``overrides`` then ``later``, a later one replacing an earlier one of the same key; a config group's choice
     (``llm=llamacpp``) stays, as what a later ``++llm={...}`` merges into."""
     later = list(later)
-    keys = {_override_key(o) for o in later}
     groups = {p.name for p in CONF_DIR.iterdir() if p.is_dir()}
-    return (*(o for o in overrides if _override_key(o) not in keys - groups), *later)
+    merges = {_override_key(o) for o in later if o.startswith("++") and o.partition("=")[2].startswith("{")}
+    replaced = {_override_key(o) for o in later} - (merges & groups)  # a mapping merged into a group keeps its choice
+    return (*(o for o in overrides if _override_key(o) not in replaced), *later)
 
 
 def _override_key(override: str) -> str:

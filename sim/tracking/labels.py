@@ -19,6 +19,7 @@ shows every label beside the verdicts, wherever it was given.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ class Label:
         note: Why, in their words.
         source: ``mlflow`` or the file's path.
         at: When it was given, in seconds since the epoch (a file's: its last change).
+        posted_from: An MLflow label that ``post`` copied from a file: the file's name.
     """
 
     graph: str
@@ -53,6 +55,7 @@ class Label:
     note: str = ""
     source: str = "mlflow"
     at: float = 0.0
+    posted_from: str = ""
 
 
 def truth(value: Any) -> bool | None:
@@ -148,11 +151,12 @@ def from_mlflow(uri: str, run_id: str, graph: str) -> list[Label]:
 
     run = MlflowClient(uri).get_run(run_id)
     experiment_id, run_dir = run.info.experiment_id, run.data.tags.get("run_dir")
-    earlier = (
-        MlflowClient(uri).search_runs([experiment_id], f"tags.run_dir = '{run_dir}' and tags.graph = '{graph}'")
-        if run_dir and "'" not in run_dir + graph
+    found = (
+        MlflowClient(uri).search_runs([experiment_id], f'tags.run_dir = "{run_dir}" and tags.graph = "{graph}"')
+        if run_dir and '"' not in run_dir + graph
         else []
     )
+    earlier = [r for r in found if _config(r.data.params) == _config(run.data.params)]  # not another run's, made there
     client = TracingClient(uri)
     labels = []
     for one in dict.fromkeys([*(r.info.run_id for r in earlier), run_id]):
@@ -166,6 +170,13 @@ def from_mlflow(uri: str, run_id: str, graph: str) -> list[Label]:
     return labels
 
 
+def _config(params: Mapping[str, str]) -> dict[str, str]:
+    """A run's logged config less how it ran and how many episodes: a resumed run's and its first part's agree."""
+    from dialectica.sim.config.typed import run_control  # lazy: start-up (omegaconf, yaml)
+
+    return {k: v for k, v in params.items() if not run_control(k) and k != "episodes"}
+
+
 def _human(info: Any, graph: str) -> list[Label]:
     """The ``human/converged`` labels on one trace (its ``TraceInfo``), oldest first; none on a trace of no episode."""
     episode = info.tags.get(f"{TAG}episode")
@@ -177,7 +188,8 @@ def _human(info: Any, graph: str) -> list[Label]:
         if value is not None:
             who = (found.source.source_id if found.source else "") or "mlflow"
             at = (found.last_update_time_ms or 0) / 1000
-            labels.append(Label(graph, int(episode), value, who, found.rationale or "", at=at))
+            posted = str((found.metadata or {}).get("file", ""))
+            labels.append(Label(graph, int(episode), value, who, found.rationale or "", at=at, posted_from=posted))
     return labels
 
 
@@ -219,6 +231,22 @@ def post(uri: str, traces: Mapping[int, str], labels: Iterable[Label]) -> tuple[
         client.log_assessment(trace_id, feedback)
         posted += 1
     return posted, sorted(untraced)
+
+
+def dated(file_labels: Iterable[Label], from_mlflow: Iterable[Label]) -> list[Label]:
+    """A file's labels, each dated by the copy ``post`` made of it while that copy holds (so that a label given
+    later in MLflow's UI is newer than a row unchanged since), else by the file's last change (an edited row)."""
+    copies = {
+        (lab.graph, lab.episode, lab.labeler, lab.value, lab.note, lab.posted_from): lab.at
+        for lab in from_mlflow
+        if lab.posted_from
+    }
+    return [
+        dataclasses.replace(
+            lab, at=copies.get((lab.graph, lab.episode, lab.labeler, lab.value, lab.note, Path(lab.source).name), lab.at)
+        )
+        for lab in file_labels
+    ]
 
 
 def merged(labels: Iterable[Label]) -> list[Label]:

@@ -6,15 +6,14 @@ comparison table of the configs with pass^k and a mark on those that differ from
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import yaml
-from hydra.core.utils import JobStatus
 from hydra.experimental.callback import Callback
-from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from dialectica.metrics import converged as is_converged
@@ -26,6 +25,7 @@ from dialectica.sim.authoring.plots import save, subplots
 if TYPE_CHECKING:
     import pandas as pd
 
+_log = logging.getLogger(__name__)
 PARENT_FILE = "mlflow_parent.json"
 INTEGRAL = ("episodes", "converged", "seeds", "pairs", "decided_at")  # counts, shown without decimals
 HYDRA_FILE = "multirun.yaml"  # Hydra's copy of the sweep's config and overrides, scrubbed once written
@@ -55,11 +55,17 @@ def config_keys(jobs: list[list[str]]) -> list[str]:
 
     jobs = [[o.lstrip("+") for o in overrides] for overrides in jobs]  # ++key=value (set from Python): key=value
     values: dict[str, set[str]] = defaultdict(set)
+    setters: dict[str, int] = defaultdict(int)
     for overrides in jobs:
         for o in overrides:
             key, _, value = o.partition("=")
             values[key].add(value)
-    varying = {k for k, v in values.items() if len(v) > 1 and k != "seed" and not run_control(k)}  # not how it ran
+            setters[key] += 1
+    # how some jobs ran (resume=true on those a resumed sweep played) is no configuration; a key every job sets is
+    # swept, a run-control one too (max_concurrency=1,4)
+    varying = {
+        k for k, v in values.items() if len(v) > 1 and k != "seed" and not (run_control(k) and setters[k] < len(jobs))
+    }
     return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
 
 
@@ -245,6 +251,11 @@ def job_label(sweep_dir: Path, overrides: list[str]) -> str:
     return " ".join(f"{_short(k)}={values[k]}" for k in swept if k in values)
 
 
+def _holds_runs(sweep_dir: Path) -> bool:
+    """Whether a job of an earlier sweep in ``sweep_dir`` wrote its records or summary."""
+    return any(sweep_dir.glob("*/summary.json")) or any(p.stat().st_size for p in sweep_dir.glob("*/episodes.jsonl"))
+
+
 class SweepCallback(Callback):
     """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
     started again in the same directory keeps its parent run."""
@@ -282,6 +293,8 @@ class SweepCallback(Callback):
         name = secrets.scrub(" ".join(["sweep", *shown]))[:250]
         tags = secrets.scrub_tree({"overrides": " ".join(overrides), "mlflow.note.content": note})
         previous = parent_run_id(sweep_dir)
+        if previous and not config.get("resume") and _holds_runs(sweep_dir):  # its jobs refuse (the command line
+            return  # refuses first, where it can read hydra.sweep.dir): the earlier sweep keeps its parent
         if previous and config.get("resume"):  # named and described by the command that resumes it (a value added)
             client.update_run(previous, "RUNNING", name=name)
             for key, value in tags.items():
@@ -293,10 +306,6 @@ class SweepCallback(Callback):
         (sweep_dir / PARENT_FILE).write_text(
             json.dumps({"run_id": run_id, "uri": secrets.scrub(tracking["uri"]), "swept": swept})
         )
-
-    def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
-        if job_return.status == JobStatus.FAILED and config.hydra.mode == RunMode.MULTIRUN:
-            end_sweep(config, Path(config.hydra.sweep.dir))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         _scrub_secrets(config)
@@ -341,14 +350,19 @@ class SweepCallback(Callback):
 
 
 def end_sweep(config: DictConfig, sweep_dir: Path, status: str = "FAILED") -> None:
-    """Ends the parent run of the sweep in ``sweep_dir`` with ``status``: a job that failed, was refused or was
-    interrupted stops the sweep (its launcher raises), so its parent is not left RUNNING; ``resume=true`` sets it
-    running again."""
+    """Ends the running parent run of the sweep in ``sweep_dir`` with ``status``: a job that failed, was refused or
+    was interrupted stops the sweep (its launcher raises), so its parent is not left RUNNING; ``resume=true`` sets it
+    running again. A parent that is not running (an earlier sweep's) is left as it is. Best effort: a store that
+    cannot be reached costs a warning, never the job's own error."""
     parent = parent_run_id(sweep_dir)
-    tracking = _tracking(config)
-    if parent is None or not tracking.get("enabled"):
-        return
-    from dialectica.sim.tracking.store import open_store  # lazy: start-up (ssl, http)
+    try:
+        tracking = _tracking(config)
+        if parent is None or not tracking.get("enabled"):
+            return
+        from dialectica.sim.tracking.store import open_store  # lazy: start-up (ssl, http)
 
-    client, _ = open_store(tracking["uri"], tracking["experiment"])
-    client.set_terminated(parent, status)
+        client, _ = open_store(tracking["uri"], tracking["experiment"])
+        if client.get_run(parent).info.status == "RUNNING":
+            client.set_terminated(parent, status)
+    except Exception as exc:  # noqa: BLE001 - the job's own error is what the user must see
+        _log.warning("the sweep's parent run %s was left as it was: %s", parent, exc)

@@ -691,6 +691,8 @@ def test_a_bad_token_benchmark_is_one_line_before_a_model_loads(tmp_path, capsys
             "graph.budget=6: budget is the grid's (grid.budget=...); drop graph.budget=",
         ),
         ("sequential", ["graph=interview", "grid.budget=4,8", "seed=0,1"], "seed=0,1: sequential takes one value of seed;"),
+        ("validity", ["graph=interview", "graph.budget=6"], "graph.budget=6: budget is the grid's"),  # its own grid's
+        ("sequential", ["graph=interview", "scenario=a,b"], "several scenarios are a list, scenario=[a,b]"),
         ("validity", ["graph=interview", "episodes=2,4"], "episodes=2,4: validity takes one value of episodes;"),
     ],
 )

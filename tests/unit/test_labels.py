@@ -11,7 +11,7 @@ import pytest
 from dialectica.sim.analysis.agreement import agreement, graph_runs, markdown, pooled, sweep_markdown, verdict_values
 from dialectica.sim.analysis.labeling import RANDOM, TARGETED, choose, queue_name, requeued
 from dialectica.sim.authoring.params import ConfigError
-from dialectica.sim.tracking.labels import Label, consensus, merged, read_file
+from dialectica.sim.tracking.labels import Label, consensus, dated, merged, read_file
 
 
 def _record(i: int, scenario: str, converged: bool, judge: bool | None = None) -> dict:
@@ -220,3 +220,22 @@ def test_a_verdict_that_never_varied_has_no_kappa_interval_nor_a_kappa_in_a_swee
 def test_an_episode_drawn_at_random_stays_random_when_a_later_draw_targets_it():
     queued = {"4": RANDOM, "5": TARGETED}
     assert requeued(queued, {4: TARGETED, 5: RANDOM, 6: TARGETED}) == {"4": RANDOM, "5": RANDOM, "6": TARGETED}
+
+
+def test_a_file_row_unchanged_since_it_was_posted_loses_to_a_later_label_in_mlflow():
+    copy = Label("bot", 3, False, "alice", at=100.0, posted_from="labels.csv")  # what `agreement` posted
+    later = Label("bot", 3, True, "alice", at=200.0)  # alice relabels in MLflow's UI
+    row = Label("bot", 3, False, "alice", source="/x/labels.csv", at=300.0)  # the file, since edited elsewhere
+    assert merged([copy, later, *dated([row], [copy, later])]) == [later]
+    edited = Label("bot", 9, True, "alice", source="/x/labels.csv", at=300.0)  # a row changed since: no copy
+    assert dated([edited], [copy, later]) == [edited]
+
+
+def test_a_random_draw_may_choose_an_episode_labeled_because_a_draw_targeted_it_but_never_retargets_it():
+    records = [_record(i, "a", converged=i % 2 == 0, judge=i % 3 == 0) for i in range(12)]
+    split = [i for i in range(12) if (i % 2 == 0) != (i % 3 == 0)]
+    labeled = set(split)  # every split episode was targeted, and labeled
+    assert not any(why == TARGETED for why in choose(records, 0, 0, labeled, targeted=5, redraw=labeled).values())
+    drawn = choose(records, 12, 0, labeled, redraw=labeled)
+    assert set(drawn) == set(range(12)) and set(drawn.values()) == {RANDOM}  # every episode can be drawn at random
+    assert set(choose(records, 12, 0, labeled)) == set(range(12)) - labeled

@@ -52,3 +52,8 @@ def test_a_secret_never_enters_the_command():
 def test_a_later_override_replaces_an_earlier_one_of_its_key():
     given = ("graph=interview", "seed=0", "+graph.x=1")
     assert with_overrides(given, ["seed=3", "graph.x=2"]) == ("graph=interview", "seed=3", "graph.x=2")
+
+
+def test_a_mapping_merged_into_a_config_group_keeps_the_groups_choice():
+    assert with_overrides(["llm=llamacpp"], ["++llm={temperature:0.2}"]) == ("llm=llamacpp", "++llm={temperature:0.2}")
+    assert with_overrides(["graph=x"], ["graph=y"]) == ("graph=y",)

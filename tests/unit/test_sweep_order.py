@@ -124,3 +124,14 @@ def test_decided_at_tests_at_the_races_level_over_every_pair(tmp_path):
     at_race_level = first_decided(np.array(runs["3"]), np.array(runs["30"]), 0.05 / 3)
     assert at_race_level is not None and at_race_level != first_decided(np.array(runs["3"]), np.array(runs["30"]), 0.05 / 2)
     assert row["decided_at"] == at_race_level
+
+
+def test_a_swept_run_control_key_is_a_configuration_and_a_resumed_jobs_resume_is_not():
+    from dialectica.sim.tracking.sweep import config_keys
+
+    assert config_keys([["max_concurrency=1", "seed=0"], ["max_concurrency=4", "seed=0"]]) == [
+        "max_concurrency=1",
+        "max_concurrency=4",
+    ]
+    resumed = [["graph.x=1"], ["graph.x=1", "resume=true"], ["++graph.x=2", "resume=true"]]
+    assert config_keys(resumed) == ["graph.x=1", "graph.x=1", "graph.x=2"]
