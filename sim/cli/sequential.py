@@ -107,16 +107,16 @@ def main(argv: list[str]) -> int:
         }
     try:
         state, _, stopped_by = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
-        values = report(state, list(configs), rules, root, stopped_by)
+        decided = report(state, list(configs), rules, root, stopped_by)
         if parent is not None:
-            said = {"chosen": values["chosen"] or "none", "decided": str(values["decided"]).lower()}
-            used = {k: float(values[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
+            said = {"chosen": decided["chosen"] or "none", "decided": str(decided["decided"]).lower()}
+            used = {k: float(decided[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
             end_parent(tracking, parent, root / "sequential.json", tags=said, metrics=used)
     except BaseException as exc:
         if parent is not None:
             end_parent(tracking, parent, None, "KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
         raise
-    print(table(values))
+    print(table(decided))
     print(f"outputs: {root}")
     if parent is not None:
         from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
