@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 class EpisodesFailed(RuntimeError):
     """More episodes raised than ``max_error_rate`` allows (``overrides=["max_error_rate=1"]`` accepts any share);
-    the message names the records file and the first traceback's last line. The run directory is complete."""
+    the message names the records file and the first traceback's exception. The run directory is complete."""
 
 
 @dataclass(frozen=True)
@@ -311,7 +311,13 @@ def _run(
         values["tracking.uri"] = tracking
     if isinstance(llm, Mapping):
         values["llm"] = dict(llm)
-    run_cfg = load(args, out_dir=run_dir, values=values)
+    try:
+        run_cfg = load(args, out_dir=run_dir, values=values)
+    except ConfigError as exc:  # a list given here is checked in the copy the run would keep: named as given
+        copy = f"malformed scenario file {run_dir / 'scenarios.yaml'}, item"
+        if isinstance(scenarios, (str, Path)) or copy not in str(exc):
+            raise
+        raise ConfigError(str(exc).replace(copy, "scenarios given to evaluate(), scenario")) from None
     if params:  # the MLflow run named by its knobs, as a sweep's job is: two evaluations of one factory tell apart
         label = " ".join(f"{key}={value}" for key, value in params.items())
         run_cfg = dataclasses.replace(run_cfg, tracking=dataclasses.replace(run_cfg.tracking, label=label))

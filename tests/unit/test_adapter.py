@@ -269,9 +269,10 @@ def test_an_llm_judge_without_a_model_needs_one_before_anything_runs(tmp_path: P
 
 
 def test_a_malformed_scenario_is_one_line_naming_the_key(tmp_path: Path):
-    with pytest.raises(ConfigError, match=r"scenarios.yaml, item 1: key 'turns' is reserved by the harness") as err:
+    with pytest.raises(ConfigError, match=r"^scenarios given to evaluate\(\), scenario 1: key 'turns' is reserved") as err:
         _run(tmp_path, "bad", scenarios=[{"name": "x", "turns": "hello"}])
     assert "expected a list of strings" in str(err.value) and "\n" not in str(err.value)
+    assert "scenarios.yaml" not in str(err.value)  # the copy a run would keep was never made
     assert not (tmp_path / "bad").exists()
 
 
@@ -753,3 +754,21 @@ def test_an_episode_that_raised_keeps_the_turns_before_the_error(tmp_path: Path)
     for record in _records(run):
         assert record["termination_reason"] == "error" and "no verdict" in record["error"]
         assert [t["role"] for t in record["transcript"]][:2] == ["user", "assistant"]  # the dialogue it judged
+
+
+def test_the_first_failures_line_is_its_exception_not_a_note_after_it():
+    import traceback
+
+    from dialectica.sim.engine.batch import exception_line
+
+    try:
+        try:
+            raise KeyError("inner")
+        except KeyError as inner:
+            error = TypeError('No synchronous function provided to "reply"')
+            error.add_note("During task with name 'reply' and id 'abc'")
+            raise error from inner
+    except TypeError:
+        text = traceback.format_exc()
+    assert text.strip().splitlines()[-1].startswith("During task")  # what the message used to quote
+    assert exception_line(text) == 'TypeError: No synchronous function provided to "reply"'
