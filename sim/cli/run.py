@@ -101,8 +101,8 @@ def check_group_overrides(args: list[str]) -> None:
     for arg in args:
         key, sep, value = arg.partition("=")
         key = key.lstrip("+~")
-        if not sep or key not in GROUPS or (key == "hparams_search" and value == "null"):
-            continue
+        if not sep or key not in GROUPS or (key == "hparams_search" and value == "null") or value.startswith("{"):
+            continue  # not a choice: none, or a mapping merged into the group's config (++llm={temperature:0.2})
         if key == "graph" and value.startswith("["):  # Hydra would merge the graphs' configs into one
             fail(
                 f"graph={value}: a run plays one graph, or every one (graph=all); valid: graph=NAME, graph=all, "

@@ -57,3 +57,11 @@ def test_a_later_override_replaces_an_earlier_one_of_its_key():
 def test_a_mapping_merged_into_a_config_group_keeps_the_groups_choice():
     assert with_overrides(["llm=llamacpp"], ["++llm={temperature:0.2}"]) == ("llm=llamacpp", "++llm={temperature:0.2}")
     assert with_overrides(["graph=x"], ["graph=y"]) == ("graph=y",)
+
+
+def test_a_mapping_merged_into_a_group_is_no_choice_of_it():
+    from dialectica.sim.cli.run import check_group_overrides
+
+    check_group_overrides(["llm=llamacpp", "++llm={temperature:0.3}"])  # evaluate(llm={...})'s, read back by replay
+    with pytest.raises(SystemExit):
+        check_group_overrides(["llm=llamcpp"])
