@@ -137,6 +137,15 @@ class GraphRecords:
         return {r["episode"]: r for r in self if r["episode"] in episodes}
 
 
+def exception_line(traceback: str) -> str:
+    """The ``Type: message`` line of a formatted traceback: the first unindented line after its last frame (notes
+    an exception carries, such as LangGraph's "During task with name ...", follow it)."""
+    lines = traceback.strip().splitlines()
+    frames = [i for i, line in enumerate(lines) if line.lstrip(" |").startswith("File ")]  # a group's frames: "  |   File"
+    after = lines[frames[-1] + 1 :] if frames else lines
+    return next((line for line in after if line.strip() and not line.startswith(" ")), lines[-1] if lines else "")
+
+
 def json_safe(value: Any) -> Any:
     """NaN and infinities become null so that the files are strict JSON."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -101,12 +101,12 @@ def pilot(paths: list[Path]) -> dict[str, dict[Hashable, bool]]:
     if len(paths) == 1 and (paths[0] / records.FILE).is_file():
         raise ConfigError(f"{paths[0]} is one run: plan compares configurations; give a sweep folder, or two runs")
     if len(paths) == 1:
-        from dialectica.sim.tracking.sweep import config_keys, job_files  # lazy: start-up (hydra, omegaconf)
+        from dialectica.sim.tracking.sweep import config_keys, job_files, swept_in  # lazy: start-up (hydra, omegaconf)
 
         jobs = job_files(paths[0], "summary.json")
         if not jobs:
             raise ConfigError(f"{paths[0]}: no sweep jobs (<job>/summary.json); give a sweep folder, or two runs")
-        labels = config_keys([json.loads(p.read_text()).get("overrides", []) for p in jobs])
+        labels = config_keys([json.loads(p.read_text()).get("overrides", []) for p in jobs], swept_in(paths[0]))
         runs = [(label, p.parent) for label, p in zip(labels, jobs, strict=True)]
     else:
         runs = [(str(p), p) for p in paths]

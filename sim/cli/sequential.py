@@ -108,10 +108,6 @@ def main(argv: list[str]) -> int:
     try:
         state, _, stopped_by = race(configs, rules, echo=lambda line: print(line, file=sys.stderr))
         decided = report(state, list(configs), rules, root, stopped_by)
-        if parent is not None:
-            said = {"chosen": decided["chosen"] or "none", "decided": str(decided["decided"]).lower()}
-            used = {k: float(decided[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
-            end_parent(tracking, parent, root / "sequential.json", tags=said, metrics=used)
     except BaseException as exc:
         if parent is not None:
             end_parent(tracking, parent, None, "KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
@@ -120,6 +116,10 @@ def main(argv: list[str]) -> int:
     print(f"outputs: {root}")
     if parent is not None:
         from dialectica.sim.tracking.store import mlflow_ui  # lazy: start-up (ssl, http)
+
+        said = {"chosen": decided["chosen"] or "none", "decided": str(decided["decided"]).lower()}
+        used = {k: float(decided[k]) for k in ("episodes_used", "episodes_fixed", "share_used")}
+        end_parent(tracking, parent, root / "sequential.json", tags=said, metrics=used)
 
         print(f"mlflow:  {mlflow_ui(tracking.uri)}   (a parent run, and a run per configuration named by it)")
     return 0

@@ -439,15 +439,6 @@ def _write_summary(graph_dir: Path, name: str, entry: dict[str, Any]) -> Path:
     return path
 
 
-def exception_line(traceback: str) -> str:
-    """The ``Type: message`` line of a formatted traceback: the first unindented line after its last frame (notes
-    an exception carries, such as LangGraph's "During task with name ...", follow it)."""
-    lines = traceback.strip().splitlines()
-    frames = [i for i, line in enumerate(lines) if line.startswith("  File ")]
-    after = lines[frames[-1] + 1 :] if frames else lines
-    return next((line for line in after if line.strip() and not line.startswith(" ")), lines[-1] if lines else "")
-
-
 def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> list[str]:
     """One line per graph whose episodes raised more often than ``max_error_rate``, naming the records file and the
     first traceback's exception (the command line exits 1 on them, ``evaluate`` raises)."""
@@ -458,7 +449,7 @@ def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Pat
         if n and rate > max_error_rate:
             what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
             first = next((r["error"] for r in rec.read(out_dir / rec.FILE, name, keep=False) if r.get("error")), "")
-            last = f"; the first: {exception_line(first)}" if first.strip() else ""
+            last = f"; the first: {rec.exception_line(first)}" if first.strip() else ""
             problems.append(
                 f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}){last}; "
                 f"the tracebacks are the 'error' fields of {out_dir / rec.FILE}"

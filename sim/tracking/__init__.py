@@ -1,2 +1,3 @@
 """MLflow: the store (``store``: opened, checked, named safely), one run per graph (``runs``), sweeps'
-parent runs and tables (``sweep``), and a sweep read back as a DataFrame (``sweep_data``)."""
+parent runs and tables (``sweep``), a sweep read back as a DataFrame (``sweep_data``), and an experiment's runs
+read back (``run_data``)."""

@@ -156,7 +156,9 @@ def from_mlflow(uri: str, run_id: str, graph: str) -> list[Label]:
         if run_dir and '"' not in run_dir + graph
         else []
     )
-    earlier = [r for r in found if _config(r.data.params) == _config(run.data.params)]  # not another run's, made there
+    # not another run's made in that folder since; a part cut short before its params were logged (interrupted) is
+    # the resumed run's first part, which resume checked against the folder's fingerprint
+    earlier = [r for r in found if not r.data.params or _config(r.data.params) == _config(run.data.params)]
     client = TracingClient(uri)
     labels = []
     for one in dict.fromkeys([*(r.info.run_id for r in earlier), run_id]):
@@ -174,7 +176,15 @@ def _config(params: Mapping[str, str]) -> dict[str, str]:
     """A run's logged config less how it ran and how many episodes: a resumed run's and its first part's agree."""
     from dialectica.sim.config.typed import run_control  # lazy: start-up (omegaconf, yaml)
 
-    return {k: v for k, v in params.items() if not run_control(k) and k != "episodes"}
+    return {k: _number(v) for k, v in params.items() if not run_control(k) and k != "episodes"}
+
+
+def _number(value: str) -> str:
+    """``10`` and ``10.0`` alike, as resume's fingerprint reads them."""
+    try:
+        return repr(float(value))
+    except ValueError:
+        return value
 
 
 def _human(info: Any, graph: str) -> list[Label]:

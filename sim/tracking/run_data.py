@@ -3,7 +3,7 @@ seed, each counted once (what the analysis notebook plots)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dialectica.sim.config.typed import run_control
 
@@ -33,23 +33,27 @@ def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", g
     configuration and seed, only the one with the most episodes is kept (the latest, of equally long ones): one
     seed plays the same episodes in the same order, so a shorter run's episodes are the first of the longer's
     (a model's replies the same through the call cache). Keys that only say how a run ran (``resume``,
-    ``progress``, ...) do not make two configurations.
+    ``progress``, ``max_concurrency``, ...) do not make two configurations, and neither does the graph's code: two
+    versions of a graph run under one name with the same config and seed are one row (give them two names).
 
     Args:
         tracking_uri: The MLflow store (default: the project's embedded one, relative to the working directory).
         experiment: The experiment (``tracking.experiment``).
         graph: Only this graph's runs (default: every graph's).
     """
-    import mlflow
     import pandas as pd
+    from mlflow.tracking import MlflowClient
 
-    previous = mlflow.get_tracking_uri()
-    mlflow.set_tracking_uri(tracking_uri)
-    try:
-        runs = mlflow.search_runs(experiment_names=[experiment])
-    finally:
-        mlflow.set_tracking_uri(previous)  # the caller's store, as it was
-    assert isinstance(runs, pd.DataFrame)
+    client = MlflowClient(tracking_uri)  # the caller's own tracking URI left as it is
+    found = client.get_experiment_by_name(experiment)
+    rows, token = [], None
+    while found is not None:
+        page = client.search_runs([found.experiment_id], page_token=token)
+        rows += [_row(run) for run in page]
+        token = page.token
+        if not token:
+            break
+    runs = pd.DataFrame(rows)
     for column in _COLUMNS:
         if column not in runs.columns:  # an empty store, or one without graph runs yet
             runs[column] = pd.Series(dtype=object)
@@ -62,6 +66,23 @@ def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", g
     same = ["tags.graph", "tags.seed", *sorted(c for c in runs.columns if _configured(c))]
     runs = runs.sort_values(["metrics.episodes", "start_time"], na_position="first").drop_duplicates(same, keep="last")
     return runs.sort_values("start_time").reset_index(drop=True)
+
+
+def _row(run: Any) -> dict[str, Any]:
+    """One MLflow run as ``mlflow.search_runs`` lays it out: ``params.<key>``, ``metrics.<name>``, ``tags.<name>``."""
+    import pandas as pd
+
+    info, data = run.info, run.data
+    return {
+        "run_id": info.run_id,
+        "experiment_id": info.experiment_id,
+        "status": info.status,
+        "start_time": pd.to_datetime(info.start_time, unit="ms", utc=True),
+        "end_time": pd.to_datetime(info.end_time, unit="ms", utc=True) if info.end_time else None,
+        **{f"metrics.{k}": v for k, v in data.metrics.items()},
+        **{f"params.{k}": v for k, v in data.params.items()},
+        **{f"tags.{k}": v for k, v in data.tags.items()},
+    }
 
 
 def _configured(column: str) -> bool:

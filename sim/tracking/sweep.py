@@ -9,6 +9,7 @@ import json
 import logging
 import os
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -48,24 +49,19 @@ def parent_run_id(sweep_dir: Path) -> str | None:
     return json.loads(path.read_text())["run_id"] if path.exists() else None
 
 
-def config_keys(jobs: list[list[str]]) -> list[str]:
+def config_keys(jobs: list[list[str]], swept: Collection[str] = ()) -> list[str]:
     """Each job's configuration as the overrides that vary across the sweep, seed left out so that
-    repeated seeds pool into one row."""
+    repeated seeds pool into one row; a key that says how a job ran (``resume``, ``budget.*``, ``max_concurrency``)
+    only where the sweep swept it (``swept``: ``max_concurrency=1,4``), not where jobs resumed with another value."""
     from dialectica.sim.config.typed import run_control  # lazy: start-up (omegaconf, yaml)
 
     jobs = [[o.lstrip("+") for o in overrides] for overrides in jobs]  # ++key=value (set from Python): key=value
     values: dict[str, set[str]] = defaultdict(set)
-    setters: dict[str, int] = defaultdict(int)
     for overrides in jobs:
         for o in overrides:
             key, _, value = o.partition("=")
             values[key].add(value)
-            setters[key] += 1
-    # how some jobs ran (resume=true on those a resumed sweep played) is no configuration; a key every job sets is
-    # swept, a run-control one too (max_concurrency=1,4)
-    varying = {
-        k for k, v in values.items() if len(v) > 1 and k != "seed" and not (run_control(k) and setters[k] < len(jobs))
-    }
+    varying = {k for k, v in values.items() if len(v) > 1 and k != "seed" and (not run_control(k) or k in swept)}
     return [" ".join(sorted(o for o in overrides if o.partition("=")[0] in varying)) or "(defaults)" for overrides in jobs]
 
 
@@ -85,7 +81,7 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     pooled: dict[tuple[str, str], dict[str, Any]] = {}
     paths = job_files(sweep_dir, "summary.json")
     summaries = [json.loads(p.read_text()) for p in paths]
-    keys = config_keys([s.get("overrides", []) for s in summaries])
+    keys = config_keys([s.get("overrides", []) for s in summaries], swept_in(sweep_dir))
     for summary_path, summary, key_overrides in zip(paths, summaries, keys, strict=True):
         for record in records.read(summary_path.parent / records.FILE, keep=False):
             row = pooled.setdefault(
@@ -227,6 +223,16 @@ def _scrub_secrets(config: DictConfig) -> None:
             tmp = path.with_name(f".{HYDRA_FILE}.{os.getpid()}")
             tmp.write_text(yaml.safe_dump(secrets.scrub_tree(yaml.safe_load(text)), sort_keys=False))
             os.replace(tmp, path)
+
+
+def swept_in(sweep_dir: Path) -> list[str]:
+    """The keys the sweep in ``sweep_dir`` varied, as its last command gave them (``multirun.yaml``); none where
+    the folder is not a Hydra sweep's."""
+    path = sweep_dir / HYDRA_FILE
+    if not path.is_file():
+        return []
+    config = OmegaConf.load(path)
+    return swept_keys(config) if isinstance(config, DictConfig) and OmegaConf.select(config, "hydra.overrides") else []
 
 
 def swept_keys(config: DictConfig) -> list[str]:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dialectica.metrics import FullRecord
+from dialectica.sim.records import exception_line
 from dialectica.sim.secrets import scrub_tree
 
 CONVERGED, ENDING, JUDGE = "dialectica/converged", "dialectica/ending", "dialectica/judge"
@@ -122,7 +123,7 @@ def _describe(span: Any, record: FullRecord, run_id: str, run_dir: str, digest: 
 
 def _outputs(record: FullRecord) -> dict[str, Any]:
     out = {"termination_reason": record["termination_reason"], "converged": bool(record.get("converged"))}
-    return out | ({"error": str(record["error"]).strip().splitlines()[-1]} if record.get("error") else {})
+    return out | ({"error": exception_line(str(record["error"]))} if record.get("error") else {})
 
 
 class EpisodeTraces:

@@ -759,7 +759,7 @@ def test_an_episode_that_raised_keeps_the_turns_before_the_error(tmp_path: Path)
 def test_the_first_failures_line_is_its_exception_not_a_note_after_it():
     import traceback
 
-    from dialectica.sim.engine.batch import exception_line
+    from dialectica.sim.records import exception_line
 
     try:
         try:

@@ -129,9 +129,9 @@ def test_decided_at_tests_at_the_races_level_over_every_pair(tmp_path):
 def test_a_swept_run_control_key_is_a_configuration_and_a_resumed_jobs_resume_is_not():
     from dialectica.sim.tracking.sweep import config_keys
 
-    assert config_keys([["max_concurrency=1", "seed=0"], ["max_concurrency=4", "seed=0"]]) == [
-        "max_concurrency=1",
-        "max_concurrency=4",
-    ]
+    throughput = [["max_concurrency=1", "seed=0"], ["max_concurrency=4", "seed=0"]]
+    assert config_keys(throughput, swept=["max_concurrency"]) == ["max_concurrency=1", "max_concurrency=4"]
     resumed = [["graph.x=1"], ["graph.x=1", "resume=true"], ["++graph.x=2", "resume=true"]]
     assert config_keys(resumed) == ["graph.x=1", "graph.x=1", "graph.x=2"]
+    budget = [["graph.x=1", "budget.seconds=600"], ["graph.x=1", "budget.seconds=null", "resume=true"]]
+    assert config_keys(budget, swept=["graph.x"]) == ["(defaults)", "(defaults)"]  # one configuration, resumed
