@@ -35,10 +35,11 @@ def main(argv: list[str]) -> int:
     labeled = {lab.episode for lab in collect(run, [], [run.graph])}
     targeted = {i for i, why in run.queued().items() if why == TARGETED}  # a random draw may choose them too
     chosen = choose(run.records(), args.n, args.seed, labeled, args.targeted, redraw=targeted & labeled)
-    if not chosen:
+    if not set(chosen) - labeled:  # nothing new to read (a random draw of targeted episodes only)
         raise ConfigError(f"every episode of {run.graph} in {args.run} is labeled already; nothing to queue")
     queue = make(run, chosen, args.name or queue_name(args.run))
-    print(f"{run.graph}: {len(chosen)} episodes to label: {', '.join(f'{i} ({why})' for i, why in sorted(chosen.items()))}")
+    said = ", ".join(f"{i} ({why}{', labeled' * (i in labeled)})" for i, why in sorted(chosen.items()))
+    print(f"{run.graph}: {len(set(chosen) - labeled)} episodes to label: {said}")
     found = sum(why == TARGETED for why in chosen.values())
     if found < args.targeted:
         print(
