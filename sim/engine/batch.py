@@ -273,25 +273,8 @@ def _run_one(
     if cfg.resume:
         tracker.end_stale(tags["run_dir"], name)
     checkpoint.mark_done(cfg.out_dir / name, done=False)  # an earlier run's marker in this folder
-    scenarios = [s["name"] for s in run.scenarios]
-    _say_unplayed(name, cfg.episodes, len(scenarios), echo)
-    played = scenarios[: cfg.episodes]  # episodes take the scenarios in turn
-    over = (
-        f"{len(scenarios)} scenarios"
-        if len(played) == len(scenarios)
-        else f"the first {len(played)} of its {len(scenarios)} scenarios"
-    )
-    note = (
-        f"{name}: {cfg.episodes} episodes over {over} ({', '.join(played)}), "
-        f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, "
-        f"records in {tags['run_dir']}."
-    )
-    endings = run.spec.endings()
-    if endings:  # what each termination/<reason> metric counts
-        marks = {reason: " (converged)" if run.spec.converges(reason) else "" for reason in endings}
-        note += "\n\nEndings (convergence_rate counts those marked converged):\n" + "\n".join(
-            f"- `{reason}`{marks[reason]}: {meaning}" for reason, meaning in endings.items()
-        )
+    _say_unplayed(name, cfg.episodes, len(run.scenarios), echo)
+    note = _note(run, cfg, tags["run_dir"])
     kept: dict[str, Any] = {}  # the graph's entry, once its episodes and files are on disk
     try:
         t0, t1, t2, t_out, t3 = _run_logged(run, cfg, embed, sink, done, tracker, episodes, tags, note, kept, store, spend)
@@ -311,6 +294,28 @@ def _run_one(
         f"outputs {t_out - t2:.1f}s, tracking {t3 - t_out:.1f}s"
     )
     return entry
+
+
+def _note(run: GraphRun, cfg: RunConfig, run_dir: str) -> str:
+    """The graph's MLflow run description: what it plays, the command, and what each of its endings means."""
+    scenarios = [s["name"] for s in run.scenarios]
+    played = scenarios[: cfg.episodes]  # episodes take the scenarios in turn
+    over = (
+        f"{len(scenarios)} scenarios"
+        if len(played) == len(scenarios)
+        else f"the first {len(played)} of its {len(scenarios)} scenarios"
+    )
+    note = (
+        f"{run.spec.name}: {cfg.episodes} episodes over {over} ({', '.join(played)}), "
+        f"{cfg.participants} participants, seed {cfg.seed}. `dialectica {' '.join(cfg.overrides)}`, records in {run_dir}."
+    )
+    endings = run.spec.endings()
+    if endings:  # what each termination/<reason> metric counts
+        marks = {reason: " (converged)" if run.spec.converges(reason) else "" for reason in endings}
+        note += "\n\nEndings (convergence_rate counts those marked converged):\n" + "\n".join(
+            f"- `{reason}`{marks[reason]}: {meaning}" for reason, meaning in endings.items()
+        )
+    return note
 
 
 def _run_logged(
