@@ -36,6 +36,13 @@ def expand(args: list[str]) -> list[list[str]]:
     return [[*first[:i], value, *first[i + 1 :]] for i, values in enumerate(choices) for value in values]
 
 
+def earlier_jobs(sweep_dir: Path) -> set[Path]:
+    """The job folders of ``sweep_dir`` where an earlier sweep wrote its records or summary."""
+    return {p.parent for p in sweep_dir.glob("*/summary.json")} | {
+        p.parent for p in sweep_dir.glob("*/episodes.jsonl") if p.stat().st_size
+    }
+
+
 def refuse_earlier_sweep(args: list[str], cwd: Path) -> None:
     """Raises a ConfigError if ``hydra.sweep.dir`` names a folder where an earlier sweep's jobs wrote their
     records, and ``resume=true`` is not given: its jobs would refuse one by one (or, the new ones, run beside
@@ -45,9 +52,7 @@ def refuse_earlier_sweep(args: list[str], cwd: Path) -> None:
     if not given or "${" in given[-1] or (resume and resume[-1] in ("true", "yes", "on", "1")):
         return
     sweep_dir = cwd / given[-1]
-    jobs = {p.parent for p in sweep_dir.glob("*/summary.json")} | {
-        p.parent for p in sweep_dir.glob("*/episodes.jsonl") if p.stat().st_size
-    }
+    jobs = earlier_jobs(sweep_dir)
     if jobs:
         raise ConfigError(
             f"{sweep_dir} already holds {len(jobs)} job{'s' * (len(jobs) != 1)} of an earlier sweep; add resume=true "

@@ -22,6 +22,7 @@ from dialectica.metrics.passk import mean_pass_hat_k
 from dialectica.metrics.stats import wilson_interval
 from dialectica.sim import secrets
 from dialectica.sim.authoring.plots import save, subplots
+from dialectica.sim.config.precheck import earlier_jobs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -257,11 +258,6 @@ def job_label(sweep_dir: Path, overrides: list[str]) -> str:
     return " ".join(f"{_short(k)}={values[k]}" for k in swept if k in values)
 
 
-def _holds_runs(sweep_dir: Path) -> bool:
-    """Whether a job of an earlier sweep in ``sweep_dir`` wrote its records or summary."""
-    return any(sweep_dir.glob("*/summary.json")) or any(p.stat().st_size for p in sweep_dir.glob("*/episodes.jsonl"))
-
-
 class SweepCallback(Callback):
     """Hydra callback (``hydra.callbacks.sweep`` in ``conf/config.yaml``); with ``resume=true`` a sweep
     started again in the same directory keeps its parent run."""
@@ -299,7 +295,7 @@ class SweepCallback(Callback):
         name = secrets.scrub(" ".join(["sweep", *shown]))[:250]
         tags = secrets.scrub_tree({"overrides": " ".join(overrides), "mlflow.note.content": note})
         previous = parent_run_id(sweep_dir)
-        if previous and not config.get("resume") and _holds_runs(sweep_dir):  # its jobs refuse (the command line
+        if previous and not config.get("resume") and earlier_jobs(sweep_dir):  # its jobs refuse (the command line
             return  # refuses first, where it can read hydra.sweep.dir): the earlier sweep keeps its parent
         if previous and config.get("resume"):  # named and described by the command that resumes it (a value added)
             client.update_run(previous, "RUNNING", name=name)
