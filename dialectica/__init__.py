@@ -20,12 +20,16 @@ if TYPE_CHECKING:
     from dialectica.sim.adapter.users import LLMUser as LLMUser
     from dialectica.sim.analysis.agreement import agreement_with_labels as agreement_with_labels
     from dialectica.sim.analysis.agreement import judge_examples as judge_examples
+    from dialectica.sim.analysis.pairwise import pairwise as pairwise
     from dialectica.sim.authoring.params import ConfigError as ConfigError
     from dialectica.sim.config.loader import chat_model as chat_model
+    from dialectica.sim.config.loader import load as load_config
+    from dialectica.sim.config.typed import RunConfig as RunConfig
     from dialectica.sim.engine.evaluate import EpisodesFailed as EpisodesFailed
     from dialectica.sim.engine.evaluate import Evaluation as Evaluation
     from dialectica.sim.engine.evaluate import evaluate as evaluate
     from dialectica.sim.engine.replay import replay as replay
+    from dialectica.sim.engine.runner import run as run
     from dialectica.sim.records import load_episodes as load_episodes
     from dialectica.sim.tracking.run_data import load_runs as load_runs
     from dialectica.sim.tracking.sweep_data import load_sweep as load_sweep
@@ -42,6 +46,7 @@ __all__ = [
     "Example",
     "LLMJudge",
     "LLMUser",
+    "RunConfig",
     "TrajectoryJudge",
     "Verdict",
     "__version__",
@@ -49,11 +54,14 @@ __all__ = [
     "chat_model",
     "evaluate",
     "judge_examples",
+    "load_config",
     "load_episodes",
     "load_runs",
     "load_sweep",
+    "pairwise",
     "replay",
     "rubric",
+    "run",
 ]
 # Each public name and the module it is imported from on first use, so that ``import dialectica`` stays light.
 _LAZY = {
@@ -74,10 +82,15 @@ _LAZY = {
     "agreement_with_labels": "dialectica.sim.analysis.agreement",
     "load_sweep": "dialectica.sim.tracking.sweep_data",
     "load_runs": "dialectica.sim.tracking.run_data",
+    "load_config": "dialectica.sim.config.loader:load",  # the one loader, from overrides to a checked RunConfig
+    "RunConfig": "dialectica.sim.config.typed",
+    "run": "dialectica.sim.engine.runner",  # the one runner of a RunConfig
+    "pairwise": "dialectica.sim.analysis.pairwise",
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+        module, _, attr = _LAZY[name].partition(":")
+        return getattr(import_module(module), attr or name)
     raise AttributeError(f"module 'dialectica' has no attribute {name!r}")

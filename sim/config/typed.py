@@ -61,6 +61,12 @@ class TrackingConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
+    """One run, checked: what ``dialectica.load_config`` builds and ``dialectica.run`` plays.
+
+    Change it with ``dataclasses.replace`` (``seed``, ``episodes``, ``out_dir``, ``budget``, ...): what MLflow logs,
+    the resume fingerprint and the command in the run's description follow the replaced values.
+    """
+
     graphs: list[GraphRun]
     episodes: int
     seed: int

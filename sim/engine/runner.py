@@ -49,6 +49,14 @@ class Summary:
 def run(cfg: RunConfig, echo: Callable[[str], None] = print, embed: Any = None) -> Summary:
     """Runs ``cfg``: every graph's episodes, metrics, files and MLflow run.
 
+    Args:
+        cfg: From ``dialectica.load_config``.
+        echo: Where the run's lines go (the store, a resumed or finished run).
+        embed: A sentence-embedding function to use instead of the packaged model (tests).
+
+    Returns:
+        The summary: ``summary.metrics(graph)``, ``summary.already_finished``, a replay's ``summary.replay``.
+
     Raises:
         ConfigError: the store cannot be reached, a run without ``resume=true`` into a directory that holds one,
             or ``resume=true`` into a directory made with another config (left as it was).

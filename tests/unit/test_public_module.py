@@ -95,3 +95,16 @@ def test_importing_dialectica_graph_stays_light():
     code = f"import sys, dialectica.graph; print([m for m in {heavy!r} if m in sys.modules])"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert found.stdout.strip() == "[]", found.stdout + found.stderr
+
+
+def test_every_top_level_name_resolves_and_is_documented():
+    top = importlib.import_module("dialectica")
+    names = [name for name in top.__all__ if name != "__version__"]
+    assert len(names) == len(set(names))
+    assert set(names) <= set(top._LAZY)
+    unresolved = [name for name in names if getattr(top, name, None) is None]
+    assert not unresolved, f"dialectica.__all__ names what it lacks: {unresolved}"
+    assert top.load_config is importlib.import_module("dialectica.sim.config.loader").load
+    api = (ROOT / "docs" / "reference" / "api.md").read_text()
+    undocumented = [name for name in names if f"::: dialectica.{name}\n" not in api]
+    assert not undocumented, f"docs/reference/api.md lacks: {undocumented}"
