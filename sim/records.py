@@ -257,10 +257,11 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
 
     Args:
         run_dir: A run directory (holding ``episodes.jsonl``), a sweep job's directory, or the file itself.
-        graphs: Only these graphs (default: all).
+        graphs: Only these graphs (default: all); one name may be given as a string.
 
     Raises:
         FileNotFoundError: naming the path when there is no ``episodes.jsonl``.
+        ValueError: a graph in ``graphs`` the run did not play (naming those it did).
     """
     import pandas as pd
 
@@ -269,9 +270,10 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
     if not path.exists():
         jobs = "; it holds a sweep's jobs: read it with dialectica.load_sweep" if any(path.parent.glob(f"*/{FILE}")) else ""
         raise FileNotFoundError(f"no {FILE} at {path}{jobs}")
-    wanted = set(graphs) if graphs is not None else None
-    rows = []
+    wanted = None if graphs is None else {graphs} if isinstance(graphs, str) else set(graphs)
+    rows, played = [], set()
     for record in read(path, keep=False):
+        played.add(record["graph"])
         if wanted is not None and record["graph"] not in wanted:
             continue
         row: dict[str, Any] = {
@@ -294,4 +296,8 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
             "error": record.get("error"),
         }
         rows.append(row)
+    if wanted is not None and wanted - played:
+        raise ValueError(
+            f"graphs={sorted(wanted - played)}: {path} holds no episode of them; valid choices: {', '.join(sorted(played))}"
+        )
     return pd.DataFrame(rows)

@@ -6,9 +6,8 @@ the shape first (``shape.check_shape``: unknown keys, value types), then every k
 graphs, their scenarios, casts, models, replay's fork and a graph used as it is, and raise one ``ConfigError``
 line naming the key and the valid choices.
 
-    from dialectica.sim.config import load
-    cfg = load(["graph=interview", "graph.budget=4"], out_dir=Path("results/runs/b4"))
-    cfg = dataclasses.replace(cfg, seed=7, episodes=50)  # then dialectica.sim.engine.run(cfg)
+    cfg = dialectica.load_config(["graph=interview", "graph.budget=4"], out_dir="results/runs/b4")
+    cfg = dataclasses.replace(cfg, seed=7, episodes=50)  # then dialectica.run(cfg)
 """
 
 from __future__ import annotations
@@ -71,6 +70,10 @@ def load(
     Raises:
         ConfigError: one line naming the bad key or file and the valid choices.
     """
+    if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
+        raise ConfigError(
+            f"overrides={overrides!r} is invalid; valid values: a list of key=value strings, e.g. ['graph=interview']"
+        )
     try:
         cfg = compose(list(overrides), cwd or Path.cwd())
         if values:

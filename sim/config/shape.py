@@ -6,6 +6,7 @@ costs a second, not the several seconds of loading the graphs (``config.loader``
 from __future__ import annotations
 
 import functools
+import numbers
 import re
 import typing
 from dataclasses import dataclass
@@ -99,12 +100,20 @@ _HIGH = {"episodes": MAX_EPISODES}
 
 def int_value(cfg: DictConfig, key: str, low: int) -> int:
     """``cfg[key]``, an integer >= ``low`` (and at most ``MAX_EPISODES`` episodes)."""
-    value = cfg.get(key)
+    return checked_int(key, cfg.get(key), low)
+
+
+def checked_int(key: str, value: Any, low: int) -> int:
+    """``value`` of ``key`` as an int (a numpy integer too), >= ``low`` (and at most ``MAX_EPISODES`` episodes).
+
+    Raises:
+        ConfigError: naming the key and the valid values.
+    """
     high = _HIGH.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (high and value > high):
         valid = f"integers {low}..{high:,}" if high is not None else f"integers >= {low}"
         raise ConfigError(f"{key}={value!r} is invalid; valid values: {valid}")
-    return value
+    return int(value)
 
 
 def objective(cfg: DictConfig) -> dict[str, Any] | None:

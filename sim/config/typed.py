@@ -18,7 +18,7 @@ from dialectica.sim.authoring.spec import GraphSpec
 from dialectica.sim.config.budget import Budget
 from dialectica.sim.config.fork import Fork
 from dialectica.sim.config.resources import CONF_DIR
-from dialectica.sim.config.shape import Traces
+from dialectica.sim.config.shape import Traces, checked_int
 from dialectica.sim.config.view import ViewOptions
 from dialectica.sim.llm.casting import Voices
 from dialectica.sim.secrets import scrub_url
@@ -90,7 +90,11 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         """``resolved`` (what MLflow logs and resume fingerprints) says the scalar fields' values, also after a
-        ``dataclasses.replace``; so do ``overrides`` (the command a run's description gives)."""
+        ``dataclasses.replace``; so do ``overrides`` (the command a run's description gives). A replaced
+        ``episodes`` or ``seed`` is checked as the loader checks it; ``out_dir`` may be given as a string."""
+        object.__setattr__(self, "episodes", checked_int("episodes", self.episodes, 1))
+        object.__setattr__(self, "seed", checked_int("seed", self.seed, 0))
+        object.__setattr__(self, "out_dir", Path(self.out_dir))
         resolved, overrides = dict(self.resolved), self.overrides
         for key in _SCALARS:
             value = getattr(self, key)

@@ -36,7 +36,12 @@ def paired_report(original: Path, forked: Path, turn: int) -> dict[str, Any]:
     from dialectica.metrics.paired import compare  # lazy: start-up (scipy, numpy)
 
     before, after = _records(original), _records(forked)
-    report: dict[str, Any] = {"original": str(original), "replay": str(forked), "from_turn": turn, "graphs": {}}
+    report: dict[str, Any] = {
+        "original": str(original.resolve()),
+        "replay": str(forked.resolve()),
+        "from_turn": turn,
+        "graphs": {},
+    }
     for graph in sorted({g for g, _ in after}):
         keys = sorted(k for k in after if k[0] == graph and k in before)
         if not keys:

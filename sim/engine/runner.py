@@ -38,6 +38,13 @@ class Summary:
         return graphs
 
     def metrics(self, graph: str) -> dict[str, float]:
+        """The metrics of ``graph``'s episodes (``convergence_rate``, its interval, ...).
+
+        Raises:
+            KeyError: naming the graphs the run played.
+        """
+        if graph not in self.graphs:
+            raise KeyError(f"{graph!r}: this run played no such graph; valid choices: {', '.join(sorted(self.graphs))}")
         metrics: dict[str, float] = self.graphs[graph]["metrics"]
         return metrics
 

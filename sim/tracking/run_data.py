@@ -3,9 +3,13 @@ seed, each counted once (what the analysis notebook plots)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dialectica.sim.authoring.params import ConfigError
 from dialectica.sim.config.typed import run_control
+from dialectica.sim.secrets import scrub_url
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,16 +40,30 @@ def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", g
     ``progress``, ``max_concurrency``, ...) do not make two configurations, and neither does the graph's code: two
     versions of a graph run under one name with the same config and seed are one row (give them two names).
 
+    A number a param holds is written one way (``6`` for both ``6`` and ``6.0``, as a config file and a Python
+    value may give it), so one setting is one configuration.
+
     Args:
-        tracking_uri: The MLflow store (default: the project's embedded one, relative to the working directory).
+        tracking_uri: The MLflow store (default: the project's embedded one, relative to the working directory);
+            a path to an SQLite file is read as ``sqlite:///<path>``.
         experiment: The experiment (``tracking.experiment``).
         graph: Only this graph's runs (default: every graph's).
+
+    Raises:
+        ConfigError: no store at ``tracking_uri`` (none is created), or no such experiment or graph in it (naming
+            those there are).
     """
     import pandas as pd
     from mlflow.tracking import MlflowClient
 
+    tracking_uri = _existing_store(tracking_uri)
     client = MlflowClient(tracking_uri)  # the caller's own tracking URI left as it is
     found = client.get_experiment_by_name(experiment)
+    if found is None:
+        there = sorted(e.name for e in client.search_experiments())
+        raise ConfigError(
+            f"experiment={experiment!r} is not in {scrub_url(tracking_uri)}; valid choices: {', '.join(there) or 'none'}"
+        )
     rows, token = [], None
     while found is not None:
         page = client.search_runs([found.experiment_id], page_token=token)
@@ -61,7 +79,15 @@ def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", g
     for tag in ("tags.sweep", "tags.replay_of"):
         if tag in runs.columns:
             runs = runs[runs[tag].isna() | (runs[tag] == "")]
+    for column in [c for c in runs.columns if c.startswith("params.")]:
+        runs[column] = runs[column].map(_number_text)
     if graph is not None:
+        graphs = sorted(set(runs["tags.graph"].dropna()))
+        if graph not in graphs:
+            raise ConfigError(
+                f"graph={graph!r} has no finished run in experiment {experiment!r}; valid choices: "
+                f"{', '.join(graphs) or 'none yet'}"
+            )
         runs = runs[runs["tags.graph"] == graph]
     same = ["tags.graph", "tags.seed", *sorted(c for c in runs.columns if _configured(c))]
     runs = runs.sort_values(["metrics.episodes", "start_time"], na_position="first").drop_duplicates(same, keep="last")
@@ -89,3 +115,28 @@ def _configured(column: str) -> bool:
     """Whether a column is a config key that tells configurations apart: not how a run ran, nor how long."""
     key = column.removeprefix("params.")
     return column.startswith("params.") and not run_control(key) and key != "episodes"
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d*)?([eE][-+]?\d+)?")
+
+
+def _number_text(value: Any) -> Any:
+    """A param's number written one way: ``6`` for ``6.0``, ``0.5`` as it is; anything else as it is."""
+    if not isinstance(value, str) or not _NUMBER.fullmatch(value):
+        return value
+    number = float(value)
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+
+
+def _existing_store(uri: str) -> str:
+    """``uri``, or ``sqlite:///<uri>`` for a path to an SQLite file; refuses an SQLite store that does not exist
+    (MLflow would create an empty one)."""
+    if "://" not in uri and Path(uri).is_file():
+        return f"sqlite:///{uri}"
+    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
+        path = Path(uri.removeprefix("sqlite:///"))
+        raise ConfigError(
+            f"tracking_uri={uri}: no MLflow store at {path.resolve()}; give the store your runs wrote "
+            f"(tracking.uri; the default, {DEFAULT_URI}, is relative to the project folder)"
+        )
+    return uri

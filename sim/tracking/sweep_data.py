@@ -32,8 +32,10 @@ class Sweep:
             from each episode's own ``seed``, and ``graph=all`` is ``run_graph``, each episode keeping its graph).
         episodes: One row per episode of every job (``dialectica.load_episodes`` columns), with ``job`` and
             one column per key the jobs' command lines set (numbers where every value is one; keys that only say
-            how a job ran, such as ``resume``, left out).
+            how a job ran, such as ``resume`` or ``progress``, left out unless the sweep swept them).
         comparison: The sweep's comparison table (paired tests against the best configuration).
+
+    ``configurations()`` gives each episode's configuration as an ordered categorical, for grouping and plots.
     """
 
     directory: Path
@@ -132,8 +134,10 @@ def load_sweep(target: str | Path, tracking_uri: str | None = None) -> Sweep:
             raise SweepError(f"{directory} is a run, not a sweep{where}; read a run with dialectica.load_episodes")
         raise SweepError(f"sweep {directory} has no finished episodes yet (no job folder with records in {FILE})")
     episodes = pd.concat(frames, ignore_index=True)
-    for key, column in list(keys.items()):  # how some jobs ran (resume=true after an interruption), not what they
-        if run_control(key) and episodes[column].isna().any():  # measured; one every job sets is swept
+    # How jobs ran (resume=true after an interruption, progress=false) is not what they measured; a key every job
+    # sets, to values that differ, is swept (max_concurrency=1,4).
+    for key, column in list(keys.items()):
+        if run_control(key) and (episodes[column].isna().any() or episodes[column].nunique() == 1):
             episodes = episodes.drop(columns=column)
             del keys[key]
     swept = [column for column in keys.values() if episodes[column].nunique(dropna=False) > 1]

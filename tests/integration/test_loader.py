@@ -128,3 +128,28 @@ def test_a_configs_overrides_rebuild_it_after_python_values_and_a_replace(tmp_pa
     changed = dataclasses.replace(cfg, seed=1, episodes=6)
     assert "seed=1" in changed.overrides and "seed=0" not in changed.overrides
     assert load(changed.overrides, out_dir=tmp_path / "b").resolved == changed.resolved
+
+
+def test_a_replaced_episode_count_or_seed_is_checked_as_the_loader_checks_it(tmp_path):
+    import numpy as np
+
+    base = load([*BASE, "episodes=2"], out_dir=tmp_path / "unused")
+    for key, bad in (("episodes", 0), ("episodes", -3), ("episodes", 2.5), ("seed", "1"), ("seed", True), ("seed", -1)):
+        with pytest.raises(ConfigError, match=rf"^{key}={bad!r} is invalid; valid values: integers"):
+            dataclasses.replace(base, **{key: bad})
+    changed = dataclasses.replace(base, seed=np.int64(3), out_dir=str(tmp_path / "as-text"))
+    assert type(changed.seed) is int and changed.seed == 3 and changed.resolved["seed"] == 3
+    assert changed.out_dir == tmp_path / "as-text"
+    with pytest.raises(ConfigError, match=r"^overrides='graph=interview' is invalid; valid values: a list"):
+        load("graph=interview", out_dir=tmp_path / "unused")  # type: ignore[arg-type]
+
+
+def test_reading_a_graph_the_run_did_not_play_names_those_it_did(tmp_path):
+    from dialectica import load_episodes
+
+    summary = run(load([*BASE, "episodes=2"], out_dir=tmp_path / "run"), echo=lambda _: None)
+    assert len(load_episodes(tmp_path / "run", graphs="interview")) == 2  # one name as a string
+    with pytest.raises(ValueError, match=r"graphs=\['interviw'\]: .* holds no episode of them; valid choices: interview"):
+        load_episodes(tmp_path / "run", graphs=["interviw"])
+    with pytest.raises(KeyError, match="'interviw': this run played no such graph; valid choices: interview"):
+        summary.metrics("interviw")

@@ -197,7 +197,7 @@ def test_replay_from_python_is_the_command(original, monkeypatch):
     report = dialectica.replay(
         original, from_turn=1, overrides=["graph=interview", "graph.question_cost=2.0"], out_dir=original.parent / "py"
     )
-    assert report["replay"] == str(original.parent / "py") and set(report["graphs"]) == {"interview"}
+    assert report["replay"] == str((original.parent / "py").resolve()) and set(report["graphs"]) == {"interview"}
     assert report["graphs"]["interview"]["pairs"] == 3
     cli = original.parent / "cli-interview"  # the same fork through the command line
     proc = _run(
@@ -283,3 +283,14 @@ def test_a_replay_given_the_wrong_folder_or_spelling_says_what_to_give(tmp_path)
     ]:
         with pytest.raises(ConfigError, match=re.escape(words)):
             arguments(args)
+
+
+def test_a_replay_refuses_another_graph_and_overrides_given_as_one_string(original):
+    import dialectica
+
+    played = sorted(json.loads((original / "summary.json").read_text())["graphs"])
+    assert "interview" in played and "nosuch_graph" not in played
+    with pytest.raises(dialectica.ConfigError, match=r"graph=examples/x.py:graph: a replay forks the episodes .* of "):
+        dialectica.replay(original, from_turn=1, overrides=["graph=examples/x.py:graph"])
+    with pytest.raises(dialectica.ConfigError, match=r"^overrides='graph.budget=4' is invalid; valid values: a list"):
+        dialectica.replay(original, from_turn=1, overrides="graph.budget=4")  # type: ignore[arg-type]

@@ -109,6 +109,7 @@ def test_a_sweep_job_resumed_after_an_interruption_is_read_back_as_its_configura
     assert sweep.swept == ["graph.budget"]  # resume=true says how job 1 ran, not what it measured
     assert list(sweep.configurations().cat.categories) == ["3", "10"]
     assert (sweep.episodes["episodes"] == 4).all()  # every key's column numeric, not '4'
+    assert not {"tracking", "view.enabled", "resume"} & set(sweep.episodes.columns)  # how the jobs ran, unswept
 
 
 def test_a_sweep_of_every_graph_keeps_each_episodes_own_graph(tmp_path):

@@ -80,6 +80,25 @@ def test_a_run_a_budget_stopped_ends_killed_and_says_so_and_its_resumption_finis
     shorter = load([*tracked, "episodes=3", "progress=true"], out_dir=tmp_path / "shorter")  # its first 3 again
     run(shorter, echo=lambda _: None)
     run(load([*tracked, "graph.budget=3"], out_dir=tmp_path / "other"), echo=lambda _: None)
+    as_float = dialectica.load_config([*tracked, "episodes=2"], out_dir=tmp_path / "float", values={"graph.budget": 3.0})
+    run(as_float, echo=lambda _: None)  # budget 3.0 where "other" said 3: one configuration, the longer run kept
     rows = dialectica.load_runs(uri)
-    assert sorted(zip(rows["params.graph.budget"], rows["metrics.episodes"], strict=True)) == [("10.0", 4), ("3", 4)]
+    assert sorted(zip(rows["params.graph.budget"], rows["metrics.episodes"], strict=True)) == [("10", 4), ("3", 4)]
     assert set(rows["run_id"]) >= {runs[1].info.run_id}
+    assert len(dialectica.load_runs(uri, graph="interview")) == 2
+
+
+def test_load_runs_refuses_a_missing_store_experiment_or_graph_and_creates_nothing(tmp_path):
+    import dialectica
+
+    missing = tmp_path / "nope.db"
+    with pytest.raises(dialectica.ConfigError, match=r"no MLflow store at .*nope\.db"):
+        dialectica.load_runs(f"sqlite:///{missing}")
+    assert not missing.exists()
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    MlflowClient(uri).create_experiment("mine")
+    with pytest.raises(dialectica.ConfigError, match=r"experiment='dialectika' is not in .*valid choices: .*mine"):
+        dialectica.load_runs(uri, experiment="dialectika")
+    with pytest.raises(dialectica.ConfigError, match=r"graph='interviw' has no finished run .*none yet"):
+        dialectica.load_runs(uri, experiment="mine", graph="interviw")
+    assert dialectica.load_runs(str(tmp_path / "ml.db"), experiment="mine").empty  # a file path reads as sqlite:///

@@ -48,7 +48,11 @@ def test_analysis_notebook_executes_against_a_fresh_store(tmp_path, monkeypatch)
 
 
 def test_analysis_notebook_says_so_on_an_empty_store(tmp_path, monkeypatch):
-    monkeypatch.setenv("DIALECTICA_TRACKING_URI", f"sqlite:///{tmp_path / 'empty.db'}")
+    from mlflow.tracking import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'empty.db'}"
+    MlflowClient(uri).create_experiment("dialectica")  # the store and its experiment, no run yet
+    monkeypatch.setenv("DIALECTICA_TRACKING_URI", uri)
     notebook = nbformat.read(PROJECT_ROOT / "notebooks" / "analysis.ipynb", as_version=4)
     NotebookClient(
         notebook, timeout=None, kernel_name="python3", resources={"metadata": {"path": str(PROJECT_ROOT / "notebooks")}}
