@@ -298,6 +298,7 @@ def load_episodes(run_dir: str | Path, graphs: Iterable[str] | None = None) -> p
         rows.append(row)
     if wanted is not None and wanted - played:
         raise ValueError(
-            f"graphs={sorted(wanted - played)}: {path} holds no episode of them; valid choices: {', '.join(sorted(played))}"
+            f"graphs={sorted(wanted - played)}: {path} holds no episode of them; "
+            f"valid choices: {', '.join(sorted(played)) or 'none yet'}"
         )
     return pd.DataFrame(rows)

@@ -55,6 +55,7 @@ def rules_of(keys: dict[str, Any]) -> Any:
     Raises:
         ConfigError: one line naming the key and its valid values.
     """
+    from dialectica.sim.config.shape import MAX_EPISODES  # lazy: start-up (omegaconf)
     from dialectica.sim.engine.sequential import Rules  # lazy: start-up (scipy, omegaconf)
 
     rules = Rules(**keys)
@@ -70,8 +71,10 @@ def rules_of(keys: dict[str, Any]) -> Any:
         raise ConfigError(f"delta={rules.delta:g} is invalid; valid values: an error level in (0, 1), e.g. 0.05")
     if rules.step < 1:
         raise ConfigError(f"step={rules.step} is invalid; valid values: an integer >= 1")
-    if rules.max_episodes < rules.step:
-        raise ConfigError(f"max_episodes={rules.max_episodes} is invalid; valid values: an integer >= step ({rules.step})")
+    if not rules.step <= rules.max_episodes <= MAX_EPISODES:
+        raise ConfigError(
+            f"max_episodes={rules.max_episodes} is invalid; valid values: integers {rules.step} (step)..{MAX_EPISODES:,}"
+        )
     return rules
 
 

@@ -37,7 +37,16 @@ from dialectica.sim.config.hydra_errors import input_error, needs_one_graph
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.resources import CONF_DIR
 from dialectica.sim.config.scenarios import load_scenarios
-from dialectica.sim.config.shape import check_shape, checkpoints, container, int_value, objective, traces, view_options
+from dialectica.sim.config.shape import (
+    check_shape,
+    checkpoints,
+    container,
+    int_value,
+    objective,
+    override_list,
+    traces,
+    view_options,
+)
 from dialectica.sim.config.typed import (
     GraphRun,
     RunConfig,
@@ -70,12 +79,9 @@ def load(
     Raises:
         ConfigError: one line naming the bad key or file and the valid choices.
     """
-    if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
-        raise ConfigError(
-            f"overrides={overrides!r} is invalid; valid values: a list of key=value strings, e.g. ['graph=interview']"
-        )
+    overrides = override_list(overrides, "graph=interview")
     try:
-        cfg = compose(list(overrides), cwd or Path.cwd())
+        cfg = compose(overrides, cwd or Path.cwd())
         if values:
             with open_dict(cfg):
                 for key, value in values.items():

@@ -98,6 +98,19 @@ MAX_EPISODES = 1_000_000  # about three hours of the fastest scripted graph; pas
 _HIGH = {"episodes": MAX_EPISODES}
 
 
+def override_list(overrides: Any, example: str) -> list[str]:
+    """``overrides`` as a list (a generator read once); refuses one string, or anything but strings in it.
+
+    Raises:
+        ConfigError: ``overrides=...`` with an example of the list it takes.
+    """
+    given = [overrides] if isinstance(overrides, str) else list(overrides)
+    if isinstance(overrides, str) or not all(isinstance(o, str) for o in given):
+        shown = overrides if isinstance(overrides, str) else given
+        raise ConfigError(f"overrides={shown!r} is invalid; valid values: a list of key=value strings, e.g. ['{example}']")
+    return given
+
+
 def int_value(cfg: DictConfig, key: str, low: int) -> int:
     """``cfg[key]``, an integer >= ``low`` (and at most ``MAX_EPISODES`` episodes)."""
     return checked_int(key, cfg.get(key), low)

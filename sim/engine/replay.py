@@ -86,19 +86,24 @@ def arguments(args: list[str]) -> list[str]:
     _check_out(run, Path(out), "resume=true" in given)
     keys = {a.lstrip("+~").partition("=")[0] for a in given}
     summary = json.loads((run / "summary.json").read_text())
-    _check_graph(run, given, sorted(summary.get("graphs") or {}))
+    _check_graph(run, given, summary)
     original = [
         o for o in summary.get("overrides", []) if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}
     ]
     return [*original, *given, f"replay.run='{run}'", f"replay.from_turn={turn}", f"hydra.run.dir={out}"]
 
 
-def _check_graph(run: Path, given: list[str], played: list[str]) -> None:
-    """Refuses ``graph=`` naming a graph ``run`` did not play: a replay forks that run's episodes."""
-    from dialectica.sim.config.discovery import folder_name  # lazy: start-up (langchain-core)
+def _graph_choice(overrides: list[str]) -> str | None:
+    return next((o.partition("=")[2] for o in overrides if o.lstrip("+~").partition("=")[0] == "graph"), None)
 
-    chosen = next((a.partition("=")[2] for a in given if a.lstrip("+~").partition("=")[0] == "graph"), None)
-    if chosen is not None and chosen != "all" and played and folder_name(chosen) not in played:
+
+def _check_graph(run: Path, given: list[str], summary: dict[str, Any]) -> None:
+    """Refuses ``graph=`` naming a built-in or plugin graph ``run`` did not play, before the original's graph keys
+    are read against it (an import string is left to the loader: its records may carry its spec's own name)."""
+    chosen, played = _graph_choice(given), sorted(summary.get("graphs") or {})
+    if chosen in (None, "all", _graph_choice(summary.get("overrides", []))) or ":" in str(chosen) or not played:
+        return
+    if chosen not in played:
         raise ConfigError(
             f"graph={chosen}: a replay forks the episodes {run} played, of {', '.join(played)}; drop graph= "
             f"(or name one of those), and run graph={chosen} on its own"
@@ -120,13 +125,17 @@ def replay(
         ConfigError: one line naming the bad key, file or value.
     """
     from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
+    from dialectica.sim.config.shape import override_list  # lazy: start-up (omegaconf)
     from dialectica.sim.engine.runner import run as run_config  # lazy: start-up (omegaconf, yaml)
 
-    if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
-        raise ConfigError(
-            f"overrides={overrides!r} is invalid; valid values: a list of key=value strings, e.g. ['graph.budget=6']"
-        )
-    args = arguments([str(run), f"from_turn={from_turn}", *overrides, *([f"out={out_dir}"] if out_dir else [])])
+    args = arguments(
+        [
+            str(run),
+            f"from_turn={from_turn}",
+            *override_list(overrides, "graph.budget=6"),
+            *([f"out={out_dir}"] if out_dir else []),
+        ]
+    )
     out = Path(args[-1].partition("=")[2])  # hydra.run.dir=..., last
     result = run_config(load(args[:-1], out_dir=out, values={"progress": False}), echo=lambda line: None)
     assert result.replay is not None  # replay.run is set: every graph forks

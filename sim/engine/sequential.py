@@ -96,6 +96,8 @@ def race(
         echo(f"round: {played} episodes; left: {', '.join(labels[k] for k in state.active) or 'none'}")
     entries = {}
     for k, label in enumerate(labels):  # once, over what it played: its MLflow run, pages and summary
+        if not state.outcomes[k]:  # a budget spent before the first round: nothing to summarise
+            continue
         cfg = configs[label]
         checkpoint.mark_done(cfg.out_dir / cfg.graphs[0].spec.name, done=False)
         named = dataclasses.replace(cfg.tracking, label=label.removeprefix("graph."))  # its MLflow run's name

@@ -3,6 +3,7 @@ seed, each counted once (what the analysis notebook plots)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,9 @@ _COLUMNS = (
 )
 
 
-def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", graph: str | None = None) -> pd.DataFrame:
+def load_runs(
+    tracking_uri: str | os.PathLike[str] = DEFAULT_URI, experiment: str = "dialectica", graph: str | None = None
+) -> pd.DataFrame:
     """The finished graph runs of ``experiment`` in the store ``tracking_uri``, each configuration and seed once.
 
     A row is an MLflow run, as ``mlflow.search_runs`` gives it (``params.graph.<key>``, ``metrics.<name>``,
@@ -40,12 +43,12 @@ def load_runs(tracking_uri: str = DEFAULT_URI, experiment: str = "dialectica", g
     ``progress``, ``max_concurrency``, ...) do not make two configurations, and neither does the graph's code: two
     versions of a graph run under one name with the same config and seed are one row (give them two names).
 
-    A number a param holds is written one way (``6`` for both ``6`` and ``6.0``, as a config file and a Python
-    value may give it), so one setting is one configuration.
+    A whole number a param holds is written one way (``6`` for both ``6`` and ``6.0``, as a Python value and a
+    config file may give it), so one setting is one configuration.
 
     Args:
         tracking_uri: The MLflow store (default: the project's embedded one, relative to the working directory);
-            a path to an SQLite file is read as ``sqlite:///<path>``.
+            a path to an SQLite file (a ``str`` or ``Path``) is read as ``sqlite:///<path>``.
         experiment: The experiment (``tracking.experiment``).
         graph: Only this graph's runs (default: every graph's).
 
@@ -117,26 +120,31 @@ def _configured(column: str) -> bool:
     return column.startswith("params.") and not run_control(key) and key != "episodes"
 
 
-_NUMBER = re.compile(r"-?\d+(\.\d*)?([eE][-+]?\d+)?")
+_WHOLE = re.compile(r"(-?[1-9]\d*|0)\.0+")
 
 
 def _number_text(value: Any) -> Any:
-    """A param's number written one way: ``6`` for ``6.0``, ``0.5`` as it is; anything else as it is."""
-    if not isinstance(value, str) or not _NUMBER.fullmatch(value):
-        return value
-    number = float(value)
-    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+    """A whole number a param holds, written one way: ``6`` for ``6.0`` (a config file's float and a Python
+    int); anything else as it is."""
+    match = _WHOLE.fullmatch(value) if isinstance(value, str) else None
+    return match[1] if match else value
 
 
-def _existing_store(uri: str) -> str:
-    """``uri``, or ``sqlite:///<uri>`` for a path to an SQLite file; refuses an SQLite store that does not exist
-    (MLflow would create an empty one)."""
-    if "://" not in uri and Path(uri).is_file():
-        return f"sqlite:///{uri}"
-    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
-        path = Path(uri.removeprefix("sqlite:///"))
+def _existing_store(uri: str | os.PathLike[str]) -> str:
+    """``uri``, or ``sqlite:///<path>`` for a path to an SQLite file; refuses a store on disk that does not exist
+    (MLflow would create an empty one there).
+
+    Raises:
+        ConfigError: naming the path looked for.
+    """
+    text = os.fspath(uri)
+    scheme = text.partition("://")[0] if "://" in text else ""
+    if scheme in ("", "file", "sqlite"):
+        path = Path(text.removeprefix(f"{scheme}:///" if scheme == "sqlite" else f"{scheme}://").partition("?")[0])
+        if (path.is_file() and scheme != "file") or (path.is_dir() and scheme != "sqlite"):
+            return f"sqlite:///{path}" if scheme == "" and path.is_file() else text
         raise ConfigError(
-            f"tracking_uri={uri}: no MLflow store at {path.resolve()}; give the store your runs wrote "
-            f"(tracking.uri; the default, {DEFAULT_URI}, is relative to the project folder)"
+            f"tracking_uri={scrub_url(text)}: no MLflow store at {path.resolve()}; give the store your runs wrote "
+            f"(tracking.uri; the default, {DEFAULT_URI}, is relative to the working directory)"
         )
-    return uri
+    return text

@@ -59,6 +59,7 @@ def test_a_budget_bounds_the_whole_race_and_says_it_stopped_it(tmp_path, capsys)
         (["graph=interview", "grid.budget=3,10", "rule=floor"], "floor=RATE"),
         (["graph=interview", "grid.budget=3"], "two values or more"),
         (["graph=interview", "grid.budget=3,10", "delta=2"], "delta=2 is invalid"),
+        (["graph=interview", "grid.budget=3,10", "max_episodes=2000000"], "valid values: integers 10 (step)..1,000,000"),
         (["graph=interview", "grid.budget=3,10", "graph.nope=1"], "nope"),
         (["graph=interview", "grid.budget=3,10", "maxepisodes=8"], "unknown key maxepisodes (did you mean max_episodes?)"),
         (["graph=interview", "graph.budget=3,10"], "a grid's values go in grid.budget=3,10"),
@@ -110,6 +111,15 @@ def test_a_sweep_job_resumed_after_an_interruption_is_read_back_as_its_configura
     assert list(sweep.configurations().cat.categories) == ["3", "10"]
     assert (sweep.episodes["episodes"] == 4).all()  # every key's column numeric, not '4'
     assert not {"tracking", "view.enabled", "resume"} & set(sweep.episodes.columns)  # how the jobs ran, unswept
+
+
+def test_a_run_control_key_the_sweep_swept_stays_a_configuration(tmp_path):
+    import dialectica
+
+    for job, jobs in (("0", 1), ("1", 2)):
+        run(load(["graph=interview", "episodes=2", f"max_concurrency={jobs}", *QUIET], out_dir=tmp_path / job))
+    sweep = dialectica.load_sweep(tmp_path)
+    assert sweep.swept == ["max_concurrency"] and "tracking" not in sweep.episodes.columns
 
 
 def test_a_sweep_of_every_graph_keeps_each_episodes_own_graph(tmp_path):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the notebook lives in the source tree, not the package
@@ -47,11 +48,13 @@ def test_analysis_notebook_executes_against_a_fresh_store(tmp_path, monkeypatch)
     assert "3 finished runs" in text and "1 sweep plot(s)" in text
 
 
-def test_analysis_notebook_says_so_on_an_empty_store(tmp_path, monkeypatch):
+@pytest.mark.parametrize("store", ["none", "empty"])
+def test_analysis_notebook_says_so_on_a_missing_or_empty_store(store, tmp_path, monkeypatch):
     from mlflow.tracking import MlflowClient
 
-    uri = f"sqlite:///{tmp_path / 'empty.db'}"
-    MlflowClient(uri).create_experiment("dialectica")  # the store and its experiment, no run yet
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    if store == "empty":
+        MlflowClient(uri).create_experiment("dialectica")  # the store and its experiment, no run yet
     monkeypatch.setenv("DIALECTICA_TRACKING_URI", uri)
     notebook = nbformat.read(PROJECT_ROOT / "notebooks" / "analysis.ipynb", as_version=4)
     NotebookClient(
@@ -59,6 +62,7 @@ def test_analysis_notebook_says_so_on_an_empty_store(tmp_path, monkeypatch):
     ).execute()
     text = "".join(o.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs)
     assert "0 finished runs" in text and "no node timings" in text
+    assert ("nothing to read: tracking_uri=" in text and "no MLflow store at" in text) is (store == "none")
 
 
 def test_report_of_one_sweep_in_a_store_of_two_shows_only_that_sweep(tmp_path):
