@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
 
+from dialectica.metrics.trajectory import expected_call
 from dialectica.sim.adapter import ecosystem, trajectories
 from dialectica.sim.adapter.cache import episode_cache
 from dialectica.sim.adapter.dialogue import GRAPH, TURNS, USER, Dialogue, converse, keep_transcript
@@ -40,7 +41,7 @@ from dialectica.sim.adapter.snapshot import context_values, final_state
 from dialectica.sim.adapter.strings import import_object, judge_from, user_from
 from dialectica.sim.adapter.users import LLMUser, ScriptedUser, Turns
 from dialectica.sim.authoring.history import Keeper
-from dialectica.sim.authoring.params import HARNESS, REBUILDS_GRAPH, WHY, ConfigError, bounded, closest
+from dialectica.sim.authoring.params import HARNESS, REBUILDS_GRAPH, WHY, ConfigError, bounded, closest, did_you_mean
 from dialectica.sim.authoring.speakers import SYSTEM
 from dialectica.sim.authoring.spec import EpisodeOutcome, GraphSpec, GraphView
 from dialectica.sim.authoring.termination import declared
@@ -257,51 +258,71 @@ class App:
 
     def _check_run(self, params: Any, scenarios: list[dict[str, Any]], participants: str, voices: Any) -> None:
         """What an episode would find missing, said before any runs: the user's and judge's import strings, the
-        scenario keys they read (``turns``; ``persona`` or ``instructions``; ``rubric``), and a model for a judge
-        that needs one.
+        scenario keys they read (``turns``; ``persona`` or ``instructions``; ``rubric``; a reference), expected
+        tools the graph does not have, and a model for a judge that needs one.
 
         Raises:
             ConfigError: naming the key or scenario and what to do.
         """
-        user, judge = self._user(params, participants == "surrogate"), self._judge(params)
-        self._metrics(params)  # each import string names an evaluator
+        user, judge, metrics = self._user(params, participants == "surrogate"), self._judge(params), self._metrics(params)
         if judge is None:
             _log.warning(
                 "%s has no judge, so no episode converges (convergence_rate 0): give one with judge=... "
                 "(evaluate) or graph.judge=llm|trajectory|package.module:fn",
                 self.name,
             )
+        tools = graph_tools(self.target) if self.factory is None else None
         for scenario in scenarios:
-            where = f"scenario {scenario['name']!r}"
-            if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:
-                raise ConfigError(
-                    f"{where} has no 'turns'{_typo(scenario, 'turns')} for a scripted user; add a list of turns, or "
-                    "give a user (graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)"
-                )
-            if (
-                isinstance(user, LLMUser)
-                and user.persona is None
-                and user.instructions is None
-                and not (scenario.get("persona") or scenario.get("instructions"))
-            ):
-                typo = _typo(scenario, "persona") or _typo(scenario, "instructions")
-                raise ConfigError(f"{where} has neither 'persona' nor 'instructions'{typo} for an LLM user; add one")
-            if isinstance(judge, trajectories.TrajectoryJudge) and "expected_tools" not in scenario:
-                raise ConfigError(
-                    f"{where} has no 'expected_tools'{_typo(scenario, 'expected_tools')} for the trajectory judge; "
-                    "add the tool calls it should make"
-                )
-            for j in (judge, *self._metrics(params)):
-                if isinstance(j, LLMJudge) and j.rubric is None and not scenario.get("rubric"):
-                    what = "the LLM judge" if j is judge else f"the metric rubric/{getattr(j, 'name', 'judge')}"
-                    raise ConfigError(
-                        f"{where} has no 'rubric'{_typo(scenario, 'rubric')} for {what}; add one, or give it its rubric"
-                    )
-        if any(isinstance(j, LLMJudge) and j.model is None for j in (judge, *self._metrics(params))):
+            self._check_scenario(scenario, user, judge, metrics, tools)
+        if any(isinstance(j, LLMJudge) and j.model is None for j in (judge, *metrics)):
             voices.require("judge")
         for role, default in self.model_roles.items():
             if default is None:
                 voices.require(role)
+
+    def _check_scenario(
+        self, scenario: dict[str, Any], user: Any, judge: Any, metrics: list[Any], tools: set[str] | None
+    ) -> None:
+        where = f"scenario {scenario['name']!r}"
+        if isinstance(user, Turns) and user.turns is None and "turns" not in scenario:
+            raise ConfigError(
+                f"{where} has no 'turns'{_typo(scenario, 'turns')} for a scripted user; add a list of turns, or "
+                "give a user (graph.user=package.module:fn, or participants=surrogate for an LLM playing its persona)"
+            )
+        if (
+            isinstance(user, LLMUser)
+            and user.persona is None
+            and user.instructions is None
+            and not (scenario.get("persona") or scenario.get("instructions"))
+        ):
+            typo = _typo(scenario, "persona") or _typo(scenario, "instructions")
+            raise ConfigError(f"{where} has neither 'persona' nor 'instructions'{typo} for an LLM user; add one")
+        if isinstance(judge, ecosystem.EvaluatorJudge) and ecosystem.needs_reference(judge.evaluator):
+            name = ecosystem.name_of(judge.evaluator)
+            if ecosystem.reference(scenario) is None:
+                raise ConfigError(
+                    f"{where} has neither 'reference_outputs' nor 'expected_tools' for the judge"
+                    f"{'' if name.startswith('_') else ' ' + name}, an evaluator that compares the outputs with "
+                    "them; add one"
+                )
+        if isinstance(judge, trajectories.TrajectoryJudge) and "expected_tools" not in scenario:
+            raise ConfigError(
+                f"{where} has no 'expected_tools'{_typo(scenario, 'expected_tools')} for the trajectory judge; "
+                "add the tool calls it should make"
+            )
+        for j in (judge, *metrics):
+            if isinstance(j, LLMJudge) and j.rubric is None and not scenario.get("rubric"):
+                what = "the LLM judge" if j is judge else f"the metric rubric/{getattr(j, 'name', 'judge')}"
+                raise ConfigError(
+                    f"{where} has no 'rubric'{_typo(scenario, 'rubric')} for {what}; add one, or give it its rubric"
+                )
+        expected = [expected_call(e)["name"] for e in scenario.get("expected_tools") or []]
+        unknown = [name for name in expected if tools is not None and name not in tools]
+        if unknown:
+            raise ConfigError(
+                f"{where}: expected tool {unknown[0]!r} is not a tool of the graph{did_you_mean(unknown[0], tools)}; "
+                f"its tools: {', '.join(sorted(tools or ()))}"
+            )
 
     def _context(self, scenario: dict[str, Any], knobs: dict[str, Any]) -> Any:
         base = self.context(scenario) if callable(self.context) and not isinstance(self.context, type) else self.context
@@ -325,12 +346,15 @@ class App:
 
     def _metrics(self, params: Any) -> list[Any]:
         """The evaluators that score each episode: ``metrics=`` and ``graph.metrics`` (import strings)."""
-        named = []
-        for target in map(str, params.metrics or []):
+        named, given = [], params.metrics
+        for target in map(str, [given] if isinstance(given, str) else given or []):  # one, or a list [a,b]
             if ":" not in target:  # a ready rubric's name
                 named.append(rubric(target))
                 continue
-            obj = import_object(target)
+            try:
+                obj = import_object(target)
+            except ConfigError as exc:
+                raise ConfigError(f"graph.metrics: {exc}") from None
             if not (ecosystem.is_evaluator(obj) or hasattr(obj, "judge")):
                 raise ConfigError(
                     f"graph.metrics: {target} is a {type(obj).__name__}, not an evaluator; valid values: "
@@ -345,6 +369,10 @@ class App:
         out = []
         for metric in self._metrics(params):
             ours = hasattr(metric, "judge")
+            if not ours and ecosystem.needs_reference(metric) and ecosystem.reference(scenario) is None:
+                keys = self._score_keys.get(id(metric), (None, [f"score/{ecosystem.name_of(metric)}"]))[1]
+                out += [ecosystem.Score(k, math.nan, ecosystem.NO_REFERENCE) for k in keys]
+                continue
             try:
                 if ours:
                     verdict = metric.judge(dialogue.messages, scenario, dialogue.state, cast)
@@ -519,6 +547,14 @@ class App:
             description=f"a LangGraph graph evaluated as it is ({'factory' if self.factory else 'compiled graph'})",
             view=GraphView(explain=lambda record: (record.get("artifacts") or {}).get("judge", "")),
         )
+
+
+def graph_tools(compiled: Any) -> set[str] | None:
+    """The names of the tools a compiled graph's ``ToolNode`` s hold, or None where it has none (a hand-written tool
+    node's tools cannot be read)."""
+    found = [getattr(node, "bound", None) for node in getattr(compiled, "nodes", {}).values()]
+    held = [node.tools_by_name for node in found if isinstance(getattr(node, "tools_by_name", None), Mapping)]
+    return {str(name) for names in held for name in names} if held else None
 
 
 def _typo(scenario: Mapping[str, Any], key: str) -> str:

@@ -12,8 +12,10 @@ Each is called once an episode ends, with:
   reply, which it reads (``final_reply``);
 - ``reference_outputs`` (openevals) / ``expectations`` (MLflow): the scenario's ``reference_outputs``, else its
   ``expected_tools`` as assistant tool-call messages (a name alone with arguments ``{}``: agentevals' ``superset``
-  and ``subset`` match them with ``tool_args_match_mode="ignore"``; its ``strict`` and ``unordered`` compare whole
-  trajectories, so they need ``reference_outputs``).
+  and ``subset`` match them with ``tool_args_match_mode="ignore"``, and ``unordered`` matches the same calls in any
+  order; its ``strict`` compares whole trajectories message by message, so it needs ``reference_outputs``). An
+  evaluator that takes ``reference_outputs`` without a default is not called on a scenario that has neither: as the
+  judge the scenario is refused before any episode runs, as a metric its score is undefined (NaN).
 
 What they return becomes ``Score`` s: a bool or yes/no is 1 or 0, a number stays a number, anything else is NaN
 with the value in the comment.
@@ -121,6 +123,21 @@ def reference(scenario: Mapping[str, Any]) -> Any:
             for c in calls
         ]
     return None
+
+
+NO_REFERENCE = "the scenario has no reference_outputs or expected_tools: nothing to compare with"
+
+
+def needs_reference(evaluator: Any) -> bool:
+    """Whether ``evaluator`` must be given ``reference_outputs`` (it takes them without a default, as agentevals'
+    trajectory match and openevals' exact match do): called with none, it would compare the outputs with None."""
+    if is_mlflow_scorer(evaluator):
+        return False
+    try:
+        given = inspect.signature(evaluator).parameters.get("reference_outputs")
+    except (TypeError, ValueError):
+        return False
+    return given is not None and given.default is inspect.Parameter.empty
 
 
 def _value(raw: Any) -> tuple[float, str]:

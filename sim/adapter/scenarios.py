@@ -5,6 +5,7 @@ Any other key is the researcher's own: it reaches users and judges untouched (``
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,13 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
     """
     if not isinstance(scenario.get("name"), str) or not scenario["name"]:
         raise ConfigError("missing or malformed key 'name' (expected a non-empty string)")
+    for key in map(str, scenario):
+        near = None if key in RESERVED else difflib.get_close_matches(key, list(RESERVED), n=1, cutoff=0.8)
+        if near:  # a typo of a reserved key would be read as the researcher's own, and silently do nothing
+            raise ConfigError(
+                f"key {key!r} is a letter or two off the reserved {near[0]!r} ({RESERVED[near[0]]}): a typo? "
+                f"Rename it {near[0]!r}, or give a key of your own a name further from it"
+            )
     for key in TEXT:
         if key in scenario and not isinstance(scenario[key], str):
             raise _reserved(key, "a string", scenario[key])

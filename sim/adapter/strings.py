@@ -75,7 +75,13 @@ def import_object(target: str) -> Any:
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the module raises on import, said in one line
-        raise ConfigError(f"cannot import {module_name} (for {target}): {type(exc).__name__}: {exc}") from None
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name == module_name.partition(".")[0]:
+            hint = (
+                f"; it is not on the import path from {Path.cwd()}: run from the folder that holds it, install its "
+                f"package, or give its file, graph=path/to/{module_name.replace('.', '/')}.py:{attr}"
+            )
+        raise ConfigError(f"cannot import {module_name} (for {target}): {type(exc).__name__}: {exc}{hint}") from None
     try:
         return getattr(module, attr)
     except AttributeError:

@@ -240,7 +240,7 @@ def _tell(result: Any, run_cfg: RunConfig, out_dir: Path, sweep: bool) -> None:
     """The end of a run on the terminal: its table, what stopped it, a replay's report, where to look (a sweep's
     job leaves that to the sweep's end), graphs whose MLflow logging failed, and too many episodes raised
     (``FAILED``: exit 1)."""
-    from dialectica.sim.engine.batch import format_table, too_many_errors  # lazy: start-up (langgraph, langchain-core)
+    from dialectica.sim.engine.batch import format_table, raised_episodes  # lazy: start-up (langgraph, langchain-core)
 
     summary = result.values
     print(format_table(summary))
@@ -264,7 +264,10 @@ def _tell(result: Any, run_cfg: RunConfig, out_dir: Path, sweep: bool) -> None:
                 f"{Run.resume_with} to log them",
                 file=sys.stderr,
             )
-    for problem in too_many_errors(summary, run_cfg.max_error_rate, out_dir):
+    past, within = raised_episodes(summary, run_cfg.max_error_rate, out_dir)
+    for line in within:  # the run stands (a raised episode counts as not converged): say which raised, and where
+        print(f"dialectica: warning: {line}", file=sys.stderr)
+    for problem in past:
         say(problem)
         FAILED.append(problem)
 

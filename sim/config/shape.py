@@ -123,10 +123,11 @@ def checked_int(key: str, value: Any, low: int) -> int:
         ConfigError: naming the key and the valid values.
     """
     high = _HIGH.get(key)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (high and value > high):
+    number = int(value) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else None
+    if number is None or number < low or (high is not None and number > high):
         valid = f"integers {low}..{high:,}" if high is not None else f"integers >= {low}"
         raise ConfigError(f"{key}={value!r} is invalid; valid values: {valid}")
-    return int(value)
+    return number
 
 
 def objective(cfg: DictConfig) -> dict[str, Any] | None:

@@ -444,22 +444,24 @@ def _write_summary(graph_dir: Path, name: str, entry: dict[str, Any]) -> Path:
     return path
 
 
-def too_many_errors(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> list[str]:
-    """One line per graph whose episodes raised more often than ``max_error_rate``, naming the records file and the
-    first traceback's exception (the command line exits 1 on them, ``evaluate`` raises)."""
-    problems = []
+def raised_episodes(summary: dict[str, Any], max_error_rate: float, out_dir: Path) -> tuple[list[str], list[str]]:
+    """One line per graph some of whose episodes raised, naming the records file and the first traceback's
+    exception: those past ``max_error_rate`` (the command line exits 1 on them, ``evaluate`` raises), and those
+    within it (the command line warns; the other episodes count)."""
+    past, within = [], []
     for name, entry in summary.get("graphs", {}).items():
         metrics = entry.get("metrics", {})
         n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)
-        if n and rate > max_error_rate:
+        if n and rate:
             what = "every episode raised" if rate == 1 else f"{round(rate * n)} of {n} episodes raised"
             first = next((r["error"] for r in rec.read(out_dir / rec.FILE, name, keep=False) if r.get("error")), "")
             last = f"; the first: {rec.exception_line(first)}" if first.strip() else ""
-            problems.append(
-                f"graph {name}: {what} (error_rate {rate:.2f} > max_error_rate {max_error_rate}){last}; "
-                f"the tracebacks are the 'error' fields of {out_dir / rec.FILE}"
+            over = rate > max_error_rate
+            (past if over else within).append(
+                f"graph {name}: {what} (error_rate {rate:.2f} {'>' if over else '<='} max_error_rate "
+                f"{max_error_rate}){last}; the tracebacks are the 'error' fields of {out_dir / rec.FILE}"
             )
-    return problems
+    return past, within
 
 
 TABLE_KEYS = (

@@ -208,7 +208,8 @@ def _as_is(
 
     target = import_object(app) if isinstance(app, str) else app
     label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
-    return App(target, name=label, endings=dict(endings or {}), metrics=tuple(metrics), **options)
+    several = tuple(metrics) if isinstance(metrics, (list, tuple)) else (metrics,)  # one evaluator, or a list
+    return App(target, name=label, endings=dict(endings or {}), metrics=several, **options)
 
 
 def _run_dir(out_dir: str | Path | None) -> Path:
@@ -287,7 +288,7 @@ def _run(
     from hydra.core.config_store import ConfigStore
 
     from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf)
-    from dialectica.sim.engine.batch import too_many_errors  # lazy: start-up (omegaconf, numpy)
+    from dialectica.sim.engine.batch import raised_episodes  # lazy: start-up (omegaconf, numpy)
     from dialectica.sim.engine.runner import run  # lazy: start-up (omegaconf)
 
     if not (CONF_DIR / "graph" / f"{spec.name}.yaml").exists():  # a built-in graph has its config file
@@ -324,7 +325,7 @@ def _run(
     result = run(run_cfg, echo=lambda line: None)
     entry = result.graphs[spec.name]
     if not result.already_finished:
-        problems = too_many_errors(result.values, run_cfg.max_error_rate, run_dir)
+        problems = raised_episodes(result.values, run_cfg.max_error_rate, run_dir)[0]
         if problems:  # the command line's policy: past max_error_rate the run failed
             raise EpisodesFailed(problems[0])
     return Evaluation(spec.name, run_dir, entry["metrics"], entry.get("mlflow_run_id"))

@@ -13,6 +13,9 @@
   (source: code, the graph's own detector), and ``dialectica/judge`` with the judge's reason where a graph used
   as it is has a judge (source: LLM judge, or code for a rule). They are logged when the graph's episodes are
   done, after MLflow's asynchronous trace export is flushed.
+- **Evaluators' scores** are feedback too, one per score an episode got (``score/<key>`` from an openevals or
+  agentevals evaluator or an MLflow scorer, source: code; ``rubric/<name>`` from a ready LLM rubric, source: LLM
+  judge), with the evaluator's comment as the rationale; an undefined score is left out.
 - **People's labels** are feedback named ``human/converged`` (``labels.py`` reads them).
 
 Tracing never costs an episode: a failure to open, tag or log a trace is counted and warned about once; the
@@ -39,6 +42,7 @@ VERDICTS = {
     ENDING: "the episode's ending (termination_reason, source: code)",
     JUDGE: "the judge's verdict and reason, for a graph used as it is with a judge (source: LLM judge or code)",
 }
+SCORED = ("score/", "rubric/")  # the metrics of evaluators given as graph.metrics / metrics=, also feedback
 TAG = "dialectica."
 BACKLOG = 64  # traced episodes exported in the background before the next one waits for them
 _log = logging.getLogger(__name__)
@@ -105,6 +109,12 @@ def verdicts(record: FullRecord) -> list[Any]:
         judge = AssessmentSource(source_type="LLM_JUDGE" if by_model else "CODE", source_id=f"dialectica:{graph}:judge")
         reason = (record.get("artifacts") or {}).get("judge") or None
         out.append(Feedback(name=JUDGE, value=bool(passed), source=judge, rationale=reason))
+    for key, value in sorted((record.get("metrics") or {}).items()):
+        if key.startswith(SCORED) and value is not None:  # an evaluator's score: undefined ones are left out
+            kind = "LLM_JUDGE" if key.startswith("rubric/") else "CODE"
+            source = AssessmentSource(source_type=kind, source_id=f"dialectica:{graph}:{key}")
+            reason = (record.get("artifacts") or {}).get(key) or None
+            out.append(Feedback(name=key, value=float(value), source=source, rationale=reason))
     return out
 
 

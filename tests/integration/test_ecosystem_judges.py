@@ -87,6 +87,31 @@ def test_an_openevals_evaluator_reads_the_scenarios_reference(tmp_path):
     assert [r["converged"] for r in _records(tmp_path / "run")] == [True, True]  # A1 delivered; B2 not, as expected
 
 
+def test_an_evaluator_that_compares_with_a_reference_is_never_called_without_one(tmp_path):
+    superset = create_trajectory_match_evaluator(trajectory_match_mode="superset", tool_args_match_mode="ignore")
+    chat = {"name": "chat", "turns": ["status of A1"]}  # nothing to compare with: agentevals would pass it
+    with pytest.raises(ConfigError, match=r"scenario 'chat' has neither 'reference_outputs' nor 'expected_tools' for"):
+        dialectica.evaluate(SHOP, scenarios=[chat], judge=superset, tracking="none", out_dir=tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+    dialectica.evaluate(
+        SHOP, scenarios=[SCENARIOS[0], chat], episodes=2, max_turns=1, metrics=superset, tracking="none",
+        progress=False, out_dir=tmp_path / "run",
+    )  # fmt: skip
+    scored = {r["scenario"]: r["metrics"]["score/trajectory_superset_match"] for r in _records(tmp_path / "run")}
+    assert scored == {"status": 1.0, "chat": None}  # undefined, not a match
+
+
+def test_an_expected_tool_the_graph_lacks_is_refused_naming_its_tools(tmp_path):
+    typo = {"name": "status", "turns": ["status of A1"], "expected_tools": ["lookup_ordr"]}
+    with pytest.raises(
+        ConfigError,
+        match=r"scenario 'status': expected tool 'lookup_ordr' is not a tool of the graph \(did you mean lookup_order\?\); "
+        r"its tools: issue_refund, lookup_order$",
+    ):
+        dialectica.evaluate(SHOP, scenarios=[typo], tracking="none", out_dir=tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
 def test_a_metric_that_is_not_an_evaluator_is_one_line(tmp_path):
     with pytest.raises(ConfigError, match="not an evaluator; valid values: dialectica.rubric"):
         dialectica.evaluate(SHOP, scenarios=SCENARIOS, metrics=[len], tracking="none", out_dir=tmp_path / "bad")
@@ -102,7 +127,7 @@ def test_scorers_named_on_the_command_line(tmp_path):
     here = Path(__file__).parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(here), str(tmp_path)])}
     args = ["graph=test_tool_graph:SHOP", "graph.scenarios=scenarios.yaml", "graph.max_turns=1", "episodes=6"]
-    args += ["graph.judge=trajectory", "graph.metrics=[shop_checks:refunded]", "tracking=none", "progress=false"]
+    args += ["graph.judge=trajectory", "graph.metrics=shop_checks:refunded", "tracking=none", "progress=false"]  # one
     proc = subprocess.run(
         [sys.executable, "-m", "dialectica", *args, "hydra.run.dir=run"], cwd=tmp_path, env=env, capture_output=True,
         text=True, check=False,
@@ -116,6 +141,11 @@ def test_scorers_named_on_the_command_line(tmp_path):
          "hydra.run.dir=bad"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "graph.metrics: shop_checks:scorer is a function, not an evaluator" in bad.stderr
+    typo = subprocess.run(
+        [sys.executable, "-m", "dialectica", *args[:-3], "graph.metrics=[shop_checks:refundd]", "tracking=none",
+         "hydra.run.dir=typo"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert typo.returncode == 2 and "graph.metrics: " in typo.stderr and "refunded?" in typo.stderr, typo.stderr
 
 
 def test_an_mlflow_builtin_scorer_reads_the_graphs_final_reply(tmp_path):

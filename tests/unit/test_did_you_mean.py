@@ -37,11 +37,24 @@ def _desk():
 
 
 def test_a_scenario_missing_a_key_the_judge_reads_points_at_its_near_miss(tmp_path):
-    with pytest.raises(ConfigError, match=r"no 'rubric' \(it has 'rubirc': a typo\?\) for the LLM judge"):
+    with pytest.raises(ConfigError, match=r"key 'rubirc' is a letter or two off the reserved 'rubric' \(what an LLM"):
         dialectica.evaluate(
             _desk(),
             scenarios=[{"name": "q", "turns": ["hi"], "rubirc": "the clerk helps"}],
             judge=dialectica.LLMJudge(),
+            tracking="none",
+            progress=False,
+            out_dir=tmp_path / "run",
+        )
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("trajectory_mod", "trajectory_mode"), ("expected_tool", "expected_tools")])
+def test_a_typo_of_a_reserved_scenario_key_is_refused_not_read_as_the_researchers_own(typo, meant, tmp_path):
+    with pytest.raises(ConfigError, match=rf"key '{typo}' is a letter or two off the reserved '{meant}'"):
+        dialectica.evaluate(
+            _desk(),
+            scenarios=[{"name": "q", "turns": ["hi"], typo: ["lookup"], "expect": "a key of the researcher's own"}],
             tracking="none",
             progress=False,
             out_dir=tmp_path / "run",
