@@ -318,10 +318,13 @@ class App:
                 )
         expected = [expected_call(e)["name"] for e in scenario.get("expected_tools") or []]
         unknown = [name for name in expected if tools is not None and name not in tools]
-        if unknown:
-            raise ConfigError(
-                f"{where}: expected tool {unknown[0]!r} is not a tool of the graph{did_you_mean(unknown[0], tools)}; "
-                f"its tools: {', '.join(sorted(tools or ()))}"
+        if unknown:  # said, not refused: a tool may run in a node of the graph's own, which holds no ToolNode
+            _log.warning(
+                "%s expects the tool %r, which no ToolNode of the graph holds%s; their tools: %s",
+                where,
+                unknown[0],
+                did_you_mean(unknown[0], tools or ()),
+                ", ".join(sorted(tools or ())),
             )
 
     def _context(self, scenario: dict[str, Any], knobs: dict[str, Any]) -> Any:
@@ -370,8 +373,8 @@ class App:
         for metric in self._metrics(params):
             ours = hasattr(metric, "judge")
             if not ours and ecosystem.needs_reference(metric) and ecosystem.reference(scenario) is None:
-                keys = self._score_keys.get(id(metric), (None, [f"score/{ecosystem.name_of(metric)}"]))[1]
-                out += [ecosystem.Score(k, math.nan, ecosystem.NO_REFERENCE) for k in keys]
+                keys = self._score_keys.get(id(metric), (None, []))[1]  # its keys, once it has scored: else none
+                out += [ecosystem.Score(k, math.nan, ecosystem.NO_REFERENCE) for k in keys]  # undefined either way
                 continue
             try:
                 if ours:
@@ -550,9 +553,13 @@ class App:
 
 
 def graph_tools(compiled: Any) -> set[str] | None:
-    """The names of the tools a compiled graph's ``ToolNode`` s hold, or None where it has none (a hand-written tool
-    node's tools cannot be read)."""
-    found = [getattr(node, "bound", None) for node in getattr(compiled, "nodes", {}).values()]
+    """The names of the tools the ``ToolNode`` s of a compiled graph and its subgraphs hold, or None where it has
+    none (a hand-written tool node's tools cannot be read)."""
+    try:
+        graphs = [compiled, *(sub for _, sub in compiled.get_subgraphs(recurse=True))]
+    except Exception:  # noqa: BLE001 - not a graph whose subgraphs can be listed: its own nodes only
+        graphs = [compiled]
+    found = [getattr(node, "bound", None) for graph in graphs for node in getattr(graph, "nodes", {}).values()]
     held = [node.tools_by_name for node in found if isinstance(getattr(node, "tools_by_name", None), Mapping)]
     return {str(name) for names in held for name in names} if held else None
 

@@ -14,8 +14,9 @@ Each is called once an episode ends, with:
   ``expected_tools`` as assistant tool-call messages (a name alone with arguments ``{}``: agentevals' ``superset``
   and ``subset`` match them with ``tool_args_match_mode="ignore"``, and ``unordered`` matches the same calls in any
   order; its ``strict`` compares whole trajectories message by message, so it needs ``reference_outputs``). An
-  evaluator that takes ``reference_outputs`` without a default is not called on a scenario that has neither: as the
-  judge the scenario is refused before any episode runs, as a metric its score is undefined (NaN).
+  openevals or agentevals evaluator that takes ``reference_outputs`` without a default is not called on a scenario
+  that has neither: as the judge the scenario is refused before any episode runs, as a metric its score is
+  undefined.
 
 What they return becomes ``Score`` s: a bool or yes/no is 1 or 0, a number stays a number, anything else is NaN
 with the value in the comment.
@@ -129,9 +130,10 @@ NO_REFERENCE = "the scenario has no reference_outputs or expected_tools: nothing
 
 
 def needs_reference(evaluator: Any) -> bool:
-    """Whether ``evaluator`` must be given ``reference_outputs`` (it takes them without a default, as agentevals'
-    trajectory match and openevals' exact match do): called with none, it would compare the outputs with None."""
-    if is_mlflow_scorer(evaluator):
+    """Whether ``evaluator`` is one of openevals' or agentevals' that take ``reference_outputs`` without a default
+    (agentevals' trajectory match, openevals' exact match): called with none, it would compare the outputs with
+    None (agentevals' superset match counts that a match). An evaluator of your own is called as it is."""
+    if str(getattr(evaluator, "__module__", "")).partition(".")[0] not in ("openevals", "agentevals"):
         return False
     try:
         given = inspect.signature(evaluator).parameters.get("reference_outputs")

@@ -6,12 +6,14 @@ Any other key is the researcher's own: it reaches users and judges untouched (``
 from __future__ import annotations
 
 import difflib
+import logging
 from pathlib import Path
 from typing import Any
 
 from dialectica.metrics.trajectory import MODES
 from dialectica.sim.authoring.params import ConfigError
 
+_log = logging.getLogger(__name__)
 TEXT = ("persona", "instructions", "rubric", "stop")
 LINES = ("turns", "opening", "expected_path")
 # The keys the harness reads, and what for (README "Evaluate a graph you already have"); every other key is yours.
@@ -52,10 +54,14 @@ def prepare_scenario(scenario: dict[str, Any], root: Path) -> dict[str, Any]:
         raise ConfigError("missing or malformed key 'name' (expected a non-empty string)")
     for key in map(str, scenario):
         near = None if key in RESERVED else difflib.get_close_matches(key, list(RESERVED), n=1, cutoff=0.8)
-        if near:  # a typo of a reserved key would be read as the researcher's own, and silently do nothing
-            raise ConfigError(
-                f"key {key!r} is a letter or two off the reserved {near[0]!r} ({RESERVED[near[0]]}): a typo? "
-                f"Rename it {near[0]!r}, or give a key of your own a name further from it"
+        if near and near[0] not in scenario:  # a typo of a reserved key is read as the researcher's own: said
+            _log.warning(
+                "scenario %r: key %r is read as your own, not as the reserved %r (%s), a letter or two off it: "
+                "rename it if you meant that",
+                scenario["name"],
+                key,
+                near[0],
+                RESERVED[near[0]],
             )
     for key in TEXT:
         if key in scenario and not isinstance(scenario[key], str):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from dialectica.sim.adapter import ecosystem
 from dialectica.sim.adapter.app import App
 from dialectica.sim.adapter.judges import LLMJudge
 from dialectica.sim.adapter.strings import import_object
@@ -113,7 +114,7 @@ def evaluate(
     seed: int = 0,
     max_turns: int = 10,
     judge_every_turn: bool = False,
-    metrics: Sequence[Any] = (),
+    metrics: Sequence[Any] | Any = (),
     params: Mapping[str, Any] | None = None,
     tracking: str | None = None,
     max_concurrency: int | None = None,
@@ -143,7 +144,8 @@ def evaluate(
         judge_every_turn: Judge after each of the graph's replies and end the episode as soon as the judge passes
             it; False (the default): judge once, after the user, the graph or the turn limit ended the dialogue.
         metrics: Evaluators from the ecosystem that score every episode besides the judge: openevals or agentevals
-            evaluators and MLflow scorers, as they are (``score/<key>`` in records, summary and MLflow).
+            evaluators and MLflow scorers, as they are (``score/<key>`` in records, summary and MLflow, and as
+            feedback on traced episodes); one, or a list.
         params: The graph's knobs (``dialectica list`` shows them): context fields and factory arguments.
         tracking: An MLflow tracking URI, ``"none"``, or None for the project store (``results/mlflow.db``).
         max_concurrency: Episodes in flight at once (None: the backend's default).
@@ -201,14 +203,15 @@ def _as_is(
     name: str | None,
     *,
     endings: Mapping[str, str] | None,
-    metrics: Sequence[Any],
+    metrics: Sequence[Any] | Any,
     **options: Any,
 ) -> App:
     """The graph used as it is, imported where ``app`` is an import string, and named (``name``, else its own)."""
 
     target = import_object(app) if isinstance(app, str) else app
     label = name or (discovery.display_name(app) if isinstance(app, str) else _own_name(target))
-    several = tuple(metrics) if isinstance(metrics, (list, tuple)) else (metrics,)  # one evaluator, or a list
+    one = ecosystem.is_evaluator(metrics) or hasattr(metrics, "judge")
+    several = () if metrics is None else (metrics,) if one else tuple(metrics)  # one evaluator, or several
     return App(target, name=label, endings=dict(endings or {}), metrics=several, **options)
 
 

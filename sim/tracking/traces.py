@@ -14,8 +14,9 @@
   as it is has a judge (source: LLM judge, or code for a rule). They are logged when the graph's episodes are
   done, after MLflow's asynchronous trace export is flushed.
 - **Evaluators' scores** are feedback too, one per score an episode got (``score/<key>`` from an openevals or
-  agentevals evaluator or an MLflow scorer, source: code; ``rubric/<name>`` from a ready LLM rubric, source: LLM
-  judge), with the evaluator's comment as the rationale; an undefined score is left out.
+  agentevals evaluator or an MLflow scorer, ``rubric/<name>`` from a ready rubric), with the evaluator's comment as
+  the rationale; an undefined score is left out. Their source is code, ``dialectica:<graph>:<key>`` (the harness
+  logged them; whether the evaluator asked a model, the record does not say).
 - **People's labels** are feedback named ``human/converged`` (``labels.py`` reads them).
 
 Tracing never costs an episode: a failure to open, tag or log a trace is counted and warned about once; the
@@ -111,8 +112,7 @@ def verdicts(record: FullRecord) -> list[Any]:
         out.append(Feedback(name=JUDGE, value=bool(passed), source=judge, rationale=reason))
     for key, value in sorted((record.get("metrics") or {}).items()):
         if key.startswith(SCORED) and value is not None:  # an evaluator's score: undefined ones are left out
-            kind = "LLM_JUDGE" if key.startswith("rubric/") else "CODE"
-            source = AssessmentSource(source_type=kind, source_id=f"dialectica:{graph}:{key}")
+            source = AssessmentSource(source_type="CODE", source_id=f"dialectica:{graph}:{key}")
             reason = (record.get("artifacts") or {}).get(key) or None
             out.append(Feedback(name=key, value=float(value), source=source, rationale=reason))
     return out
@@ -202,11 +202,15 @@ class EpisodeTraces:
         try:
             mlflow.flush_trace_async_logging()
             client = TracingClient(self.uri)
-            for trace_id, record in self._pending:
-                for feedback in verdicts(record):
-                    client.log_assessment(trace_id, feedback)
         except Exception as exc:  # noqa: BLE001 - the records are on disk already
             self._failed("logging verdicts", exc)
+            client = None
+        for trace_id, record in self._pending if client is not None else ():
+            for feedback in verdicts(record):
+                try:  # one failed write costs that feedback, not the other traces'
+                    client.log_assessment(trace_id, feedback)
+                except Exception as exc:  # noqa: BLE001 - the records are on disk already
+                    self._failed("logging verdicts", exc)
         self._pending.clear()
         return dict(sorted(self.traced.items()))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import pytest
@@ -37,7 +38,7 @@ def _desk():
 
 
 def test_a_scenario_missing_a_key_the_judge_reads_points_at_its_near_miss(tmp_path):
-    with pytest.raises(ConfigError, match=r"key 'rubirc' is a letter or two off the reserved 'rubric' \(what an LLM"):
+    with pytest.raises(ConfigError, match=r"no 'rubric' \(it has 'rubirc': a typo\?\) for the LLM judge"):
         dialectica.evaluate(
             _desk(),
             scenarios=[{"name": "q", "turns": ["hi"], "rubirc": "the clerk helps"}],
@@ -50,13 +51,13 @@ def test_a_scenario_missing_a_key_the_judge_reads_points_at_its_near_miss(tmp_pa
 
 
 @pytest.mark.parametrize(("typo", "meant"), [("trajectory_mod", "trajectory_mode"), ("expected_tool", "expected_tools")])
-def test_a_typo_of_a_reserved_scenario_key_is_refused_not_read_as_the_researchers_own(typo, meant, tmp_path):
-    with pytest.raises(ConfigError, match=rf"key '{typo}' is a letter or two off the reserved '{meant}'"):
-        dialectica.evaluate(
-            _desk(),
-            scenarios=[{"name": "q", "turns": ["hi"], typo: ["lookup"], "expect": "a key of the researcher's own"}],
-            tracking="none",
-            progress=False,
-            out_dir=tmp_path / "run",
-        )
-    assert not (tmp_path / "run").exists()
+def test_a_typo_of_a_reserved_scenario_key_is_said_not_silently_read_as_the_researchers_own(typo, meant, tmp_path, caplog):
+    scenarios = [
+        {"name": "q", "turns": ["hi"], typo: ["lookup"], "expect": "a key of the researcher's own"},
+        {"name": "both", "turns": ["hi"], "input": {}, "inputs": "mine, beside the reserved one: not a typo"},
+    ]
+    with caplog.at_level(logging.WARNING):
+        dialectica.evaluate(_desk(), scenarios=scenarios, episodes=2, tracking="none", progress=False, out_dir=tmp_path)
+    said = [r.getMessage() for r in caplog.records if "is read as your own" in r.getMessage()]
+    assert len(said) == 1  # not 'inputs' beside 'input'
+    assert said[0].startswith(f"scenario 'q': key '{typo}' is read as your own, not as the reserved '{meant}'")

@@ -32,4 +32,4 @@ def test_each_defined_score_is_feedback_named_as_its_metric_with_the_evaluators_
     assert feedback["score/trajectory_superset_match"].source.source_type == "CODE"
     rubric = feedback["rubric/goal_completion"]
     assert rubric.value == 0.0 and rubric.rationale == "the user left unhelped"
-    assert rubric.source.source_type == "LLM_JUDGE"
+    assert rubric.source.source_type == "CODE" and rubric.source.source_id == "dialectica:shop:rubric/goal_completion"
