@@ -560,7 +560,7 @@ def graph_tools(compiled: Any) -> set[str] | None:
     except Exception:  # noqa: BLE001 - not a graph whose subgraphs can be listed: its own nodes only
         graphs = [compiled]
     found = [getattr(node, "bound", None) for graph in graphs for node in getattr(graph, "nodes", {}).values()]
-    held = [node.tools_by_name for node in found if isinstance(getattr(node, "tools_by_name", None), Mapping)]
+    held = [tools for tools in (getattr(node, "tools_by_name", None) for node in found) if isinstance(tools, Mapping)]
     return {str(name) for names in held for name in names} if held else None
 
 

@@ -448,7 +448,8 @@ def raised_episodes(summary: dict[str, Any], max_error_rate: float, out_dir: Pat
     """One line per graph some of whose episodes raised, naming the records file and the first traceback's
     exception: those past ``max_error_rate`` (the command line exits 1 on them, ``evaluate`` raises), and those
     within it (the command line warns; the other episodes count)."""
-    past, within = [], []
+    past: list[str] = []
+    within: list[str] = []
     for name, entry in summary.get("graphs", {}).items():
         metrics = entry.get("metrics", {})
         n, rate = int(metrics.get("episodes", 0)), metrics.get("error_rate", 0.0)

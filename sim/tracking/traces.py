@@ -204,8 +204,9 @@ class EpisodeTraces:
             client = TracingClient(self.uri)
         except Exception as exc:  # noqa: BLE001 - the records are on disk already
             self._failed("logging verdicts", exc)
-            client = None
-        for trace_id, record in self._pending if client is not None else ():
+            self._pending.clear()
+            return dict(sorted(self.traced.items()))
+        for trace_id, record in self._pending:
             for feedback in verdicts(record):
                 try:  # one failed write costs that feedback, not the other traces'
                     client.log_assessment(trace_id, feedback)
