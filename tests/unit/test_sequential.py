@@ -137,7 +137,7 @@ def test_a_floor_no_configuration_reaches_is_decided_with_none_chosen(tmp_path):
         ({"rule": "floor", "floor": 80.0}, "floor=80 is invalid; valid values: a rate in (0, 1]"),
         ({"rule": "floor", "floor": -0.2}, "floor=-0.2 is invalid"),
         ({"delta": 1.5}, "delta=1.5 is invalid"),
-        ({"max_episodes": 4, "step": 10}, "max_episodes=4 is invalid; valid values: an integer >= step (10)"),
+        ({"max_episodes": 4, "step": 10}, "max_episodes=4 is invalid; valid values: integers 10 (step)..1,000,000"),
     ],
 )
 def test_the_races_keys_are_refused_by_name(keys, words):
