@@ -19,7 +19,7 @@ from dialectica.metrics import MetricFn, Record
 from dialectica.metrics.trajectory import MODES, calls_match, expected_call, path_match, tool_scores
 from dialectica.sim.authoring.params import ConfigError
 
-PREFIXES = ("trajectory/", "tools/", "path/")
+PREFIXES = ("trajectory/", "tools/", "path/", "score/", "rubric/")  # split by scenario: what it did, how it scored
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,8 @@ def episode_metrics(
 
 
 def trajectories_by_scenario() -> MetricFn:
-    """``scenario/<name>/<metric>``: each trajectory metric's mean over a scenario's episodes (NaN left out)."""
+    """``scenario/<name>/<metric>``: each trajectory metric's and evaluator score's mean over a scenario's episodes
+    (NaN left out)."""
 
     def compute(records: Sequence[Record]) -> dict[str, float]:
         values: dict[str, list[float]] = defaultdict(list)

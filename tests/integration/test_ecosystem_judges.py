@@ -93,12 +93,14 @@ def test_an_evaluator_that_compares_with_a_reference_is_never_called_without_one
     with pytest.raises(ConfigError, match=r"scenario 'chat' has neither 'reference_outputs' nor 'expected_tools' for"):
         dialectica.evaluate(SHOP, scenarios=[chat], judge=superset, tracking="none", out_dir=tmp_path / "bad")
     assert not (tmp_path / "bad").exists()
-    dialectica.evaluate(
+    ev = dialectica.evaluate(
         SHOP, scenarios=[SCENARIOS[0], chat], episodes=2, max_turns=1, metrics=superset, tracking="none",
         progress=False, out_dir=tmp_path / "run",
     )  # fmt: skip
     scored = {r["scenario"]: r["metrics"]["score/trajectory_superset_match"] for r in _records(tmp_path / "run")}
     assert scored == {"status": 1.0, "chat": None}  # undefined, not a match
+    per_scenario = {k: v for k, v in ev.metrics.items() if k.startswith("scenario/") and "/score/" in k}
+    assert per_scenario == {"scenario/status/score/trajectory_superset_match": 1.0}
 
 
 def test_an_expected_tool_no_toolnode_holds_is_said_naming_their_tools(tmp_path, caplog):
