@@ -5,6 +5,8 @@ Episodes pair by seed and scenario (a replay and its original, or two configurat
 same ``seed=``). Each pair is shown in an order drawn from its own seed, so neither run is always first; with
 ``both_orders`` it is judged twice, once each way. The judge answers ``{"reason", "better": "first" | "second" |
 "tie"}`` at temperature 0 on the run's ``llm`` (the local model by default), seeded and cached like every call.
+A reply that is not such a verdict is counted as unread and left out of every figure, not taken for a tie: a judge
+whose replies cannot be read says nothing about the runs.
 
 Reported per graph: B's win rate (ties count half) with a 95% bootstrap interval over the pairs, the exact
 sign test over the decided pairs (scipy's ``binomtest``; a pair judged both ways counts once, by the mean of
@@ -16,6 +18,7 @@ than half the time reads the order, not the conversations.
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,13 +37,15 @@ SCHEMA = {
     "properties": {"reason": {"type": "string"}, "better": {"enum": ["first", "second", "tie"]}},
     "required": ["reason", "better"],
 }
-QUESTION = "Which conversation served the user better, given what the user wanted?"
+QUESTION = "Which conversation served the user better, given what the user asked for in it?"
 FILE = "pairwise.json"
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One judgment of one pair: which run was shown first, and which the judge preferred (``a``, ``b``, ``tie``)."""
+    """One judgment of one pair: which run was shown first, and which the judge preferred (``a``, ``b``, ``tie``;
+    ``unread`` when its reply was not a verdict)."""
 
     seed: int
     scenario: str
@@ -51,7 +56,8 @@ class Comparison:
 
 @dataclass
 class GraphPairwise:
-    """One graph's pairwise judgments and what they add up to."""
+    """One graph's pairwise judgments and what they add up to. ``wins_a``, ``wins_b``, ``ties`` and ``unread`` count
+    judgments (two a pair with ``both_orders``); ``unpaired`` counts the episodes of either run with no counterpart."""
 
     graph: str
     pairs: int
@@ -59,6 +65,8 @@ class GraphPairwise:
     wins_a: int = 0
     wins_b: int = 0
     ties: int = 0
+    unread: int = 0
+    unpaired: int = 0
     win_rate_b: float = float("nan")  # B's share, ties counting half
     ci95: tuple[float, float] = (float("nan"), float("nan"))
     sign_p: float = float("nan")  # the exact sign test over decided pairs (each pair once, whatever its judgments)
@@ -84,12 +92,18 @@ def prompt(first: str, second: str, question: str) -> str:
     )
 
 
-def _pairs(a: GraphRun, b: GraphRun) -> list[tuple[Hashable, dict[str, Any], dict[str, Any]]]:
+Pairs = list[tuple[Hashable, dict[str, Any], dict[str, Any]]]
+
+
+def _pairs(a: GraphRun, b: GraphRun) -> tuple[Pairs, int]:
+    """The episodes of ``a`` and ``b`` with the same seed and scenario, and how many of either have no counterpart."""
+
     def full(run: GraphRun) -> dict[Hashable, dict[str, Any]]:
         return {(r["seed"], r["scenario"]): dict(r) for r in rec.read(run.run_dir / rec.FILE, run.graph)}
 
     left, right = full(a), full(b)
-    return [(key, left[key], right[key]) for key in sorted(left.keys() & right.keys(), key=str)]
+    shared = sorted(left.keys() & right.keys(), key=str)
+    return [(key, left[key], right[key]) for key in shared], len(left) + len(right) - 2 * len(shared)
 
 
 def summarise(result: GraphPairwise, resamples: int = 4000, seed: int = 0) -> GraphPairwise:
@@ -97,11 +111,13 @@ def summarise(result: GraphPairwise, resamples: int = 4000, seed: int = 0) -> Gr
     from scipy.stats import binomtest
 
     scores: dict[tuple[int, str], list[float]] = {}
-    for c in result.comparisons:
+    read = [c for c in result.comparisons if c.preferred != "unread"]
+    for c in read:
         scores.setdefault((c.seed, c.scenario), []).append({"b": 1.0, "a": 0.0, "tie": 0.5}[c.preferred])
-    result.wins_a = sum(c.preferred == "a" for c in result.comparisons)
-    result.wins_b = sum(c.preferred == "b" for c in result.comparisons)
-    result.ties = sum(c.preferred == "tie" for c in result.comparisons)
+    result.wins_a = sum(c.preferred == "a" for c in read)
+    result.wins_b = sum(c.preferred == "b" for c in read)
+    result.ties = sum(c.preferred == "tie" for c in read)
+    result.unread = len(result.comparisons) - len(read)
     per_pair = [sum(v) / len(v) for v in scores.values()]
     if per_pair:
         result.win_rate_b = sum(per_pair) / len(per_pair)
@@ -111,7 +127,7 @@ def summarise(result: GraphPairwise, resamples: int = 4000, seed: int = 0) -> Gr
     decided_pairs = [s for s in per_pair if s != 0.5]
     if decided_pairs:
         result.sign_p = float(binomtest(sum(s > 0.5 for s in decided_pairs), len(decided_pairs), 0.5).pvalue)
-    decided = [c for c in result.comparisons if c.preferred != "tie"]
+    decided = [c for c in read if c.preferred != "tie"]
     if decided:
         firsts = sum(c.preferred == c.first for c in decided)
         result.first_picked = firsts / len(decided)
@@ -130,36 +146,28 @@ def pairwise(
     seed: int = 0,
     graphs: Sequence[str] = (),
 ) -> list[GraphPairwise]:
-    """Judges each pair of episodes of two runs; writes ``pairwise.json`` into run B.
+    """Judges each pair of episodes of two runs; writes ``pairwise.json`` into run B (once every pair is judged).
 
     Args:
         model: A langchain-core chat model; None: the ``llm`` config with ``overrides`` (``llm=llamacpp`` unless
             they name another), as role ``judge`` at temperature 0.
         question: What the judge decides.
-        both_orders: Judge each pair twice, once in each order (position bias measured pair by pair).
+        both_orders: Judge each pair twice, once in each order (the position bias is then tested over twice the
+            judgments).
         seed: Draws each pair's order.
 
     Raises:
-        ConfigError: a path that is not a run, runs that share no graph or no episode.
+        ConfigError: a path that is not a run, the same run twice, runs that share no graph or no episode.
     """
-    runs_a, runs_b = graph_runs(Path(run_a)), graph_runs(Path(run_b))
-    names = [g for g in (graphs or [r.graph for r in runs_a]) if any(r.graph == g for r in runs_b)]
-    if not names and len(runs_a) == len(runs_b) == 1:
-        names = [runs_a[0].graph]  # two versions of one bot under two names
-    if not names:
-        raise ConfigError(f"{run_a} and {run_b} share no graph; give runs of the same graph")
+    if Path(run_a).resolve() == Path(run_b).resolve():
+        raise ConfigError(
+            f"{run_a} and {run_b} are the same run; give two runs (a replay of A, or A's graph under other settings)"
+        )
+    matched = _matched(Path(run_a), Path(run_b), graphs)  # every refusal before a model is built
     judge = model if model is not None else chat_model(list(overrides), "judge", seed)
     results = []
-    for name in names:
-        a = next((r for r in runs_a if r.graph == name), runs_a[0])
-        b = next((r for r in runs_b if r.graph == name), runs_b[0])
-        pairs = _pairs(a, b)
-        if not pairs:
-            raise ConfigError(
-                f"{name}: no episode of {run_a} has a counterpart in {run_b} (same seed and scenario); run both "
-                "with the same seed=, or replay one from the other"
-            )
-        result = GraphPairwise(name, len(pairs))
+    for name, (pairs, unpaired) in matched.items():
+        result = GraphPairwise(name, len(pairs), unpaired=unpaired)
         for key, left, right in pairs:
             drawn = random.Random(f"{seed}:{key}").random() < 0.5
             orders = ["a", "b"] if both_orders else (["b"] if drawn else ["a"])
@@ -167,12 +175,52 @@ def pairwise(
                 shown = (left, right) if first == "a" else (right, left)
                 text = prompt(transcript(shown[0]), transcript(shown[1]), question)
                 better, reason = _ask(judge, text)
-                preferred = "tie" if better == "tie" else (first if better == "first" else ("b" if first == "a" else "a"))
+                preferred = (
+                    better
+                    if better in ("tie", "unread")
+                    else (first if better == "first" else ("b" if first == "a" else "a"))
+                )
                 result.comparisons.append(Comparison(left["seed"], left["scenario"], first, preferred, reason))
         results.append(summarise(result, seed=seed))
-    out = Path(run_b) / FILE
-    out.write_text(json.dumps({"run_a": str(run_a), "run_b": str(run_b), "graphs": [asdict(r) for r in results]}, indent=1))
+        if result.unread:
+            example = next(c.reason for c in result.comparisons if c.preferred == "unread")
+            _log.warning("%s: %d of %d judgments were not a verdict and are left out; the first: %s",
+                         name, result.unread, len(result.comparisons), example)  # fmt: skip
+    settings = {"judge": type(model).__name__ if model is not None else [*overrides] or ["llm=llamacpp"],
+                "question": question, "both_orders": both_orders, "seed": seed}  # fmt: skip
+    paths = {"run_a": str(Path(run_a).resolve()), "run_b": str(Path(run_b).resolve())}
+    (Path(run_b) / FILE).write_text(json.dumps({**paths, **settings, "graphs": [asdict(r) for r in results]}, indent=1))
     return results
+
+
+def _matched(run_a: Path, run_b: Path, graphs: Sequence[str]) -> dict[str, tuple[Pairs, int]]:
+    """Per graph both runs played, its pairs of episodes and how many episodes have no counterpart.
+
+    Raises:
+        ConfigError: runs that share no graph, or a graph whose episodes share no seed and scenario.
+    """
+    runs_a, runs_b = graph_runs(run_a), graph_runs(run_b)
+    names = [g for g in (graphs or [r.graph for r in runs_a]) if any(r.graph == g for r in runs_b)]
+    if not names and len(runs_a) == len(runs_b) == 1:
+        names = [runs_a[0].graph]  # two versions of one bot under two names
+    if not names:
+        raise ConfigError(f"{run_a} and {run_b} share no graph; give runs of the same graph")
+    matched = {}
+    for name in names:
+        a = next((r for r in runs_a if r.graph == name), runs_a[0])
+        b = next((r for r in runs_b if r.graph == name), runs_b[0])
+        pairs, unpaired = _pairs(a, b)
+        if not pairs and a.graph != b.graph:
+            raise ConfigError(
+                f"{run_a} played {a.graph} and {run_b} played {b.graph}: no episode pairs; give runs of the same graph"
+            )
+        if not pairs:
+            raise ConfigError(
+                f"{name}: no episode of {run_a} has a counterpart in {run_b} (same seed and scenario); run both "
+                "with the same seed=, or replay one from the other"
+            )
+        matched[name] = (pairs, unpaired)
+    return matched
 
 
 def _ask(model: Any, text: str) -> tuple[str, str]:
@@ -185,5 +233,5 @@ def _ask(model: Any, text: str) -> tuple[str, str]:
     content = str(reply.content)
     value = read_json(content[content.find("{") : content.rfind("}") + 1] or content, SCHEMA)
     if value is None:
-        return "tie", f"the judge's reply was not a verdict: {content[:200]!r}"
+        return "unread", f"the judge's reply was not a verdict: {content[:200]!r}"
     return str(value["better"]), str(value["reason"])

@@ -19,9 +19,11 @@ def line(r: GraphPairwise) -> str:
     def fmt(x: float) -> str:
         return "-" if math.isnan(x) else f"{x:.3f}"
 
+    unread = f", unread {r.unread} (left out)" if r.unread else ""
+    unpaired = f" ({r.unpaired} episodes without a counterpart left out)" if r.unpaired else ""
     return (
-        f"{r.graph}: {r.pairs} pairs, {len(r.comparisons)} judgments: B won {r.wins_b}, A won {r.wins_a}, "
-        f"ties {r.ties}; B's win rate {fmt(r.win_rate_b)} ({fmt(r.ci95[0])}-{fmt(r.ci95[1])}), sign test "
+        f"{r.graph}: {r.pairs} pairs{unpaired}, {len(r.comparisons)} judgments: B won {r.wins_b}, A won {r.wins_a}, "
+        f"ties {r.ties}{unread}; B's win rate {fmt(r.win_rate_b)} ({fmt(r.ci95[0])}-{fmt(r.ci95[1])}), sign test "
         f"p {fmt(r.sign_p)}; picked the first shown {fmt(r.first_picked)} (p {fmt(r.position_p)})"
     )
 
@@ -29,11 +31,17 @@ def line(r: GraphPairwise) -> str:
 def main(argv: list[str]) -> int:
     parser = Parser(prog="dialectica pairwise", description=DESCRIPTION)
     parser.add_argument("run_a", type=Path, help="a finished run's directory (A)")
-    parser.add_argument("run_b", type=Path, help="another (B): a replay of A, or A's graph under other settings")
+    parser.add_argument("run_b", type=Path, nargs="?", help="another (B): a replay of A, or A's graph under other settings")
     parser.add_argument("--both-orders", action="store_true", help="judge each pair twice, once in each order")
     parser.add_argument("--seed", type=int, default=0, help="draws each pair's order")
-    parser.add_argument("overrides", nargs="*", help="llm overrides for the judge, e.g. llm.preset=qwen2.5-coder-1.5b")
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        help="llm overrides for the judge (default: the local model, llm=llamacpp), e.g. llm.preset=qwen2.5-coder-1.5b",
+    )
     args = parser.parse_intermixed_args(argv)  # options may come between the paths and the overrides
+    if args.run_b is None:
+        parser.error("the following argument is required: run_b")
     results = pairwise(args.run_a, args.run_b, overrides=args.overrides, both_orders=args.both_orders, seed=args.seed)
     for result in results:
         print(line(result))

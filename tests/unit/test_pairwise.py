@@ -111,3 +111,62 @@ def test_runs_that_share_no_episode_are_one_line(tmp_path, runs, capsys):
     assert dispatch("pairwise", [str(runs[0]), str(runs[1]), "llm=scripted"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "llm=scripted: the judge here must be a model; valid: llm=llamacpp" in line
+
+
+class Mumbler(BaseChatModel):
+    """Replies prose, never a verdict, except on every ``every``-th call (then a verdict for the second shown)."""
+
+    every: int = 0
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "mumbler"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
+        self.calls += 1
+        verdict = self.every and self.calls % self.every == 0
+        reply = json.dumps({"reason": "r", "better": "second"}) if verdict else "The second one is clearly better."
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+
+
+def test_replies_that_are_not_verdicts_are_left_out_not_counted_as_ties(runs, caplog):
+    (none_read,) = pairwise(*runs, model=Mumbler())
+    assert none_read.unread == 20 and none_read.ties == 0 and none_read.wins_a == none_read.wins_b == 0
+    assert none_read.win_rate_b != none_read.win_rate_b and none_read.ci95[0] != none_read.ci95[0]  # nan: no evidence
+    assert "20 of 20 judgments were not a verdict" in caplog.text
+    (some_read,) = pairwise(*runs, model=Mumbler(every=4))
+    assert some_read.unread == 15 and some_read.wins_b + some_read.wins_a == 5 and some_read.ties == 0
+    assert some_read.win_rate_b == some_read.wins_b / 5  # the 5 read judgments only
+
+
+def test_the_file_says_which_runs_judge_and_settings_it_holds(runs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pairwise("a", "b", model=Reader(), both_orders=True, seed=3)
+    saved = json.loads((runs[1] / "pairwise.json").read_text())
+    assert saved["run_a"] == str(runs[0].resolve()) and saved["run_b"] == str(runs[1].resolve())
+    assert (saved["judge"], saved["both_orders"], saved["seed"]) == ("Reader", True, 3)
+
+
+def test_a_run_against_itself_and_partial_overlap(runs, tmp_path):
+    with pytest.raises(ConfigError, match="are the same run"):
+        pairwise(runs[1], runs[1] / ".", model=Reader())
+    dialectica.evaluate(desk(True), name="desk", scenarios=SCENARIOS, episodes=4, seed=0, tracking="none",
+                        progress=False, out_dir=tmp_path / "four")  # fmt: skip
+    (result,) = pairwise(runs[0], tmp_path / "four", model=Reader())
+    assert result.pairs == 4 and result.unpaired == 16  # A's other 16 episodes have no counterpart
+
+
+def test_refusals_come_before_a_judge_is_built(runs, tmp_path, monkeypatch, capsys):
+    import dialectica.sim.analysis.pairwise as module
+
+    monkeypatch.setattr(module, "chat_model", lambda *a, **k: pytest.fail("a judge was built for runs that do not pair"))
+    dialectica.evaluate(desk(True), name="desk", scenarios=SCENARIOS, episodes=4, seed=9, tracking="none",
+                        progress=False, out_dir=tmp_path / "other")  # fmt: skip
+    with pytest.raises(ConfigError, match="no episode of .* has a counterpart"):
+        pairwise(runs[0], tmp_path / "other")
+    with pytest.raises(SystemExit) as exit_:
+        dispatch("pairwise", [str(runs[0])])
+    assert exit_.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "required: run_b" in line and "overrides" not in line
