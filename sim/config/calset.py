@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from dialectica.sim.authoring.calibration import Calibration
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, closest
 
 FILE = "calibrated.yaml"
 
@@ -39,6 +39,23 @@ class CalibratedSet:
         for persona, mapping in calibration.personas(out):
             mapping.update(self.values_for(persona))
         return out
+
+    def apply_all(self, scenarios: list[dict[str, Any]], calibration: Calibration, where: Path) -> list[dict[str, Any]]:
+        """``apply`` to each scenario; a persona id of the set that no scenario has, but that is close to one that
+        has no values of its own, is a typo that would leave that persona authored.
+
+        Raises:
+            ConfigError: naming the id, the file and the persona meant.
+        """
+        played = {persona for s in scenarios for persona, _ in calibration.personas(copy.deepcopy(s))}
+        for persona in sorted(self.personas.keys() - played):
+            meant = closest(persona, played - self.personas.keys())
+            if meant is not None:
+                raise ConfigError(
+                    f"{where}: personas.{persona} is no persona of graph {self.graph}'s scenarios (did you mean "
+                    f"{meant}?); as it is, {meant} would play the shared values"
+                )
+        return [self.apply(s, calibration) for s in scenarios]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -218,8 +218,9 @@ def calibrated(run: GraphRun) -> GraphRun:
     """``run`` with its scenarios' personas set by the graph's calibrated set (``<datasets>/calibrated.yaml``)."""
     calibration = run.spec.calibration
     assert calibration is not None  # cast.check let only calibratable graphs through
-    values = calset.read(calset.path_for(run.datasets), run.spec.name, calibration)
-    return dataclasses.replace(run, scenarios=[values.apply(s, calibration) for s in run.scenarios])
+    path = calset.path_for(run.datasets)
+    values = calset.read(path, run.spec.name, calibration)
+    return dataclasses.replace(run, scenarios=values.apply_all(list(run.scenarios), calibration, path))
 
 
 def from_composed(

@@ -3,6 +3,7 @@ persona values, and calibrated sets read back, applied and rejected with one-lin
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from pathlib import Path
@@ -129,14 +130,31 @@ def test_pooled_references_put_every_seeds_episodes_side_by_side_per_point():
     [
         (_reference(5, [1], points=({"budget": 3},)), "grid budget=3 against budget=3, budget=6"),
         (_reference(5, [1, 1], episodes=3), "3 episodes per point against 4"),
-        (_reference(2, [1, 1]), "seed 2 like reference=ref-2"),
+        (dataclasses.replace(_reference(2, [1, 1]), dir=Path("ref-2b")), "seed 2 like reference=ref-2"),
         (_reference(5, [1, 1], graph="other"), "graph other against toy"),
+        (dataclasses.replace(_reference(5, [1, 1]), settings={"max_rounds": 1}), "graph.max_rounds 1 against None"),
+        (dataclasses.replace(_reference(5, [1, 1]), model={"preset": "smollm2-135m"}), "llm.preset smollm2-135m against"),
     ],
 )
 def test_references_that_disagree_are_refused_in_one_line_naming_them(other, message):
     with pytest.raises(ConfigError, match="^reference=ref-.* does not agree with reference=ref-2: ") as err:
         seeds.check_agreement([_reference(2, [1, 1]), other])
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_reference_given_twice_is_named_as_such():
+    with pytest.raises(ConfigError, match="^reference=ref-2 is given twice; give each reference once$"):
+        seeds.check_agreement([_reference(2, [1, 1]), _reference(5, [1, 1]), _reference(2, [1, 1])])
+
+
+def test_a_missing_or_unfinished_reference_says_which(tmp_path):
+    from dialectica.sim.analysis.calibration.fit import load_reference
+
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_reference(tmp_path / "nowhere", "toy")
+    (tmp_path / "cut" / "0-llm").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="did not finish; run the same command again"):
+        load_reference(tmp_path / "cut", "toy")
 
 
 def test_held_out_seed_cells_say_which_cast_lies_inside_the_llms_interval():
@@ -182,6 +200,16 @@ def test_a_calibrated_set_is_applied_to_copies_of_every_persona(tmp_path):
     back = calset.read(path, "toy", TOY)
     assert back.shared == chosen.shared and back.personas == chosen.personas and back.provenance == chosen.provenance
     assert path.read_text().startswith("# Calibrated persona values") and not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_persona_id_misspelt_in_the_set_is_refused_not_left_authored():
+    scenario = {"people": [{"id": "planner", "vagueness": 0.1, "length": 2}, {"id": "b", "vagueness": 0.9, "length": 2}]}
+    typo = CalibratedSet("toy", {"vagueness": 0.4}, {"planer": {"length": 8}})
+    with pytest.raises(ConfigError, match=r"^set.yaml: personas.planer is no persona .*\(did you mean planner\?\)"):
+        typo.apply_all([scenario], TOY, Path("set.yaml"))
+    other_graphs = CalibratedSet("toy", {"vagueness": 0.4}, {"b": {"length": 8}, "someone_else": {"length": 3}})
+    (applied,) = other_graphs.apply_all([scenario], TOY, Path("set.yaml"))  # an id far from any is another scenario's
+    assert [p["length"] for p in applied["people"]] == [2, 8]
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,7 @@ class Reference:
         seed: The run seed both casts used.
         overrides: The config overrides the reference ran with (besides its casts).
         model: What played the LLM cast (backend, model, preset, ...), from the LLM runs' config.
+        settings: The graph's parameters at the first grid point, from the same config.
     """
 
     dir: Path
@@ -48,6 +49,7 @@ class Reference:
     seed: int
     overrides: list[str]
     model: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def episodes(self) -> int:
@@ -78,10 +80,17 @@ def _records(path: Path) -> Records:
 def load_reference(path: Path, graph: str) -> Reference:
     """The reference at ``path`` (a ``dialectica validity`` directory of ``graph``)."""
     report = path / "validity.json"
+    if not path.is_dir():
+        raise ConfigError(f"reference={path} does not exist; give a `dialectica validity graph={graph}` directory")
+    if not report.is_file() and (path / "0-llm").is_dir():
+        raise ConfigError(
+            f"reference={path} has no validity.json: its validity run did not finish; run the same command again "
+            "(the call cache replays what it played), then give its new directory"
+        )
     if not report.is_file():
         raise ConfigError(
-            f"reference={path} is not a dialectica validity directory (no validity.json); run "
-            f"`dialectica validity graph={graph}` or omit reference= to run one"
+            f"reference={path} is not a dialectica validity directory (no validity.json); give one that "
+            f"`dialectica validity graph={graph}` wrote"
         )
     data = json.loads(report.read_text())
     if data.get("graph") != graph:
@@ -92,7 +101,8 @@ def load_reference(path: Path, graph: str) -> Reference:
     overrides = [str(o) for o in data.get("overrides", [])]
     seed = next((int(o.split("=", 1)[1]) for o in overrides if o.startswith("seed=")), 0)
     config = path / "0-llm" / graph / "config.json"
-    llm = json.loads(config.read_text()).get("llm", {}) if config.is_file() else {}
+    played = json.loads(config.read_text()) if config.is_file() else {}
+    llm = played.get("llm", {})
     model = {
         k: llm.get(k)
         for k in ("backend", "preset", "model", "model_path", "base_url", "temperature", "max_tokens", "system_roles")
@@ -107,6 +117,7 @@ def load_reference(path: Path, graph: str) -> Reference:
         seed,
         overrides,
         model,
+        dict(played.get("graph", {})),
     )
 
 

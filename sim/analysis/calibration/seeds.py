@@ -30,19 +30,30 @@ def _grid(ref: Reference) -> str:
     return ", ".join(_label(p) for p in ref.points)
 
 
+def _differs(key: str, ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str | None:
+    """``key.name ours against theirs`` for the first name whose values differ, else None."""
+    name = next((k for k in sorted(ours.keys() | theirs.keys()) if ours.get(k) != theirs.get(k)), None)
+    return None if name is None else f"{key}.{name} {ours.get(name)} against {theirs.get(name)}"
+
+
 def check_agreement(references: Sequence[Reference]) -> None:
-    """One-line ``ConfigError`` naming the first reference that differs from the first one in graph, grid or
-    episodes per point, or that repeats another's seed (the same episodes twice)."""
+    """One-line ``ConfigError`` naming the first reference that differs from the first one in graph, grid,
+    episodes per point, the graph's settings or the model, that is given twice, or that repeats another's seed
+    (the same episodes twice): a fit pools their episodes as one configuration's."""
     first = references[0]
     seen: dict[int, Path] = {first.seed: first.dir}
     for ref in references[1:]:
         mismatch = None
+        if ref.dir.resolve() in {d.resolve() for d in seen.values()}:
+            raise ConfigError(f"reference={ref.dir} is given twice; give each reference once")
         if ref.graph != first.graph:
             mismatch = f"graph {ref.graph} against {first.graph}"
         elif ref.points != first.points:
             mismatch = f"grid {_grid(ref)} against {_grid(first)}"
         elif ref.episodes != first.episodes:
             mismatch = f"{ref.episodes} episodes per point against {first.episodes}"
+        elif found := _differs("graph", ref.settings, first.settings) or _differs("llm", ref.model, first.model):
+            mismatch = f"{found}; give references of one configuration, at different seeds"
         elif ref.seed in seen:
             mismatch = f"seed {ref.seed} like reference={seen[ref.seed]}; give references at different seed= values"
         if mismatch:
