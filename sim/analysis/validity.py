@@ -137,9 +137,8 @@ def summarise(points: list[dict[str, Any]], agreement: Agreement, calibrated: np
             k, n = int(matrix[i].sum()), matrix.shape[1]
             low, high = wilson_interval(k, n)
             row |= {f"{cast}_rate": k / n, f"{cast}_ci95_low": low, f"{cast}_ci95_high": high}
-        row["llm_inside_scripted_ci"] = row["scripted_ci95_low"] <= row["llm_rate"] <= row["scripted_ci95_high"]
-        if calibrated is not None:
-            row["calibrated_inside_llm_ci"] = row["llm_ci95_low"] <= row["calibrated_rate"] <= row["llm_ci95_high"]
+        for cast in casts.keys() - {"llm"}:  # one test for every cast, as calibrate's: inside the LLM's interval
+            row[f"{cast}_inside_llm_ci"] = row["llm_ci95_low"] <= row[f"{cast}_rate"] <= row["llm_ci95_high"]
         rows.append(row)
     spearman, kendall = agreement.point()
     intervals = agreement.bootstrap()
@@ -171,7 +170,7 @@ def markdown(graph: str, report: dict[str, Any]) -> str:
     lines = [
         f"# Validity: {graph}, {report['episodes']} episodes per configuration and cast",
         "",
-        "| config | scripted rate (95% CI) | LLM rate (95% CI) | LLM inside scripted CI |"
+        "| config | scripted rate (95% CI) | LLM rate (95% CI) | scripted inside LLM CI |"
         + (" calibrated rate (95% CI) | calibrated inside LLM CI |" if calibrated else "")
         + (" LLM replies unread | LLM episodes in error |" if read else ""),
         "|---|---|---|---|" + ("---|---|" if calibrated else "") + ("---|---|" if read else ""),
@@ -181,7 +180,7 @@ def markdown(graph: str, report: dict[str, Any]) -> str:
             f"{r[f'{c}_rate']:.2f} ({r[f'{c}_ci95_low']:.2f}-{r[f'{c}_ci95_high']:.2f})"
             for c in ("scripted", "llm", *(["calibrated"] if calibrated else []))
         ]
-        line = f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['llm_inside_scripted_ci'] else 'no'} |"
+        line = f"| {r['config']} | {cells[0]} | {cells[1]} | {'yes' if r['scripted_inside_llm_ci'] else 'no'} |"
         if calibrated:
             line += f" {cells[2]} | {'yes' if r['calibrated_inside_llm_ci'] else 'no'} |"
         if read:
@@ -424,6 +423,8 @@ def run(argv: list[str], cwd: Path | None = None, echo: Any = print) -> dict[str
                 "overrides": rest,
                 "out_dir": str(out),
             }
+            if "calibrated" in casts:  # which set filled the calibrated column
+                report["calibrated_set"] = calset.fingerprint(calset.path_for(base.graphs[0].datasets))
         for row, seen in zip(report["configs"], reading, strict=True):
             row |= {f"llm_{k}": v for k, v in seen.items()}
         _write(graph, report, out, parent)

@@ -9,6 +9,7 @@ cast with the scenarios' personas so set (read here; ``dialectica calibrate`` wr
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,11 @@ class CalibratedSet:
 
 def path_for(datasets: Path) -> Path:
     return datasets / FILE
+
+
+def fingerprint(path: Path) -> str:
+    """``<path> sha256:<first 12 hex digits>``: which calibrated set a run played."""
+    return f"{path} sha256:{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
 
 
 def _values(where: str, values: Any, calibration: Calibration) -> dict[str, float]:

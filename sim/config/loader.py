@@ -220,7 +220,10 @@ def calibrated(run: GraphRun) -> GraphRun:
     assert calibration is not None  # cast.check let only calibratable graphs through
     path = calset.path_for(run.datasets)
     values = calset.read(path, run.spec.name, calibration)
-    return dataclasses.replace(run, scenarios=values.apply_all(list(run.scenarios), calibration, path))
+    played = calset.fingerprint(path)  # which set played: in config.json, MLflow's params and the resume check
+    return dataclasses.replace(
+        run, scenarios=values.apply_all(list(run.scenarios), calibration, path), raw={**run.raw, "calibrated_set": played}
+    )
 
 
 def from_composed(

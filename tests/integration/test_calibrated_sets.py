@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -92,6 +93,9 @@ def test_participants_calibrated_runs_every_graph_and_differs_from_the_authored_
         mine = [r["transcript"] for r in calibrated if r["graph"] == graph]
         theirs = [r["transcript"] for r in scripted if r["graph"] == graph]
         assert (mine == theirs) == as_written, graph
+        played = json.loads((tmp_path / "calibrated" / graph / "config.json").read_text())["graph"]["calibrated_set"]
+        digest = hashlib.sha256(calset.path_for(spec.datasets).read_bytes()).hexdigest()[:12]
+        assert played == f"{calset.path_for(spec.datasets)} sha256:{digest}"  # which set played, as the run says
 
 
 def test_a_graph_without_its_calibrated_set_is_one_line_naming_the_file_and_the_command(tmp_path):

@@ -4,6 +4,7 @@ same seeds, the report files, and an MLflow parent run holding the grid's runs."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -74,6 +75,7 @@ def test_validity_report_for_a_graph(graph, grid, llm_roles, url, tmp_path, caps
         row = report["configs"][i]
         assert row["calibrated_inside_llm_ci"] == (row["llm_ci95_low"] <= row["calibrated_rate"] <= row["llm_ci95_high"])
     assert sum(r["timings"]["cache_lookups"] for r in runs[0, "llm"]) > 0
+    assert re.fullmatch(r".*calibrated\.yaml sha256:[0-9a-f]{12}", report["calibrated_set"])  # which set played
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'ml.db'}")
     experiment = client.get_experiment_by_name("dialectica")

@@ -44,6 +44,11 @@ def test_a_cast_whose_rates_are_all_equal_has_no_ranking():
     assert np.isnan(report["spearman"]) and report["spearman_bootstrap"]["undefined_share"] == 1.0
     assert [r["llm_rate"] for r in report["configs"]] == [0.0, 0.0, 0.0]
     assert all(r["scripted_ci95_low"] <= r["scripted_rate"] <= r["scripted_ci95_high"] for r in report["configs"])
+    # each cast is tested as calibrate tests it: its rate inside the LLM's interval (0.8 of 10 is not inside 0 of 10's)
+    assert [r["scripted_inside_llm_ci"] for r in report["configs"]] == [
+        r["llm_ci95_low"] <= r["scripted_rate"] <= r["llm_ci95_high"] for r in report["configs"]
+    ]
+    assert report["configs"][2]["scripted_inside_llm_ci"] is False and "llm_inside_scripted_ci" not in report["configs"][0]
 
 
 @pytest.mark.parametrize(
