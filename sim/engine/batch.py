@@ -23,7 +23,7 @@ from dialectica.metrics.objective import penalised
 from dialectica.metrics.summary import COMMON, aggregate, per_round_means, termination
 from dialectica.sim import records as rec
 from dialectica.sim.authoring import history
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, did_you_mean
 from dialectica.sim.config.scenarios import scenario_paths
 from dialectica.sim.config.typed import GraphRun, RunConfig, flatten
 from dialectica.sim.engine import checkpoint
@@ -207,9 +207,27 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
             store.close()
     if cfg.objective:
         values = [entry["metrics"] for entry in summary["graphs"].values()]
+        _check_objective(cfg.objective, values)
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))
     return summary
+
+
+def _check_objective(objective: dict[str, Any], values: list[dict[str, Any]]) -> None:
+    """A metric the objective names that no graph of the run logged is a typo, not a zero.
+
+    Raises:
+        ConfigError: naming ``objective.<key>``, the closest metric and the valid ones (before summary.json).
+    """
+    logged = {name for metrics in values for name in metrics}
+    for key in ("metric", "floor_metric"):
+        name = objective.get(key)
+        if name is not None and name not in logged:
+            shown = sorted(n for n in logged if "/" not in n)
+            raise ConfigError(
+                f"objective.{key}={name} is not a metric this run logged{did_you_mean(name, logged)}; "
+                f"valid: {', '.join(shown)}"
+            )
 
 
 TRACES = "traces.json"  # <graph>/traces.json: the MLflow experiment and each traced episode's trace id

@@ -68,7 +68,8 @@ def config_keys(jobs: list[list[str]], swept: Collection[str] = ()) -> list[str]
 
 def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     """One row per (graph, configuration): pooled convergence with its Wilson interval, pass^1 to pass^k
-    over scenarios (k = the number of seeds), and its comparison with the graph's best configuration:
+    over scenarios (k = the number of seeds), and its comparison with the graph's best configuration (the highest
+    objective where the jobs report one, else the highest convergence rate):
     the difference with its 95% interval and the p-value, paired (exact McNemar) over the episodes the two
     share by seed and scenario, else unpaired (Fisher), Holm-corrected over the graph's comparisons;
     ``differs_from_best`` when the corrected p < alpha (metrics/paired.py). These are fixed-sample statistics;
@@ -125,8 +126,11 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    # stable: configurations that converge equally stay in the jobs' order
-    frame = frame.sort_values(["graph", "convergence_rate"], ascending=[True, False], kind="stable")
+    # the best first: by the objective where the sweep had one (an Optuna study's, so the table's best is the
+    # study's), then by convergence; stable: configurations that tie stay in the jobs' order
+    frame = frame.sort_values(
+        ["graph", "objective", "convergence_rate"], ascending=[True, False, False], kind="stable", na_position="last"
+    )
     frame = frame.reset_index(drop=True)
     return frame.join(_against_best(frame, outcomes, alpha))
 

@@ -507,6 +507,18 @@ def test_an_unexpected_error_during_the_run_exits_1_and_keeps_the_run(tmp_path):
     assert len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) == 2  # the episodes stay
 
 
+@pytest.mark.parametrize(
+    ("key", "typo", "meant"),
+    [("metric", "convergance_rate", "convergence_rate"), ("floor_metric", "ascr_recal_mean", "ascr_recall_mean")],
+)
+def test_an_objective_naming_no_logged_metric_is_refused_not_scored_zero(tmp_path, key, typo, meant):
+    given = {"metric": "convergence_rate", "floor_metric": "depth_mean", "floor": 0.5} | {key: typo}
+    proc = _run(tmp_path, "graph=interview", "episodes=2", "tracking=none",
+                "+objective={" + ",".join(f"{k}:{v}" for k, v in given.items()) + "}")  # fmt: skip
+    _one_line(proc, 2, (f"objective.{key}={typo} is not a metric this run logged (did you mean {meant}?); valid:",))
+    assert not (tmp_path / "run" / "summary.json").exists()  # no objective written as if the trial scored
+
+
 def test_an_unexpected_error_before_the_run_exits_1_and_leaves_nothing(tmp_path):
     proc = _run_injected(tmp_path, At("dialectica.sim.config.loader", "from_composed"), "AttributeError('a bug')")
     _one_line(

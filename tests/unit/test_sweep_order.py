@@ -135,3 +135,28 @@ def test_a_swept_run_control_key_is_a_configuration_and_a_resumed_jobs_resume_is
     assert config_keys(resumed) == ["graph.x=1", "graph.x=1", "graph.x=2"]
     budget = [["graph.x=1", "budget.seconds=600"], ["graph.x=1", "budget.seconds=null", "resume=true"]]
     assert config_keys(budget, swept=["graph.x"]) == ["(defaults)", "(defaults)"]  # one configuration, resumed
+
+
+def test_a_studys_best_is_its_highest_objective_not_its_highest_rate(tmp_path):
+    """An Optuna trial that converges most but breaks the objective's floor is not the table's best."""
+    import json
+
+    from dialectica.sim.tracking.sweep import comparison
+
+    jobs = {"0.7": (0.9, -0.25), "0.9": (0.6, 0.25), "0.8": (0.7, float("nan"))}  # rate, objective (nan: not scored)
+    for job, (value, (rate, objective)) in enumerate(jobs.items()):
+        folder = tmp_path / str(job)
+        folder.mkdir()
+        summary = {"overrides": [f"graph.t={value}"], "seed": 0} | (
+            {} if objective != objective else {"objective": objective}
+        )
+        (folder / "summary.json").write_text(json.dumps(summary))
+        records = [
+            {"graph": "bot", "episode": i, "seed": i, "scenario": "s", "termination_reason": "converged" if i < rate * 20
+             else "user_stopped", "converged": i < rate * 20, "metrics": {}}
+            for i in range(20)
+        ]  # fmt: skip
+        (folder / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    table = comparison(tmp_path)
+    assert list(table["config"]) == ["graph.t=0.9", "graph.t=0.7", "graph.t=0.8"]  # by objective, unscored last
+    assert table.iloc[0]["test"] == "best" and table.iloc[1]["diff_vs_best"] > 0  # 0.7 converges more than the best
