@@ -32,6 +32,7 @@ from dialectica.sim.config.groups import (
 from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.precheck import check_sweep, refuse_earlier_sweep
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
+from dialectica.sim.engine import checkpoint
 from dialectica.sim.engine.replay import USAGE, arguments
 from dialectica.sim.engine.replay_report import markdown
 from dialectica.sim.secrets import install_logging
@@ -309,12 +310,17 @@ def main(args: list[str]) -> None:
 
             try:
                 refuse_earlier_sweep(args, Path.cwd())
-                check_sweep([a for a in args if not a.startswith("-")], Path.cwd(), probe)
+                check_sweep([a for a in args if not a.startswith("-")], Path.cwd(), probe, _resumable)
             except ConfigError as exc:
                 fail(str(exc))
         app()
     if single:
         _exit_now(1 if FAILED else 0)
+
+
+def _resumable(job_dir: Path, cfg: RunConfig) -> None:
+    """A sweep job's config checked against the folder it resumes, before Hydra starts the sweep."""
+    checkpoint.check(job_dir, cfg.resolved)
 
 
 def replay(args: list[str]) -> None:

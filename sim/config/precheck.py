@@ -8,8 +8,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dialectica.sim.authoring.params import ConfigError
+
+if TYPE_CHECKING:
+    from dialectica.sim.config.typed import RunConfig
 
 MAX_JOBS = 512  # past this many, each swept value is checked once (with the other keys at their first value)
 _OPTUNA_KEYS = ("hparams_search", "hydra/sweeper")
@@ -43,15 +47,20 @@ def earlier_jobs(sweep_dir: Path) -> set[Path]:
     }
 
 
+def given_sweep_dir(args: list[str], cwd: Path) -> Path | None:
+    """The ``hydra.sweep.dir`` the command line names, or None (none given, or one Hydra interpolates)."""
+    given = [a.partition("=")[2] for a in args if a.lstrip("+").partition("=")[0] == "hydra.sweep.dir"]
+    return cwd / given[-1] if given and "${" not in given[-1] else None
+
+
 def refuse_earlier_sweep(args: list[str], cwd: Path) -> None:
     """Raises a ConfigError if ``hydra.sweep.dir`` names a folder where an earlier sweep's jobs wrote their
     records, and ``resume=true`` is not given: its jobs would refuse one by one (or, the new ones, run beside
     them), after MLflow had been given a new parent run for a sweep that never runs."""
-    given = [a.partition("=")[2] for a in args if a.lstrip("+").partition("=")[0] == "hydra.sweep.dir"]
     resume = [a.partition("=")[2].strip().lower() for a in args if a.lstrip("+").partition("=")[0] == "resume"]
-    if not given or "${" in given[-1] or (resume and resume[-1] in ("true", "yes", "on", "1")):
+    sweep_dir = given_sweep_dir(args, cwd)
+    if sweep_dir is None or (resume and resume[-1] in ("true", "yes", "on", "1")):
         return
-    sweep_dir = cwd / given[-1]
     jobs = earlier_jobs(sweep_dir)
     if jobs:
         raise ConfigError(
@@ -60,23 +69,30 @@ def refuse_earlier_sweep(args: list[str], cwd: Path) -> None:
         )
 
 
-def check_sweep(args: list[str], cwd: Path, probe: Callable[[str], None]) -> None:
+def check_sweep(
+    args: list[str], cwd: Path, probe: Callable[[str], None], resumable: Callable[[Path, RunConfig], None] | None = None
+) -> None:
     """Raises a ConfigError naming the first job of the sweep over ``args`` whose config is invalid, and
-    probes the tracking server the sweep would write to with ``probe(uri)`` (``tracking.store.probe``)."""
+    probes the tracking server the sweep would write to with ``probe(uri)`` (``tracking.store.probe``). With
+    ``resume=true`` into a named ``hydra.sweep.dir``, ``resumable(job_dir, config)`` checks each grid job against
+    the folder it would resume (``engine.checkpoint.check``): a refused resume leaves the sweep, its
+    ``multirun.yaml`` and its MLflow parent as they were."""
     from hydra.core.global_hydra import GlobalHydra
 
     from dialectica.sim.config.loader import load  # lazy: start-up (omegaconf, yaml)
     from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (omegaconf, yaml)
 
-    if any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args):
-        jobs = [[arg for arg in args if "," not in arg.partition("=")[2]]]  # the sweeper draws the rest
-    else:
-        jobs = expand(args)
+    optuna = any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args)
+    # an Optuna sweeper draws the swept values: its jobs are checked with the fixed ones only
+    jobs = [[arg for arg in args if "," not in arg.partition("=")[2]]] if optuna else expand(args)
+    sweep_dir = given_sweep_dir(args, cwd)
     probed: set[str] = set()
     try:
         for number, job in enumerate(jobs):
             try:
                 run_cfg = load(job, out_dir=cwd, cwd=cwd)
+                if resumable is not None and sweep_dir is not None and run_cfg.resume and not optuna:
+                    resumable(sweep_dir / str(number), run_cfg)  # job number n runs in folder n (hydra.sweep.subdir)
             except ConfigError as exc:
                 shown = " ".join(o for o in redact_overrides(job) if not o.startswith("hydra."))
                 label = f"sweep job {number}" if len(jobs) > 1 else "sweep"

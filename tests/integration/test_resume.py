@@ -69,6 +69,22 @@ def test_resume_with_another_config_exits_2_naming_the_keys_and_leaves_the_direc
     assert same.returncode == 0 and "already finished" in same.stdout, same.stderr[-2000:]
 
 
+def test_a_sweep_resumed_with_another_config_is_refused_before_it_touches_the_sweep_or_its_parent(tmp_path):
+    sweep = [str(BIN), "-m", "graph=interview", "graph.budget=4,6", "episodes=3", "seed=0", "progress=false",
+             "view.enabled=false", f"hydra.sweep.dir={tmp_path / 'sw'}",
+             f"tracking.uri=sqlite:///{tmp_path / 'ml.db'}"]  # fmt: skip
+    assert subprocess.run(sweep, capture_output=True, cwd=tmp_path).returncode == 0
+    files = lambda: {p: p.read_bytes() for p in (tmp_path / "sw").rglob("*") if p.is_file() and p.name != "run.log"}  # noqa: E731
+    before, statuses = files(), _statuses(tmp_path / "ml.db")
+    proc = subprocess.run([*sweep, "seed=1", "resume=true"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert "sweep job 0 (" in line and "made with another config: seed (0 -> 1)" in line
+    assert files() == before and _statuses(tmp_path / "ml.db") == statuses == ["FINISHED"] * 3  # multirun.yaml too
+    again = subprocess.run([*sweep, "resume=true"], capture_output=True, text=True, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-2000:]
+
+
 def test_a_run_into_a_directory_that_holds_one_is_refused_and_leaves_it(tmp_path):
     run = [str(BIN), "graph=interview", "episodes=3", "tracking=none", "progress=false", f"hydra.run.dir={tmp_path / 'run'}"]
     assert subprocess.run(run, capture_output=True, cwd=tmp_path).returncode == 0
