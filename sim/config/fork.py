@@ -57,7 +57,7 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
             f"replay.run={source} holds no episodes.jsonl; give a finished run's directory "
             "(results/runs/<time>, or a sweep's job folder)"
         )
-    forked = []
+    forked, past = [], {}
     for run in graph_runs:
         config = source / run.spec.name / "config.json"
         if not config.is_file():
@@ -75,8 +75,9 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
         if turn > 0:
             _same_graph(run.spec.name, before, run.params)
             _same_start(run, before)
-            _within(source, run.spec.name, turn)
+            past[run.spec.name] = _longest(source, run.spec.name)
         forked.append(replace(run, fork=Fork(str(source.resolve()), turn, before)))  # read from any folder
+    _within(source, turn, past)
     return forked
 
 
@@ -101,8 +102,8 @@ def _same_start(run: Any, before: Any) -> None:
             )
 
 
-def _within(source: Path, graph: str, turn: int) -> None:
-    """Warns of a fork after more turns than any of the graph's original episodes played: none would change."""
+def _longest(source: Path, graph: str) -> int | None:
+    """The most turns an episode of ``graph`` in ``source`` played, or None where the graph does not count them."""
     rounds: list[Any] = []
     with (source / "episodes.jsonl").open() as handle:
         for line in handle:
@@ -110,13 +111,29 @@ def _within(source: Path, graph: str, turn: int) -> None:
             if record.get("graph") == graph:
                 rounds.append((record.get("metrics") or {}).get("rounds"))
     counted = [r for r in rounds if isinstance(r, int | float)]  # an error record may hold none
-    if not counted:
-        return  # a graph that does not count its rounds
-    longest = int(max(counted))
-    if turn > longest:
+    return int(max(counted)) if counted else None
+
+
+def _within(source: Path, turn: int, longest: dict[str, int | None]) -> None:
+    """A fork after more turns than every graph's episodes played would change nothing: refused. Past some graphs'
+    only (graph=all, where the tribunal's episodes are shorter than the panel's), those are warned of.
+
+    Raises:
+        ConfigError: naming ``replay.from_turn`` and the turns that fork something.
+    """
+    short = {graph: n for graph, n in longest.items() if n is not None and turn > n}
+    if not short:
+        return
+    if len(short) == len(longest):
+        most = max(short.values())
+        raise ConfigError(
+            f"replay.from_turn={turn}: no episode in {source} played more than {most} turns, so every episode would "
+            f"replay unchanged; valid: from_turn 0-{most}"
+        )
+    for graph, n in short.items():
         print(
             f"dialectica: warning: replay.from_turn={turn}: no episode of {graph} in {source} played more than "
-            f"{longest} turns, so its episodes replay unchanged (from_turn 0-{longest} forks them)",
+            f"{n} turns, so its episodes replay unchanged (from_turn 0-{n} forks them)",
             file=sys.stderr,
         )
 

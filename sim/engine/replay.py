@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, closest
 
 USAGE = (
     "usage: dialectica replay RUN [from_turn=T] [KEY=VALUE ...] [out=DIR]: every episode of run directory RUN "
@@ -85,12 +85,27 @@ def arguments(args: list[str]) -> list[str]:
     out = next((a.partition("=")[2] for a in rest if a.startswith("out=")), _default_out(run, turn, given))
     _check_out(run, Path(out), "resume=true" in given)
     keys = {a.lstrip("+~").partition("=")[0] for a in given}
+    _check_keys(keys)
     summary = json.loads((run / "summary.json").read_text())
     _check_graph(run, given, summary)
     original = [
         o for o in summary.get("overrides", []) if o.lstrip("+~").partition("=")[0] not in keys | {"hydra.run.dir", "resume"}
     ]
     return [*original, *given, f"replay.run='{run}'", f"replay.from_turn={turn}", f"hydra.run.dir={out}"]
+
+
+def _check_keys(keys: set[str]) -> None:
+    """Refuses ``seed=``, which would play other episodes (a replay keeps each episode's seed, so that its pairs are
+    pairs), and a misspelt ``from_turn`` or ``out``, which the run's own config would not know either."""
+    if "seed" in keys:
+        raise ConfigError(
+            "seed=: a replay keeps each episode's seed, so that the original and the replay pair up; to play other "
+            "seeds, run the original command with seed= instead"
+        )
+    for key in sorted(keys):
+        meant = closest(key, ("from_turn", "out")) if "." not in key else None
+        if meant is not None and key != meant:
+            raise ConfigError(f"unknown key {key} (did you mean {meant}?); replay's own keys: from_turn, out ({USAGE})")
 
 
 def _graph_choice(overrides: list[str]) -> str | None:
