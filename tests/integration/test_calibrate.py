@@ -286,7 +286,8 @@ def test_a_set_that_holds_less_often_on_held_out_seeds_than_the_authored_cast_is
     assert shares["scripted"] == 1.0 and shares["calibrated"] < 1.0
     assert report["calibrated_set"] is None and not target.exists()
     [line] = [line for line in lines if line.startswith("calibrated set not written")]
-    assert "on the held-out seeds 7" in line and "fewer than the authored cast's 3/3" in line and str(target) in line
+    assert "on the held-out seed 7 " in line and "fewer than the authored cast's 3/3" in line
+    assert f"nothing is written to {target}" in line  # no file was there to be left as it was
 
 
 def test_references_that_disagree_are_refused_in_one_line(seeded, tmp_path):
@@ -301,8 +302,20 @@ def test_references_that_disagree_are_refused_in_one_line(seeded, tmp_path):
     message = str(err.value)
     assert "\n" not in message and message.startswith(f"reference={other} does not agree with reference={refs[0]}")
     assert "grid budget=3, budget=6, budget=11 against budget=3, budget=6, budget=10" in message
-    with pytest.raises(ConfigError, match="seed 2 like reference="):
+    with pytest.raises(ConfigError, match="is given twice; give each reference once"):
         cli.run([f"graph={GRAPH}", f"reference={refs[0]},{refs[0]}", "tracking=none"], cwd=root, echo=lambda _: None)
+    twin = tmp_path / "twin"  # a copy of a reference: the same seed, the same episodes twice
+    shutil.copytree(refs[0], twin)
+    with pytest.raises(ConfigError, match="seed 2 like reference="):
+        cli.run([f"graph={GRAPH}", f"reference={refs[0]},{twin}", "tracking=none"], cwd=root, echo=lambda _: None)
+    reduced = tmp_path / "reduced"  # the same grid and seeds at another configuration of the graph
+    shutil.copytree(refs[1], reduced)
+    played = reduced / "0-llm" / GRAPH / "config.json"
+    config = json.loads(played.read_text())
+    config["graph"]["question_cost"] = 2.0
+    played.write_text(json.dumps(config))
+    with pytest.raises(ConfigError, match=r"graph.question_cost 2.0 against 1.0; give references of one configuration"):
+        cli.run([f"graph={GRAPH}", f"reference={refs[0]},{reduced}", "tracking=none"], cwd=root, echo=lambda _: None)
     with pytest.raises(ConfigError, match="fit_seeds=3 must name seeds of the references: 2,5"):
         cli.run(
             [f"graph={GRAPH}", f"reference={refs[0]},{refs[1]}", "fit_seeds=3", "tracking=none"],

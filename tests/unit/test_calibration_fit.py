@@ -305,3 +305,20 @@ def test_an_offset_search_starts_at_the_authored_cast_so_it_never_ends_worse():
     assert found.trials[0]["loss"] == found.authored_loss  # trial 0 is the cast as written
     assert found.loss == min(t["loss"] for t in found.trials) < found.authored_loss  # and moves nearer the reference
     assert max(abs(t["vagueness"]) for t in found.trials) < 1.0  # a local search: no draw across the whole range
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["trails=40"], r"^unknown key trails \(did you mean trials\?\); calibrate's keys: graph, reference"),
+        (["reference=a,b", "fit_seed=0"], r"^unknown key fit_seed \(did you mean fit_seeds\?\)"),
+        (["reference=a,b", "fit_seeds=seed0"], r"^fit_seeds=seed0 is invalid; valid: the references' seeds"),
+        (["fit=0,x"], r"^fit=0,x is invalid; valid: grid indices"),
+        (["trials=4,5"], r"^trials=4,5 is invalid; valid: a whole number"),
+    ],
+)
+def test_a_bad_calibrate_argument_names_its_own_key(argv, message):
+    from dialectica.sim.analysis.calibration.job import parse
+
+    with pytest.raises(ConfigError, match=message):
+        parse(["graph=interview", *argv])

@@ -41,7 +41,7 @@ from dialectica.sim.analysis.calibration.fit import (
     split,
     statistics,
 )
-from dialectica.sim.authoring.params import ConfigError
+from dialectica.sim.authoring.params import ConfigError, closest
 from dialectica.sim.authoring.plots import save, subplots
 from dialectica.sim.config import calset as calsets
 from dialectica.sim.config import discovery
@@ -66,6 +66,24 @@ USAGE = (
 )
 
 
+KEYS = ("graph", "reference", "fit", "fit_seeds", "trials", "mode", "out")
+
+
+def _integers(given: dict[str, str], key: str, valid: str) -> list[int] | None:
+    """``key``'s comma-separated whole numbers, or None when not given.
+
+    Raises:
+        ConfigError: naming ``key``, its value and what is valid.
+    """
+    if key not in given:
+        return None
+    try:
+        values = [int(i) for i in given[key].split(",")]
+    except ValueError:
+        raise ConfigError(f"{key}={given[key]} is invalid; valid: {valid}") from None
+    return values
+
+
 @dataclass(frozen=True)
 class Args:
     graph: str
@@ -86,7 +104,7 @@ def parse(argv: Sequence[str]) -> Args:
         key, sep, value = arg.partition("=")
         if not sep:
             raise ConfigError(f"{arg!r} is not key=value; {USAGE}")
-        if key in ("graph", "reference", "fit", "fit_seeds", "trials", "mode", "out"):
+        if key in KEYS:
             given[key] = value
         elif key.lstrip("+").split(".")[0] == "tracking":
             tracking.append(arg)
@@ -100,15 +118,11 @@ def parse(argv: Sequence[str]) -> Args:
             f"graph {graph} declares no calibration (GraphSpec.calibration); calibratable graphs: "
             f"{', '.join(n for n in discovery.names() if discovery.load(n).calibration is not None)}"
         )
-    try:
-        fit = [int(i) for i in given["fit"].split(",")] if "fit" in given else None
-        fit_seeds = [int(i) for i in given["fit_seeds"].split(",")] if "fit_seeds" in given else None
-        trials = int(given.get("trials", TRIALS))
-    except ValueError as exc:
-        raise ConfigError(
-            f"fit= takes grid indices (fit=0,2,4), fit_seeds= the references' seeds (fit_seeds=0,7) and trials= a "
-            f"whole number; {USAGE}"
-        ) from exc
+    fit = _integers(given, "fit", "grid indices, e.g. fit=0,2,4")
+    fit_seeds = _integers(given, "fit_seeds", "the references' seeds, e.g. fit_seeds=0,1")
+    trials = (_integers(given, "trials", "a whole number, e.g. trials=40") or [TRIALS])[0]
+    if "trials" in given and "," in given["trials"]:
+        raise ConfigError(f"trials={given['trials']} is invalid; valid: a whole number, e.g. trials=40")
     if trials < 1:
         raise ConfigError(f"trials={trials} must be at least 1")
     mode = given.get("mode", "shared")
@@ -119,6 +133,11 @@ def parse(argv: Sequence[str]) -> Args:
         raise ConfigError(f"reference= names no directory; {USAGE}")
     if reference is None and fit_seeds is not None:
         raise ConfigError("fit_seeds= chooses among the seeds of the runs given as reference=A,B,C; give them")
+    for arg in rest:
+        key = arg.partition("=")[0]
+        meant = closest(key, KEYS) if "." not in key else None
+        if meant is not None:
+            raise ConfigError(f"unknown key {key} (did you mean {meant}?); calibrate's keys: {', '.join(KEYS)}")
     if reference is not None and rest:
         raise ConfigError(
             f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
@@ -524,19 +543,21 @@ def _echo_outcome(echo: Callable[[str], None], result: Fit, target_path: Path, r
     """Says whether the calibrated set was written, and why not where it was not."""
     as_written, written = report["fit"]["as_written"], report["calibrated_set"] is not None
     seeded = report["evaluation"]["held_out_seeds"]
+    kept = f"{target_path} is left as it was" if target_path.exists() else f"nothing is written to {target_path}"
+    held = f"seed{'s' * (len(seeded['seeds']) != 1)} {','.join(map(str, seeded['seeds']))}"
     if as_written:
         echo(f"no shift fitted better than the personas as written: {target_path} holds them as written")
     if not (result.loss < result.authored_loss or as_written):
         echo(
             f"calibrated set not written: the fit's loss {result.loss:.3f} is no lower than the authored cast's "
-            f"{result.authored_loss:.3f}, so {target_path} is left as it was (try more trials= or other fit= points)"
+            f"{result.authored_loss:.3f}, so {kept} (try more trials= or other fit= points)"
         )
     elif not written:
         k, n = seeded["inside"], seeded["total"]
         echo(
-            f"calibrated set not written: on the held-out seeds {','.join(map(str, seeded['seeds']))} the calibrated "
+            f"calibrated set not written: on the held-out {held} the calibrated "
             f"cast lies inside the LLM's 95% interval in {k['calibrated']}/{n} cells, fewer than the authored cast's "
-            f"{k['scripted']}/{n}, so {target_path} is left as it was (try more trials=, fit seeds or fit= points)"
+            f"{k['scripted']}/{n}, so {kept} (try more trials=, fit seeds or fit= points)"
         )
     echo(f"calibrated set: {target_path if written else 'not written'}\nreport: {out}")
 
