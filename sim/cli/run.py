@@ -302,6 +302,9 @@ def main(args: list[str]) -> None:
         fail(str(exc))
     single = not {"-m", "--multirun", "--cfg", "-c", "--hydra-help", "--info"} & set(args)
     check_arguments(args)
+    study = next((a for a in args if a.lstrip("+").partition("=")[0] == "hparams_search"), None)
+    if study is not None and not {"-m", "--multirun", "--cfg", "-c", "--info", "--hydra-help"} & set(args):
+        fail(f"{study} is a study over many runs: add -m (dialectica -m {study} ...), or drop it to run one config")
     check_group_overrides(args)
     signal.signal(signal.SIGTERM, _terminate)
     with one_line_errors(), composed_once(single and not any(a.lstrip("+~").startswith("hydra.mode=") for a in args)):

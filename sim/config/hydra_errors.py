@@ -86,5 +86,7 @@ def _unknown_key(text: str, cause: Any) -> str:
     if full_key.startswith("llm.") and keys == ["backend"]:
         return f"{full_key} is a setting of a model: add llm=llamacpp or llm=openai (llm=scripted has none)"
     parent_key, _, last = full_key.rpartition(".")
+    if last in keys:  # the key is there: its value is what Hydra could not take (n_trials=abc)
+        return f"{full_key} cannot take the value given: {str(cause).splitlines()[0][:200]}"
     hint = did_you_mean(last, keys, f"{parent_key}." if parent_key else "")
     return f"unknown key {full_key}{hint}; valid keys: {', '.join(keys)}"

@@ -47,6 +47,28 @@ def earlier_jobs(sweep_dir: Path) -> set[Path]:
     }
 
 
+def study_ends(args: list[str]) -> list[list[str]]:
+    """Jobs that put each parameter an Optuna study searches at each end of its range (an ``interval`` as the floats,
+    a ``range`` as the integers, both ends included, the sweeper draws; a ``choice`` at each value), the others at
+    their first: a bound out of range or a misspelt key is refused before the study starts, not at the trial that
+    reaches it."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    choices = []
+    for override in OverridesParser.create().parse_overrides(args):
+        key, value = override.get_key_element(), override.value()
+        if override.is_interval_sweep():
+            choices.append([f"{key}={float(value.start)}", f"{key}={float(value.end)}"])
+        elif override.is_range_sweep():
+            choices.append([f"{key}={value.start}", f"{key}={value.stop}"])
+        elif override.is_sweep_override():
+            choices.append([f"{key}={v}" for v in override.sweep_string_iterator()])
+        else:
+            choices.append([str(override.input_line)])
+    first = [values[0] for values in choices]
+    return [first] + [[*first[:i], v, *first[i + 1 :]] for i, values in enumerate(choices) for v in values[1:]]
+
+
 def given_sweep_dir(args: list[str], cwd: Path) -> Path | None:
     """The ``hydra.sweep.dir`` the command line names, or None (none given, or one Hydra interpolates)."""
     given = [a.partition("=")[2] for a in args if a.lstrip("+").partition("=")[0] == "hydra.sweep.dir"]
@@ -83,8 +105,8 @@ def check_sweep(
     from dialectica.sim.config.typed import redact_overrides  # lazy: start-up (omegaconf, yaml)
 
     optuna = any(arg.lstrip("+~").partition("=")[0] in _OPTUNA_KEYS for arg in args)
-    # an Optuna sweeper draws the swept values: its jobs are checked with the fixed ones only
-    jobs = [[arg for arg in args if "," not in arg.partition("=")[2]]] if optuna else expand(args)
+    # an Optuna sweeper draws the swept values: its jobs are checked at the ends of each range it may draw from
+    jobs = study_ends(args) if optuna else expand(args)
     sweep_dir = given_sweep_dir(args, cwd)
     probed: set[str] = set()
     try:

@@ -128,6 +128,18 @@ INPUT_CASES = [
     case("tracking-option", "tracking=mongo", "unknown tracking='mongo'; valid choices: none, sqlite"),
     case("hparams-option", "hparams_search=nope", "unknown hparams_search='nope'; valid choices: committee_optuna,"),
     case("experiment-option", "+experiment=nope", "unknown experiment='nope'; valid choices: ci_suite,"),
+    case(
+        "study-trials-str",
+        "-m hparams_search=interview_optuna hydra.sweeper.n_trials=abc",
+        "hydra.sweeper.n_trials cannot take the value given: Value 'abc' of type 'str' could not be converted to Integer",
+    ),
+    case(
+        "study-bound-out-of-range",
+        "-m hparams_search=socratic_panel_optuna graph.convergence_threshold=interval(0.5,1.5)",
+        "sweep job 1 (",
+        "graph.convergence_threshold=1.5 is out of range",
+    ),
+    case("study-without-m", "hparams_search=interview_optuna", "is a study over many runs: add -m (dialectica -m"),
     # the command line itself
     case(
         "no-equals",
