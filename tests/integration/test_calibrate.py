@@ -165,7 +165,7 @@ def test_an_offset_fit_writes_each_persona_shifted_from_its_authored_values(refe
     calibration = load(GRAPH).calibration
     assert all(trials[0][k.name] == 0 for k in calibration.knobs)  # trial 0: the personas as written
     assert trials[0]["loss"] == pytest.approx(report["fit"]["authored_loss"])
-    assert report["provenance"]["mode"] == "offset" and report["provenance"]["command"].endswith("mode=offset")
+    assert report["provenance"]["mode"] == "offset" and report["provenance"]["command"].endswith(f"mode=offset out={target}")
     assert report["calibrated_set"] == str(target) and report["fit"]["loss"] < report["fit"]["authored_loss"]
     saved = yaml.safe_load(target.read_text())
     cfg = load_config([f"graph={GRAPH}", "tracking=none"], out_dir=root / "cfg", cwd=root)
@@ -226,6 +226,7 @@ def test_references_at_several_seeds_pool_the_fit_seeds_and_judge_the_others(see
 
     prov = report["provenance"]
     assert prov["fit_seeds"] == [2, 5] and prov["validation_seeds"] == [7] and prov["seed"] == [2, 5]
+    assert not any(o.startswith("seed=") for o in prov["overrides"])  # not the first reference's seed alone
     assert prov["reference"] == ",".join(str(r.relative_to(root)) for r in refs) and prov["episodes"] == 4
     # the grid-point report pools the fit seeds: 8 LLM episodes a point
     pooled = [cli.rate(a + b) for a, b in zip(*(load_reference(r, GRAPH).llm for r in refs[:2]), strict=True)]

@@ -218,7 +218,7 @@ def markdown(graph: str, report: dict[str, Any], docs: dict[str, str]) -> str:
     ev = report["evaluation"]
     lines = [
         f"# Calibration: {graph} against {report['provenance']['model'].get('model', '?')} "
-        f"({report['provenance']['episodes']} episodes per point)",
+        f"({report['provenance']['episodes']} episodes per point and seed)",
         "",
         "| config | split | LLM rate (95% CI) | authored scripted | inside | calibrated | inside |",
         "|---|---|---|---|---|---|---|",
@@ -449,6 +449,7 @@ def _command(args: Args, shown: Path | str) -> str:
             *([f"fit={','.join(map(str, args.fit))}"] if args.fit else []),
             f"trials={args.trials}",
             *([f"mode={args.mode}"] if args.mode != "shared" else []),
+            *([f"out={args.out}"] if args.out else []),
         ]
     )
 
@@ -478,7 +479,7 @@ def _provenance(
         "grid": {k: [p[k] for p in reference.points] for k in reference.points[0]},
         "fit_points": [_label(reference.points[i]) for i in fit],
         "held_out_points": [_label(reference.points[i]) for i in held],
-        "overrides": reference.overrides,
+        "overrides": [o for o in reference.overrides if not o.startswith("seed=")],  # seeds: fit_/validation_seeds
         "trials": args.trials,
         "sampler": "optuna CmaEsSampler" if args.mode == "offset" else "optuna TPESampler",
         "mode": args.mode,
