@@ -85,7 +85,7 @@ def describe(spec: GraphSpec) -> str:
     lines = [
         f"{spec.name}  ({origin})",
         f"  {spec.description}" if spec.description else "",
-        f"  participants: {', '.join(sorted(spec.casts))}; roles: "
+        f"  participants: {', '.join(sorted([*spec.casts, *(['calibrated'] if spec.calibration else [])]))}; roles: "
         + ", ".join(f"{role} ({kind})" for role, kind in sorted(spec.roles.items())),
         "  scenarios: graph.scenarios=FILE.yaml (a list of scenarios) or a folder of them"
         if adapted

@@ -183,6 +183,8 @@ def test_list_and_help_answer_without_a_run(tmp_path):
     headers = [line.split()[0] for line in proc.stdout.splitlines() if line and not line.startswith(" ")]
     assert headers == names() == ["committee", "interview", "maieutic", "socratic_panel", "tribunal"]
     assert "graph.cast.hang_s = 1.5" in proc.stdout and "graph.cast.discipline = 0.8" in proc.stdout
+    casts = [line.split(";")[0].split(": ")[1] for line in proc.stdout.splitlines() if line.startswith("  participants: ")]
+    assert casts[:2] == ["calibrated, scripted, surrogate"] * 2  # a calibratable graph offers participants=calibrated
     proc = subprocess.run([str(BIN), "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0 and proc.stdout.startswith("usage: dialectica")
     assert "graph=all|committee|interview|maieutic|socratic_panel|tribunal" in proc.stdout
