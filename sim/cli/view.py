@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import json
 import os
 import shlex
 import sys
+from dataclasses import replace
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from dialectica.sim.cli.errors import Parser, guarded
 from dialectica.sim.config.view import ViewOptions
+from dialectica.sim.view.registry import view_for
 from dialectica.sim.view.select import spans
 from dialectica.sim.view.source import RUN_ID, GraphRecords, ViewError, resolve
 from dialectica.sim.view.topology import default_topology
@@ -134,15 +137,29 @@ def write(args: argparse.Namespace) -> Path:
     # the run's index keeps linking the other graphs' indexes written before
     indexes = {g.graph: g.out_dir / "index.html" for g in every if (g.out_dir / "index.html").exists()}
     for group in groups:
+        changed = None if asked is not None else _changed_endings(group.out_dir.parent.parent, group.graph)
+        why = {"asked": "ending changed"} if changed else {}
+        # as the replay wrote them: its changed endings beside the best and worst by the graph's own metric
+        shown = replace(options, metric=options.metric or view_for(group.graph).metric) if changed else options
         files = write_graph_pages(
-            group.records, group.out_dir, options, group.topology, group.full, asked, remake(args, group.graph)
-        )
+            group.records, group.out_dir, shown, group.topology, group.full, asked or changed, remake(args, group.graph),
+            **why,
+        )  # fmt: skip
         indexes[group.graph] = files[0]
         pages = [f for f in files[1:] if f.suffix == ".html"]
         plural = "" if len(pages) == 1 else "s"
         where = f"in {group.out_dir}, index over {len(group.records)} episodes"
         print(f"{group.graph}: {len(pages)} episode page{plural} {where}")
     return write_run_index(root / "view.html", indexes)
+
+
+def _changed_endings(run_dir: Path, graph: str) -> list[int] | None:
+    """A replay's episodes whose ending changed (its ``replay.json``), which get pages as the replay gave them."""
+    report = run_dir / "replay.json"
+    if not report.is_file():
+        return None
+    entry = (json.loads(report.read_text()).get("graphs") or {}).get(graph) or {}
+    return [int(c["episode"]) for c in entry.get("changed", [])] or None
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

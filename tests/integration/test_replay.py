@@ -103,7 +103,11 @@ def test_a_fork_under_another_threshold_keeps_the_first_turns_and_pairs_the_endi
     assert changed, "a deeper examination changed no ending"
     pages = {int(p.stem.split("_")[1]) for p in (tmp_path / "fork" / "maieutic" / "view").glob("episode_*.html")}
     assert {k[1] for k in changed} <= pages  # each changed ending gets its page, without asking
-    assert "ending changed" in (tmp_path / "fork" / "maieutic" / "view" / "index.html").read_text()
+    index = tmp_path / "fork" / "maieutic" / "view" / "index.html"
+    assert "ending changed" in index.read_text()
+    first_index = index.read_text()
+    rebuilt = _run(tmp_path, "view", str(tmp_path / "fork"))  # the pages written again, as the replay gave them
+    assert rebuilt.returncode == 0 and index.read_text().count("ending changed") == first_index.count("ending changed")
     graph = json.loads((tmp_path / "fork" / "replay.json").read_text())["graphs"]["maieutic"]
     assert graph["pairs"] == 16 and {c["episode"] for c in graph["changed"]} == {k[1] for k in changed}
     assert graph["diff"] == pytest.approx(graph["replay_rate"] - graph["original_rate"])
