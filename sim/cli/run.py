@@ -33,7 +33,7 @@ from dialectica.sim.config.paths import cannot_create
 from dialectica.sim.config.precheck import check_sweep, refuse_earlier_sweep
 from dialectica.sim.config.resources import CONF_DIR, GROUPS, group_options
 from dialectica.sim.engine import checkpoint
-from dialectica.sim.engine.replay import USAGE, arguments
+from dialectica.sim.engine.replay import HELP, arguments
 from dialectica.sim.engine.replay_report import markdown
 from dialectica.sim.secrets import install_logging
 
@@ -331,7 +331,7 @@ def replay(args: list[str]) -> None:
     keys on top, run as ``dialectica run``."""
 
     if args[:1] in (["--help"], ["-h"]):
-        print(USAGE)
+        print(HELP)
         return
     main(arguments(args))
 

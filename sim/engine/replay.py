@@ -27,6 +27,20 @@ USAGE = (
 )
 
 
+HELP = f"""{USAGE}
+
+  RUN                 a finished run's directory (a sweep's job folder too)
+  from_turn=T         the turns each episode keeps before the fork (0: the whole episode plays again)
+  KEY=VALUE           the original command's keys to change after the fork, e.g. graph.budget=6
+  out=DIR             the new run's directory (default RUN-replay-tT-<what KEY=VALUE set>)
+  resume=true         finish a replay that was stopped in out=DIR
+  checkpoints=true    keep each episode's LangGraph checkpoints, so that later forks go on from them
+
+Refused: seed= (each episode keeps its seed, so that it pairs with its original), graph= naming a graph the run did
+not play, and a from_turn past every episode. Writes replay.json and replay.md: per graph McNemar's test and the
+paired interval, and the episodes whose ending changed."""
+
+
 def _check_out(run: Path, out: Path, resume: bool) -> None:
     """A replay writes a new run directory: never the original's, nor one that holds a run already (unless resuming
     that replay with resume=true).
@@ -74,6 +88,8 @@ def arguments(args: list[str]) -> list[str]:
     run, rest = Path(args[0]), args[1:]
     if not run.is_dir():
         raise ConfigError(f"{run}: no such run directory ({USAGE})")
+    if not (run / "episodes.jsonl").is_file() and (run.parent / "episodes.jsonl").is_file():
+        raise ConfigError(f"{run} is a graph's folder of the run {run.parent}: give the run, {run.parent} ({USAGE})")
     if not (run / "summary.json").is_file():
         above = run.parent if (run.parent / "summary.json").is_file() else None
         hint = f"; {run.name} is a graph's folder: give its run, {above}" if above else ": replay a finished run's directory"

@@ -156,6 +156,7 @@ def test_a_fork_under_a_smaller_budget_stops_each_interview_at_it(original):
         (["replay", "{orig}", "from_turn=-1"], ("replay.from_turn=-1 is invalid", "integers >= 0")),
         (["replay", "{orig}", "graph=interview", "replay.nope=1"], ("unknown key replay.nope",)),
         (["replay", "{orig}", "seed=5"], ("seed=: a replay keeps each episode's seed",)),
+        (["replay", "{orig}/interview", "graph.budget=4"], ("interview is a graph's folder of the run", "give the run")),
         (["replay", "{orig}", "form_turn=3"], ("unknown key form_turn (did you mean from_turn?)",)),
         (["replay", "{orig}", "from_turn=500"], ("replay.from_turn=500: no episode in", "valid: from_turn 0-")),
     ],
