@@ -8,6 +8,7 @@ memory does not grow with transcripts.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 import time
@@ -38,6 +39,8 @@ from dialectica.sim.tracking.runs import Tracker
 from dialectica.sim.tracking.store import mlflow_ui_url
 from dialectica.sim.tracking.traces import EpisodeTraces, trace_url
 from dialectica.sim.view.topology import graph_topology
+
+_log = logging.getLogger(__name__)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -209,8 +212,23 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
         values = [entry["metrics"] for entry in summary["graphs"].values()]
         _check_objective(cfg.objective, values)
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
+        _log_objective(tracker, summary)
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))
     return summary
+
+
+def _log_objective(tracker: Tracker, summary: dict[str, Any]) -> None:
+    """The objective as a metric of each graph's MLflow run, so that a study's trials rank by it there too; best
+    effort: a store that cannot take it costs a warning, not the run."""
+    runs = [entry["mlflow_run_id"] for entry in summary["graphs"].values() if entry.get("mlflow_run_id")]
+    if not runs:
+        return
+    try:
+        client, _ = tracker.connect()
+        for run_id in runs:
+            client.log_metric(run_id, "objective", float(summary["objective"]))
+    except Exception as exc:  # noqa: BLE001 - the run's records and summary are what matter
+        _log.warning("the objective was not logged to MLflow: %s: %s", type(exc).__name__, exc)
 
 
 def _check_objective(objective: dict[str, Any], values: list[dict[str, Any]]) -> None:

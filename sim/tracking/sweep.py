@@ -287,10 +287,10 @@ class SweepCallback(Callback):
         overrides = redact_overrides(config.hydra.overrides.task)
         swept = swept_keys(config)
         keys = [o.lstrip("+~").partition("=")[0] for o in overrides]
-        shown = [
-            o.partition("=")[2] if k == "graph" else _short(o)  # "sweep socratic_panel threshold=0.6,0.8"
+        shown = [  # "sweep socratic_panel threshold=0.6,0.8", "sweep interview_optuna"
+            o.partition("=")[2] if k in ("graph", "hparams_search") else _short(o)
             for k, o in zip(keys, overrides, strict=True)
-            if k in {*swept, "graph"}
+            if k in {*swept, "graph", "hparams_search"}
         ]
         note = (
             f"A sweep of {', '.join(map(_short, swept)) or 'one configuration'}: "

@@ -102,3 +102,16 @@ def test_load_runs_refuses_a_missing_store_experiment_or_graph_and_creates_nothi
     with pytest.raises(dialectica.ConfigError, match=r"graph='interviw' has no finished run .*none yet"):
         dialectica.load_runs(uri, experiment="mine", graph="interviw")
     assert dialectica.load_runs(str(tmp_path / "ml.db"), experiment="mine").empty  # a file path reads as sqlite:///
+
+
+def test_a_runs_objective_is_a_metric_of_each_graphs_mlflow_run(tmp_path):
+    from dialectica.sim.config import load
+    from dialectica.sim.engine import run
+
+    uri = f"sqlite:///{tmp_path / 'ml.db'}"
+    given = ["graph=interview", "embeddings=false", "view.enabled=false", "progress=false", "episodes=3"]
+    objective = "+objective={metric:convergence_rate,floor_metric:rounds_mean,floor:100,penalty:0.01}"
+    summary = run(load([*given, f"tracking.uri={uri}", objective], out_dir=tmp_path / "run"), echo=lambda _: None)
+    (logged,) = MlflowClient(uri).search_runs(["0", "1"])
+    assert logged.data.metrics["objective"] == pytest.approx(summary.objective)
+    assert summary.objective < logged.data.metrics["convergence_rate"]  # the floor's penalty, not the rate alone

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import yaml
 from mlflow.tracking import MlflowClient
 
@@ -49,6 +50,13 @@ def test_study_improves_on_its_first_trial_and_resumes(tmp_path):
     assert {f"best.{k}" for k in best["best_params"]} <= set(parent.data.params)
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {"objective.png", "optimization_results.yaml", "comparison.csv"} <= artifacts
+    assert parent.info.run_name.startswith("sweep socratic_panel_optuna")  # which study, by its name
+    table = pd.read_csv(study / "comparison.csv")  # the study's best heads the table, as optimization_results says
+    assert table.iloc[0]["objective"] == best["best_value"] and parent.data.params.keys() >= {
+        "best." + k for k in best["best_params"]
+    }
+    trials = [r for r in client.search_runs(["1"]) if r.data.tags.get("sweep") != "true"]
+    assert sorted(r.data.metrics["objective"] for r in trials) == sorted(objectives)  # each trial ranks in MLflow too
 
     resumed = _study(tmp_path, "resume=true")
     assert resumed.stdout.count("already finished") == 6  # the seeded sampler replays the same six trials
