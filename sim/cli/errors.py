@@ -57,6 +57,9 @@ def guarded(command: Callable[[list[str]], Any], argv: Sequence[str]) -> int:
     except ConfigError as exc:
         say(str(exc))
         return INPUT
+    except BrokenPipeError:  # the reader stopped reading (``| head``): what it read is what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error as Python flushes at exit
+        return 0
     except Exception as exc:
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
