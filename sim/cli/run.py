@@ -87,6 +87,16 @@ def discard(out_dir: Path | None) -> None:
             log.unlink()
         if not any(out_dir.iterdir()):
             out_dir.rmdir()
+            _remove_empty_parents(out_dir.parent)
+
+
+def _remove_empty_parents(folder: Path) -> None:
+    """The empty folders Hydra made above a discarded run (``results/runs``), up to the working directory."""
+    cwd = Path.cwd().resolve()
+    folder = folder.resolve()
+    while folder != cwd and cwd in folder.parents and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def fail(message: str, out_dir: Path | None = None, code: int = INPUT) -> NoReturn:

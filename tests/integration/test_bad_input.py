@@ -519,6 +519,12 @@ def test_an_unexpected_error_during_the_run_exits_1_and_keeps_the_run(tmp_path):
     assert len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) == 2  # the episodes stay
 
 
+def test_bad_input_into_the_default_run_folder_leaves_no_empty_results_folder(tmp_path):
+    proc = dialectica(["graph=interview", "graph.budget=-1", "tracking=none"], tmp_path, None)
+    _one_line(proc, 2, ("graph.budget=-1.0 is out of range",))
+    assert not any(tmp_path.iterdir())  # not even the results/runs/ Hydra made for the run
+
+
 @pytest.mark.parametrize(
     ("key", "typo", "meant"),
     [("metric", "convergance_rate", "convergence_rate"), ("floor_metric", "ascr_recal_mean", "ascr_recall_mean")],
