@@ -41,9 +41,9 @@ class CalibratedSet:
             mapping.update(self.values_for(persona))
         return out
 
-    def apply_all(self, scenarios: list[dict[str, Any]], calibration: Calibration, where: Path) -> list[dict[str, Any]]:
-        """``apply`` to each scenario; a persona id of the set that no scenario has, but that is close to one that
-        has no values of its own, is a typo that would leave that persona authored.
+    def check_ids(self, scenarios: list[dict[str, Any]], calibration: Calibration, where: Path) -> None:
+        """A persona id of the set that none of the graph's ``scenarios`` (all of them) has, but that is close to one
+        that has no values of its own, is a typo that would leave that persona authored.
 
         Raises:
             ConfigError: naming the id, the file and the persona meant.
@@ -56,7 +56,6 @@ class CalibratedSet:
                     f"{where}: personas.{persona} is no persona of graph {self.graph}'s scenarios (did you mean "
                     f"{meant}?); as it is, {meant} would play the shared values"
                 )
-        return [self.apply(s, calibration) for s in scenarios]
 
     def to_dict(self) -> dict[str, Any]:
         return {

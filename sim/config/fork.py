@@ -71,7 +71,8 @@ def fork_runs(graph_runs: list[Any], replay: dict[str, Any]) -> list[Any]:
                 "valid: from_turn=0"
             )
         raw = json.loads(config.read_text())["graph"]
-        before = build_params(run.spec.params, {k: v for k, v in raw.items() if k not in ("name", "cast")}, "graph")
+        knobs = {k: v for k, v in raw.items() if k not in ("name", "cast", "calibrated_set")}  # the graph's own
+        before = build_params(run.spec.params, knobs, "graph")
         if turn > 0:
             _same_graph(run.spec.name, before, run.params)
             _same_start(run, before)

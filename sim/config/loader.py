@@ -220,9 +220,11 @@ def calibrated(run: GraphRun) -> GraphRun:
     assert calibration is not None  # cast.check let only calibratable graphs through
     path = calset.path_for(run.datasets)
     values = calset.read(path, run.spec.name, calibration)
-    played = calset.fingerprint(path)  # which set played: in config.json, MLflow's params and the resume check
+    every = load_scenarios(run.datasets, run.spec, "all")  # a misspelt id is told from another scenario's by all
+    values.check_ids(every, calibration, path)
+    played = calset.fingerprint(path)  # which set played: in config.json and MLflow's params
     return dataclasses.replace(
-        run, scenarios=values.apply_all(list(run.scenarios), calibration, path), raw={**run.raw, "calibrated_set": played}
+        run, scenarios=[values.apply(s, calibration) for s in run.scenarios], raw={**run.raw, "calibrated_set": played}
     )
 
 
@@ -243,6 +245,9 @@ def from_composed(
     faults = FaultRates.from_config(participants)
     tracking = _container(cfg.tracking)
     graph_runs = _cast_runs(cfg, kind)
+    sets = {r.spec.name: str(r.raw["calibrated_set"]).rpartition(" ")[2] for r in graph_runs if "calibrated_set" in r.raw}
+    if sets:  # which calibrated set played, in the fingerprint: a set rewritten before resume=true is refused
+        resolved["participants"]["calibrated_set"] = sets
     embedding_cache = _embedding_cache(cfg, graph_runs)
     cast_voices, roles = _checked_voices(cfg, graph_runs, kind)
     max_error_rate = cfg.get("max_error_rate", 0.5)

@@ -121,3 +121,19 @@ def test_a_graph_without_its_calibrated_set_is_one_line_naming_the_file_and_the_
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert str(data / "interview" / calset.FILE) in lines[0] and "dialectica calibrate graph=interview" in lines[0]
     assert not (tmp_path / "run").exists()
+
+
+def test_a_calibrated_run_replays_and_refuses_to_resume_under_another_set(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(discovery.load("interview").datasets, data / "interview")
+    run = [sys.executable, "-m", "dialectica.sim.cli.run", "graph=interview", "participants=calibrated", "episodes=2",
+           f"datasets_dir={data}", "tracking=none", "progress=false", f"hydra.run.dir={tmp_path / 'run'}"]  # fmt: skip
+    assert subprocess.run(run, capture_output=True, cwd=tmp_path).returncode == 0
+    replay = [sys.executable, "-m", "dialectica", "replay", str(tmp_path / "run"), "from_turn=1", "graph.budget=4",
+              f"out={tmp_path / 'fork'}"]  # fmt: skip
+    done = subprocess.run(replay, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]  # the set's record in config.json is not a knob of the graph
+    path = data / "interview" / calset.FILE
+    path.write_text(path.read_text().replace("graph: interview", "graph: interview  # rewritten"))
+    again = subprocess.run([*run, "resume=true"], capture_output=True, text=True, cwd=tmp_path)
+    assert again.returncode == 2 and "participants.calibrated_set.interview" in again.stderr, again.stderr[-2000:]
