@@ -58,6 +58,10 @@ def test_study_improves_on_its_first_trial_and_resumes(tmp_path):
     trials = [r for r in client.search_runs(["1"]) if r.data.tags.get("sweep") != "true"]
     assert sorted(r.data.metrics["objective"] for r in trials) == sorted(objectives)  # each trial ranks in MLflow too
 
+    replay = [str(BIN), "replay", str(study / "0"), "from_turn=1", "tracking=none", f"out={tmp_path / 'fork'}"]
+    forked = subprocess.run(replay, capture_output=True, text=True, cwd=tmp_path)  # a trial is one run: it replays
+    assert forked.returncode == 0 and (tmp_path / "fork" / "replay.json").is_file(), forked.stderr[-2000:]
+
     resumed = _study(tmp_path, "resume=true")
     assert resumed.stdout.count("already finished") == 6  # the seeded sampler replays the same six trials
     assert yaml.safe_load((study / "optimization_results.yaml").read_text()) == best
