@@ -69,6 +69,13 @@ def _param_lines(cls: type, prefix: str) -> list[str]:
     return lines
 
 
+def _calibrated(spec: GraphSpec) -> bool:
+    """Whether ``participants=calibrated`` can play the graph: it declares a calibration and ships a set."""
+    from dialectica.sim.config import calset  # lazy: start-up (yaml)
+
+    return spec.calibration is not None and calset.path_for(spec.datasets).is_file()
+
+
 def describe(spec: GraphSpec) -> str:
     """A graph's entry in ``dialectica list``."""
     adapted = "scenarios" in {f.name for f in dataclasses.fields(spec.params)}
@@ -85,7 +92,7 @@ def describe(spec: GraphSpec) -> str:
     lines = [
         f"{spec.name}  ({origin})",
         f"  {spec.description}" if spec.description else "",
-        f"  participants: {', '.join(sorted([*spec.casts, *(['calibrated'] if spec.calibration else [])]))}; roles: "
+        f"  participants: {', '.join(sorted([*spec.casts, *(['calibrated'] if _calibrated(spec) else [])]))}; roles: "
         + ", ".join(f"{role} ({kind})" for role, kind in sorted(spec.roles.items())),
         "  scenarios: graph.scenarios=FILE.yaml (a list of scenarios) or a folder of them"
         if adapted

@@ -136,14 +136,14 @@ def write(args: argparse.Namespace) -> Path:
     _check_metric(groups, args.metric)
     # the run's index keeps linking the other graphs' indexes written before
     indexes = {g.graph: g.out_dir / "index.html" for g in every if (g.out_dir / "index.html").exists()}
+    target = Path(args.target)  # a run's folder (a replay's holds replay.json), or an MLflow run id
     for group in groups:
-        changed = None if asked is not None else _changed_endings(group.out_dir.parent.parent, group.graph)
-        why = {"asked": "ending changed"} if changed else {}
+        changed = None if asked is not None or not target.is_dir() else _changed_endings(target, group.graph)
         # as the replay wrote them: its changed endings beside the best and worst by the graph's own metric
         shown = replace(options, metric=options.metric or view_for(group.graph).metric) if changed else options
         files = write_graph_pages(
             group.records, group.out_dir, shown, group.topology, group.full, asked or changed, remake(args, group.graph),
-            **why,
+            asked="ending changed" if changed else "asked for",
         )  # fmt: skip
         indexes[group.graph] = files[0]
         pages = [f for f in files[1:] if f.suffix == ".html"]
@@ -156,6 +156,8 @@ def write(args: argparse.Namespace) -> Path:
 def _changed_endings(run_dir: Path, graph: str) -> list[int] | None:
     """A replay's episodes whose ending changed (its ``replay.json``), which get pages as the replay gave them."""
     report = run_dir / "replay.json"
+    if not report.is_file() and (run_dir / "config.json").is_file():  # one graph's folder of the run
+        report = run_dir.parent / "replay.json"
     if not report.is_file():
         return None
     entry = (json.loads(report.read_text()).get("graphs") or {}).get(graph) or {}

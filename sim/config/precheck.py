@@ -47,20 +47,34 @@ def earlier_jobs(sweep_dir: Path) -> set[Path]:
     }
 
 
-def study_ends(args: list[str]) -> list[list[str]]:
-    """Jobs that put each parameter an Optuna study searches at each end of its range (an ``interval`` as the floats,
-    a ``range`` as the integers, both ends included, the sweeper draws; a ``choice`` at each value), the others at
-    their first: a bound out of range or a misspelt key is refused before the study starts, not at the trial that
-    reaches it."""
+def _product(args: list[str]) -> bool:
+    """Whether ``expand(args)`` is every job of the sweep (at most ``MAX_JOBS``), not one per swept value."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    total = 1
+    for override in OverridesParser.create().parse_overrides(args):
+        total *= len(list(override.sweep_string_iterator())) if override.is_sweep_override() else 1
+    return total <= MAX_JOBS
+
+
+def study_ends(args: list[str]) -> list[list[str]]:
+    """Jobs that put each parameter the command line gives an Optuna study to search at each end of its range (an
+    ``interval`` as the floats, or integers if tagged ``int``, a ``range`` as its first and last step, both ends
+    included, as the sweeper draws; a ``choice`` at each value), the others at their first: a bound out of range or a
+    misspelt key is refused before the study starts, not at the trial that reaches it. The ranges of the study's own
+    config (``conf/hparams_search``) are not read here."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import IntervalSweep, RangeSweep
 
     choices = []
     for override in OverridesParser.create().parse_overrides(args):
         key, value = override.get_key_element(), override.value()
-        if override.is_interval_sweep():
-            choices.append([f"{key}={float(value.start)}", f"{key}={float(value.end)}"])
-        elif override.is_range_sweep():
-            choices.append([f"{key}={value.start}", f"{key}={value.stop}"])
+        if isinstance(value, IntervalSweep) and value.start is not None and value.end is not None:
+            kind = int if "int" in value.tags else float  # floats, unless tagged int
+            choices.append([f"{key}={kind(value.start)}", f"{key}={kind(value.end)}"])
+        elif isinstance(value, RangeSweep) and not value.shuffle and value.start is not None and value.stop is not None:
+            last = value.start + ((value.stop - value.start) // value.step) * value.step  # the last step, stop included
+            choices.append([f"{key}={value.start}", f"{key}={last}"])
         elif override.is_sweep_override():
             choices.append([f"{key}={v}" for v in override.sweep_string_iterator()])
         else:
@@ -108,12 +122,18 @@ def check_sweep(
     # an Optuna sweeper draws the swept values: its jobs are checked at the ends of each range it may draw from
     jobs = study_ends(args) if optuna else expand(args)
     sweep_dir = given_sweep_dir(args, cwd)
+    keys = [arg.lstrip("+~").partition("=")[0] for arg in args]
+    swept = {arg.lstrip("+~").partition("=")[0] for arg in args if "," in arg.partition("=")[2] or "(" in arg}
+    # job n resumes folder n only where the jobs are Hydra's own product, in its order and its folders
+    numbered = (
+        not optuna and not any(keys.count(k) > 1 for k in swept) and "hydra.sweep.subdir" not in keys and _product(args)
+    )
     probed: set[str] = set()
     try:
         for number, job in enumerate(jobs):
             try:
                 run_cfg = load(job, out_dir=cwd, cwd=cwd)
-                if resumable is not None and sweep_dir is not None and run_cfg.resume and not optuna:
+                if resumable is not None and sweep_dir is not None and run_cfg.resume and numbered:
                     resumable(sweep_dir / str(number), run_cfg)  # job number n runs in folder n (hydra.sweep.subdir)
             except ConfigError as exc:
                 shown = " ".join(o for o in redact_overrides(job) if not o.startswith("hydra."))

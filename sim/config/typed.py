@@ -180,6 +180,7 @@ def _hydra_value(value: Any) -> str:
 # Keys (or prefixes before a dot) that change how a run looks or where it reports, never what its records hold:
 # a resume's fingerprint, a replay's folder name and the analyses that count each config once leave them out.
 RUN_CONTROL = (
+    "objective",  # what a sweeper maximises over the metrics: it changes no episode
     "progress",
     "resume",
     "view",

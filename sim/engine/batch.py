@@ -211,6 +211,8 @@ def run_experiment(cfg: RunConfig, embed: Embed | None = None, echo: Callable[[s
     if cfg.objective:
         values = [entry["metrics"] for entry in summary["graphs"].values()]
         _check_objective(cfg.objective, values)
+        for entry in summary["graphs"].values():  # each graph's own, for a sweep's table per graph
+            entry["objective"] = penalised(entry["metrics"], **cfg.objective)
         summary["objective"] = sum(penalised(v, **cfg.objective) for v in values) / len(values)
         _log_objective(tracker, summary)
     _write_atomic(cfg.out_dir / "summary.json", json.dumps(scrub_tree(summary), indent=2))
@@ -232,7 +234,9 @@ def _log_objective(tracker: Tracker, summary: dict[str, Any]) -> None:
 
 
 def _check_objective(objective: dict[str, Any], values: list[dict[str, Any]]) -> None:
-    """A metric the objective names that no graph of the run logged is a typo, not a zero.
+    """A metric the objective names that no graph of the run logged, close to one it did, is a typo, not a zero;
+    one close to none (a metric no episode could give this time, left out of the summary) is warned of and counts 0.
+    The objective is not in the run's fingerprint, so the run resumes with it corrected (resume=true).
 
     Raises:
         ConfigError: naming ``objective.<key>``, the closest metric and the valid ones (before summary.json).
@@ -240,12 +244,16 @@ def _check_objective(objective: dict[str, Any], values: list[dict[str, Any]]) ->
     logged = {name for metrics in values for name in metrics}
     for key in ("metric", "floor_metric"):
         name = objective.get(key)
-        if name is not None and name not in logged:
+        if name is None or name in logged:
+            continue
+        hint = did_you_mean(name, logged)
+        if hint:
             shown = sorted(n for n in logged if "/" not in n)
             raise ConfigError(
-                f"objective.{key}={name} is not a metric this run logged{did_you_mean(name, logged)}; "
-                f"valid: {', '.join(shown)}"
+                f"objective.{key}={name} is not a metric this run logged{hint}; valid: {', '.join(shown)}; "
+                "rerun with it corrected and resume=true (the episodes are kept)"
             )
+        _log.warning("objective.%s=%s: no graph of this run logged it; it counts as 0", key, name)
 
 
 TRACES = "traces.json"  # <graph>/traces.json: the MLflow experiment and each traced episode's trace id

@@ -97,8 +97,9 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
             task[0] += converged
             task[1] += 1
             row["seeds"].add(summary.get("seed"))
-            if summary.get("objective") is not None:
-                row["objectives"][str(summary_path.parent)] = summary["objective"]
+            scored = (summary.get("graphs") or {}).get(record["graph"], {}).get("objective", summary.get("objective"))
+            if scored is not None:  # the graph's own objective; a summary from before them: the run's
+                row["objectives"][str(summary_path.parent)] = scored
     rows, outcomes = [], {}
     most_seeds = max((len(d["seeds"]) for d in pooled.values()), default=1)
     for (graph, config), data in pooled.items():
@@ -128,11 +129,23 @@ def comparison(sweep_dir: Path, alpha: float = 0.05) -> pd.DataFrame:
         return frame
     # the best first: by the objective where the sweep had one (an Optuna study's, so the table's best is the
     # study's), then by convergence; stable: configurations that tie stay in the jobs' order
+    minimize = _direction(sweep_dir) == "minimize"
     frame = frame.sort_values(
-        ["graph", "objective", "convergence_rate"], ascending=[True, False, False], kind="stable", na_position="last"
+        ["graph", "objective", "convergence_rate"], ascending=[True, minimize, False], kind="stable", na_position="last"
     )
     frame = frame.reset_index(drop=True)
     return frame.join(_against_best(frame, outcomes, alpha))
+
+
+def _direction(sweep_dir: Path) -> str:
+    """The Optuna sweeper's ``direction`` from the sweep's ``multirun.yaml`` (``maximize`` where none is given)."""
+    path = sweep_dir / HYDRA_FILE
+    if not path.is_file():
+        return "maximize"
+    found = OmegaConf.select(
+        OmegaConf.load(path), "hydra.sweeper.direction", default="maximize", throw_on_resolution_failure=False
+    )
+    return str(found).lower()
 
 
 def _against_best(frame: pd.DataFrame, outcomes: dict[tuple[str, str], dict[Any, bool]], alpha: float) -> pd.DataFrame:

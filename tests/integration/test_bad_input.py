@@ -535,6 +535,10 @@ def test_an_objective_naming_no_logged_metric_is_refused_not_scored_zero(tmp_pat
                 "+objective={" + ",".join(f"{k}:{v}" for k, v in given.items()) + "}")  # fmt: skip
     _one_line(proc, 2, (f"objective.{key}={typo} is not a metric this run logged (did you mean {meant}?); valid:",))
     assert not (tmp_path / "run" / "summary.json").exists()  # no objective written as if the trial scored
+    given[key] = meant  # corrected, the same run resumes: the objective changes no episode
+    fixed = _run(tmp_path, "graph=interview", "episodes=2", "tracking=none", "resume=true",
+                 "+objective={" + ",".join(f"{k}:{v}" for k, v in given.items()) + "}")  # fmt: skip
+    assert fixed.returncode == 0 and (tmp_path / "run" / "summary.json").exists(), fixed.stderr[-2000:]
 
 
 def test_an_unexpected_error_before_the_run_exits_1_and_leaves_nothing(tmp_path):

@@ -115,3 +115,4 @@ def test_a_runs_objective_is_a_metric_of_each_graphs_mlflow_run(tmp_path):
     (logged,) = MlflowClient(uri).search_runs(["0", "1"])
     assert logged.data.metrics["objective"] == pytest.approx(summary.objective)
     assert summary.objective < logged.data.metrics["convergence_rate"]  # the floor's penalty, not the rate alone
+    assert summary.values["graphs"]["interview"]["objective"] == summary.objective  # one graph: its own is the run's

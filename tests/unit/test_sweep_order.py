@@ -160,3 +160,5 @@ def test_a_studys_best_is_its_highest_objective_not_its_highest_rate(tmp_path):
     table = comparison(tmp_path)
     assert list(table["config"]) == ["graph.t=0.9", "graph.t=0.7", "graph.t=0.8"]  # by objective, unscored last
     assert table.iloc[0]["test"] == "best" and table.iloc[1]["diff_vs_best"] > 0  # 0.7 converges more than the best
+    (tmp_path / "multirun.yaml").write_text("hydra:\n  sweeper:\n    direction: minimize\n")
+    assert list(comparison(tmp_path)["config"]) == ["graph.t=0.7", "graph.t=0.9", "graph.t=0.8"]  # a study minimising

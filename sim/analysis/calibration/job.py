@@ -110,6 +110,11 @@ def parse(argv: Sequence[str]) -> Args:
             tracking.append(arg)
         else:
             rest.append(arg)
+    for arg in rest:
+        key = arg.partition("=")[0]
+        meant = closest(key, KEYS) if "." not in key else None
+        if meant is not None:
+            raise ConfigError(f"unknown key {key} (did you mean {meant}?); calibrate's keys: {', '.join(KEYS)}")
     graph = given.get("graph")
     if graph not in discovery.names():
         raise ConfigError(f"graph={graph!r} is required and must be one of: {', '.join(discovery.names())}")
@@ -133,11 +138,6 @@ def parse(argv: Sequence[str]) -> Args:
         raise ConfigError(f"reference= names no directory; {USAGE}")
     if reference is None and fit_seeds is not None:
         raise ConfigError("fit_seeds= chooses among the seeds of the runs given as reference=A,B,C; give them")
-    for arg in rest:
-        key = arg.partition("=")[0]
-        meant = closest(key, KEYS) if "." not in key else None
-        if meant is not None:
-            raise ConfigError(f"unknown key {key} (did you mean {meant}?); calibrate's keys: {', '.join(KEYS)}")
     if reference is not None and rest:
         raise ConfigError(
             f"reference= reuses that run's overrides; drop {' '.join(rest)}, or drop reference= to "
