@@ -314,10 +314,10 @@ def main(args: list[str]) -> None:
     study = next((a for a in args if a.lstrip("+").partition("=")[0] == "hparams_search"), None)
     # hydra.mode= says how to run it; a replay of a study's trial plays that one trial's config (the study's keys)
     modes = any(a.lstrip("+~").startswith(("hydra.mode=", "replay.run=")) for a in args)
+    check_arguments(args)
+    check_group_overrides(args)  # an unknown study is named first
     if single and not modes and study is not None and study.partition("=")[2].lower() not in ("null", "none", ""):
         fail(f"{study} is a study over many runs: add -m (dialectica -m {study} ...), or drop it to run one config")
-    check_arguments(args)
-    check_group_overrides(args)
     signal.signal(signal.SIGTERM, _terminate)
     with one_line_errors(), composed_once(single and not any(a.lstrip("+~").startswith("hydra.mode=") for a in args)):
         if not single and {"-m", "--multirun"} & set(args):
